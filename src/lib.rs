@@ -1,0 +1,39 @@
+//! # throng
+//!
+//! Parallel crowd pathfinding on a shared 2D grid.
+//!
+//! - [`grid`]: the shared, read-only [`Grid`] (walkable/blocked cells, optional costs,
+//!   8-connected without corner cutting or 4-connected), its connected components and
+//!   procedural maps.
+//! - [`movingai`]: the Moving AI `.map` and `.map.scen` formats.
+//! - [`search`]: the per-thread [`SearchWorkspace`] and its A*.
+//! - [`scen_run`]: running a whole Moving AI scenario file and checking every answer.
+//!
+//! ```
+//! use throng::{Grid, SearchWorkspace};
+//!
+//! let grid = Grid::from_ascii(
+//!     "......\n\
+//!      .####.\n\
+//!      ......",
+//! )?;
+//! let mut workspace = SearchWorkspace::for_grid(&grid);
+//! let (start, goal) = (grid.cell(0, 1).unwrap(), grid.cell(5, 1).unwrap());
+//! let outcome = workspace.find_path(&grid, start, goal)?;
+//! let cost = outcome.cost().expect("a path exists");
+//! // Whatever the planner returned, the grid itself can judge it.
+//! assert_eq!(grid.path_cost(workspace.path())?, cost);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+pub mod error;
+pub mod grid;
+pub mod movingai;
+pub mod planner;
+pub mod scen_run;
+pub mod search;
+
+pub use error::{Error, ParseError, Result};
+pub use grid::{CellId, Grid, Neighborhood};
+pub use planner::PlannerKind;
+pub use search::{QueryError, SearchOptions, SearchOutcome, SearchStats, SearchWorkspace};

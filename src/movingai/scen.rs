@@ -1,0 +1,295 @@
+//! The Moving AI `.map.scen` scenario format (also used by the MAPF benchmarks).
+//!
+//! A `version 1` line, then one query per line, tab-separated: bucket, map file, map width, map
+//! height, start x, start y, goal x, goal y, optimal length. The map column may be a bare file
+//! name or a path; the map is looked up beside the scenario file by its file name.
+
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, ParseError, Result, read_text};
+use crate::grid::{CellId, Grid};
+
+/// Relative tolerance for scenario files whose lengths carry 8 decimals.
+pub const TOLERANCE_PRECISE: f64 = 1e-6;
+/// Relative tolerance for scenario files whose lengths carry 6 decimals or fewer.
+pub const TOLERANCE_ROUNDED: f64 = 5e-3;
+
+/// One query of a scenario file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScenQuery {
+    /// Line of the file it came from (1-based).
+    pub line: usize,
+    /// Bucket (queries of similar length share one).
+    pub bucket: u32,
+    /// Map column, as written.
+    pub map: String,
+    /// Map width column.
+    pub map_width: u32,
+    /// Map height column.
+    pub map_height: u32,
+    /// Start `(x, y)`.
+    pub start: (u32, u32),
+    /// Goal `(x, y)`.
+    pub goal: (u32, u32),
+    /// Optimal path length (8-connected, octile costs, no corner cutting).
+    pub optimal: f64,
+}
+
+/// A parsed scenario file.
+#[derive(Debug, Clone)]
+pub struct ScenFile {
+    /// Where it was read from (as given).
+    pub path: PathBuf,
+    /// The queries, in file order.
+    pub queries: Vec<ScenQuery>,
+    /// Relative tolerance for comparing a path cost to `optimal`: [`TOLERANCE_PRECISE`], or
+    /// [`TOLERANCE_ROUNDED`] when the file writes its lengths with 6 decimals or fewer.
+    pub tolerance: f64,
+}
+
+impl ScenFile {
+    /// Reads a scenario file.
+    ///
+    /// # Errors
+    /// [`Error::Io`] when it cannot be read, [`Error::Parse`] (with the line) when malformed.
+    pub fn load(path: impl AsRef<Path>) -> Result<ScenFile> {
+        let path = path.as_ref();
+        let text = read_text(path)?;
+        let mut scen = parse_scen(&text, &path.display().to_string())?;
+        scen.path = path.to_path_buf();
+        Ok(scen)
+    }
+
+    /// The map file the queries name, looked up beside the scenario file by file name.
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] when the file has no query or its queries name different maps.
+    pub fn map_path(&self) -> Result<PathBuf> {
+        let first = self.queries.first().ok_or_else(|| {
+            Error::Invalid(format!(
+                "{}: no query, so no map to look for (give one with --map)",
+                self.path.display()
+            ))
+        })?;
+        let name = map_file_name(&first.map);
+        if let Some(q) = self.queries.iter().find(|q| map_file_name(&q.map) != name) {
+            return Err(ParseError::at(
+                self.path.display().to_string(),
+                q.line,
+                format!(
+                    "names map {:?} but line {} names {:?}",
+                    q.map, first.line, first.map
+                ),
+            )
+            .into());
+        }
+        let dir = self.path.parent().unwrap_or(Path::new(""));
+        Ok(dir.join(name))
+    }
+
+    /// Checks every query against `grid`: the size columns match and both endpoints are inside
+    /// it. Returns the start and goal cells of each query.
+    ///
+    /// # Errors
+    /// [`Error::Parse`] naming the first line that does not fit.
+    pub fn resolve(&self, grid: &Grid) -> Result<Vec<(CellId, CellId)>> {
+        let file = self.path.display().to_string();
+        self.queries
+            .iter()
+            .map(|q| {
+                if (q.map_width, q.map_height) != (grid.width(), grid.height()) {
+                    return Err(ParseError::at(
+                        &file,
+                        q.line,
+                        format!(
+                            "query is for a {} x {} map, the map is {} x {}",
+                            q.map_width,
+                            q.map_height,
+                            grid.width(),
+                            grid.height()
+                        ),
+                    ));
+                }
+                let cell = |(x, y): (u32, u32), what: &str| {
+                    grid.cell(x, y).ok_or_else(|| {
+                        ParseError::at(
+                            &file,
+                            q.line,
+                            format!("{what} ({x}, {y}) is outside the map"),
+                        )
+                    })
+                };
+                Ok((cell(q.start, "start")?, cell(q.goal, "goal")?))
+            })
+            .collect::<Result<_, ParseError>>()
+            .map_err(Error::from)
+    }
+}
+
+/// Parses the text of a scenario file; `file` names it in errors.
+///
+/// # Errors
+/// [`ParseError`] with the line of the problem.
+pub fn parse_scen(text: &str, file: &str) -> Result<ScenFile, ParseError> {
+    let mut queries = Vec::new();
+    let mut max_decimals = 0usize;
+    for (i, raw) in text.split('\n').enumerate() {
+        let n = i + 1;
+        let line = raw.trim_end_matches(['\r', ' ', '\t']);
+        if line.trim().is_empty() {
+            continue;
+        }
+        if queries.is_empty() && line.starts_with("version") {
+            let v = line["version".len()..].trim();
+            if !matches!(v, "1" | "1.0") {
+                return Err(ParseError::at(
+                    file,
+                    n,
+                    format!("scenario version {v:?} is not supported (expected 1)"),
+                ));
+            }
+            continue;
+        }
+        let fields: Vec<&str> = if line.contains('\t') {
+            line.split('\t').collect()
+        } else {
+            line.split_whitespace().collect()
+        };
+        if fields.len() != 9 {
+            return Err(ParseError::at(
+                file,
+                n,
+                format!(
+                    "expected 9 fields (bucket, map, width, height, start x, start y, goal x, goal y, length), found {}",
+                    fields.len()
+                ),
+            ));
+        }
+        let int = |idx: usize, what: &str| -> Result<u32, ParseError> {
+            fields[idx].trim().parse::<u32>().map_err(|_| {
+                ParseError::at(
+                    file,
+                    n,
+                    format!("{what} {:?} is not a whole number >= 0", fields[idx]),
+                )
+            })
+        };
+        let length_text = fields[8].trim();
+        let optimal = length_text
+            .parse::<f64>()
+            .ok()
+            .filter(|v| v.is_finite() && *v >= 0.0)
+            .ok_or_else(|| {
+                ParseError::at(
+                    file,
+                    n,
+                    format!("length {length_text:?} is not a number >= 0"),
+                )
+            })?;
+        max_decimals = max_decimals.max(length_text.split_once('.').map_or(0, |(_, d)| d.len()));
+        let map = fields[1].trim();
+        if map.is_empty() {
+            return Err(ParseError::at(file, n, "empty map column"));
+        }
+        queries.push(ScenQuery {
+            line: n,
+            bucket: int(0, "bucket")?,
+            map: map.to_string(),
+            map_width: int(2, "map width")?,
+            map_height: int(3, "map height")?,
+            start: (int(4, "start x")?, int(5, "start y")?),
+            goal: (int(6, "goal x")?, int(7, "goal y")?),
+            optimal,
+        });
+    }
+    Ok(ScenFile {
+        path: PathBuf::from(file),
+        queries,
+        tolerance: if max_decimals <= 6 {
+            TOLERANCE_ROUNDED
+        } else {
+            TOLERANCE_PRECISE
+        },
+    })
+}
+
+/// The file-name part of a map column (`maps/dao/arena.map` -> `arena.map`), accepting either
+/// slash.
+fn map_file_name(column: &str) -> &str {
+    column.rsplit(['/', '\\']).next().unwrap_or(column)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_queries_paths_and_tolerance() {
+        let text = "version 1\r\n0\tmaps/dao/arena.map\t49\t49\t1\t2\t3\t4\t2.41421356\r\n\
+                    1\tarena.map\t49\t49\t5\t5\t5\t5\t0.00000000";
+        let s = parse_scen(text, "dir/arena.map.scen").unwrap();
+        assert_eq!(s.queries.len(), 2);
+        assert_eq!(s.queries[0].start, (1, 2));
+        assert_eq!(s.queries[0].goal, (3, 4));
+        assert_eq!(s.queries[1].line, 3);
+        assert_eq!(s.tolerance, TOLERANCE_PRECISE);
+        assert_eq!(s.map_path().unwrap(), PathBuf::from("dir/arena.map"));
+        let rounded = parse_scen("version 1\n0\ta.map\t4\t4\t0\t0\t1\t1\t1.41421\n", "a").unwrap();
+        assert_eq!(rounded.tolerance, TOLERANCE_ROUNDED);
+    }
+
+    #[test]
+    fn errors_name_the_line() {
+        let cases = [
+            ("version 2\n", "s:1: scenario version \"2\""),
+            (
+                "version 1\n0\ta.map\t4\t4\t0\t0\t1\n",
+                "s:2: expected 9 fields",
+            ),
+            (
+                "version 1\n0\ta.map\t4\t4\t0\t-1\t1\t1\t1.0\n",
+                "s:2: start y \"-1\"",
+            ),
+            (
+                "version 1\n\n0\ta.map\t4\t4\t0\t0\t1\t1\tabc\n",
+                "s:3: length \"abc\"",
+            ),
+        ];
+        for (text, want) in cases {
+            let err = parse_scen(text, "s").unwrap_err().to_string();
+            assert!(err.starts_with(want), "{text:?}: got {err:?}");
+        }
+    }
+
+    #[test]
+    fn resolve_checks_size_and_bounds() {
+        let grid = Grid::new(4, 4).unwrap();
+        let ok = parse_scen("0\ta.map\t4\t4\t0\t0\t3\t3\t4.24264069\n", "s").unwrap();
+        assert_eq!(ok.resolve(&grid).unwrap(), vec![(0, 15)]);
+        let wrong_size = parse_scen("0\ta.map\t5\t4\t0\t0\t3\t3\t1\n", "s").unwrap();
+        assert!(
+            wrong_size
+                .resolve(&grid)
+                .unwrap_err()
+                .to_string()
+                .starts_with("s:1: query is for a 5 x 4")
+        );
+        let outside = parse_scen("0\ta.map\t4\t4\t0\t0\t4\t3\t1\n", "s").unwrap();
+        assert_eq!(
+            outside.resolve(&grid).unwrap_err().to_string(),
+            "s:1: goal (4, 3) is outside the map"
+        );
+        let mixed = parse_scen(
+            "0\ta.map\t4\t4\t0\t0\t1\t1\t1\n0\tb.map\t4\t4\t0\t0\t1\t1\t1\n",
+            "s",
+        )
+        .unwrap();
+        assert!(
+            mixed
+                .map_path()
+                .unwrap_err()
+                .to_string()
+                .starts_with("s:2: names map \"b.map\"")
+        );
+    }
+}

@@ -1,0 +1,79 @@
+//! Which planner answers a query.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::Error;
+
+/// A planner a user can pick (`--planner NAME` on the command line).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+#[non_exhaustive]
+pub enum PlannerKind {
+    /// A* with the octile heuristic on the full grid: optimal paths. The default.
+    #[default]
+    #[serde(rename = "astar")]
+    AStar,
+}
+
+impl PlannerKind {
+    /// Every planner, in the order the help text lists them.
+    pub const ALL: [PlannerKind; 1] = [PlannerKind::AStar];
+
+    /// The name used on the command line and in files.
+    pub fn name(self) -> &'static str {
+        match self {
+            PlannerKind::AStar => "astar",
+        }
+    }
+
+    /// Whether the planner promises optimal paths (so a longer path is an error, not a trade).
+    pub fn is_optimal(self) -> bool {
+        match self {
+            PlannerKind::AStar => true,
+        }
+    }
+}
+
+impl fmt::Display for PlannerKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for PlannerKind {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self, Error> {
+        PlannerKind::ALL
+            .into_iter()
+            .find(|p| p.name() == s)
+            .ok_or_else(|| {
+                let names: Vec<_> = PlannerKind::ALL.iter().map(|p| p.name()).collect();
+                Error::Invalid(format!(
+                    "unknown planner {s:?} (expected one of: {})",
+                    names.join(", ")
+                ))
+            })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for p in PlannerKind::ALL {
+            assert_eq!(p.name().parse::<PlannerKind>().unwrap(), p);
+        }
+        assert!(
+            "dijkstra"
+                .parse::<PlannerKind>()
+                .unwrap_err()
+                .to_string()
+                .contains("astar")
+        );
+    }
+}

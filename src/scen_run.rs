@@ -1,0 +1,289 @@
+//! Running every query of a Moving AI scenario file and judging the answers.
+//!
+//! Each path is checked by [`Grid::path_cost`] (legal moves only) and its cost compared with the
+//! optimal length of the file. Only the planner call is timed; checking is not.
+
+use std::time::Instant;
+
+use hdrhistogram::Histogram;
+use serde::Serialize;
+
+use crate::error::Result;
+use crate::grid::{CellId, Grid};
+use crate::movingai::ScenFile;
+use crate::planner::PlannerKind;
+use crate::search::{SearchOptions, SearchOutcome, SearchWorkspace};
+
+/// How many failing queries a report lists in detail.
+pub const MAX_LISTED_FAILURES: usize = 20;
+
+/// Settings of a scenario run.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ScenRunOptions {
+    /// The planner. Default: [`PlannerKind::AStar`].
+    pub planner: PlannerKind,
+    /// Per-query node budget. Default: none.
+    pub node_budget: Option<u64>,
+}
+
+/// What went wrong with one query.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct QueryFailure {
+    /// Line of the scenario file.
+    pub line: usize,
+    /// `illegal`, `unreachable`, `budget`, `invalid` or `mismatched`.
+    pub kind: &'static str,
+    /// Details in words.
+    pub detail: String,
+}
+
+/// The outcome of a scenario run. Serialized as the JSON of `throng scen --json`.
+#[derive(Debug, Clone, Serialize)]
+pub struct ScenReport {
+    /// The scenario file.
+    pub scen: String,
+    /// The map file.
+    pub map: String,
+    /// The planner's name.
+    pub planner: String,
+    /// Number of queries run.
+    pub queries: usize,
+    /// Queries answered with a legal path of the optimal length (within `tolerance`).
+    pub optimal: usize,
+    /// Legal paths whose length differs from the optimal one.
+    pub mismatched: usize,
+    /// Paths that break a movement rule (blocked cell, non-adjacent step, corner cut, wrong
+    /// endpoints).
+    pub illegal: usize,
+    /// Queries the planner answered "no path" although the file gives a length.
+    pub unreachable: usize,
+    /// Queries stopped by the node budget.
+    pub budget_exhausted: usize,
+    /// Queries the planner rejected as invalid (blocked or outside cell).
+    pub invalid: usize,
+    /// Relative tolerance used for "optimal".
+    pub tolerance: f64,
+    /// Mean planner time per query, microseconds.
+    pub mean_us: f64,
+    /// Median planner time per query, microseconds.
+    pub p50_us: f64,
+    /// 99th percentile of planner time per query, microseconds.
+    pub p99_us: f64,
+    /// Slowest query, microseconds.
+    pub max_us: f64,
+    /// Mean nodes expanded per query.
+    pub mean_expanded: f64,
+    /// Mean path length / optimal length over the queries with a legal path and a positive
+    /// optimal length (1 for an optimal planner that is right).
+    pub mean_len_ratio: f64,
+    /// Largest path length / optimal length.
+    pub max_len_ratio: f64,
+    /// The first failing queries, in file order (at most [`MAX_LISTED_FAILURES`]).
+    pub failures: Vec<QueryFailure>,
+}
+
+impl ScenReport {
+    /// Whether every query got a legal path of the optimal length.
+    pub fn all_optimal(&self) -> bool {
+        self.optimal == self.queries
+    }
+}
+
+/// Runs every query of `scen` on `grid` on the calling thread.
+///
+/// # Errors
+/// [`crate::Error::Parse`] when a query does not fit the map (size columns, coordinates).
+pub fn run_scen(grid: &Grid, scen: &ScenFile, options: &ScenRunOptions) -> Result<ScenReport> {
+    let cells = scen.resolve(grid)?;
+    let mut workspace = SearchWorkspace::for_grid(grid);
+    let search_options = SearchOptions {
+        node_budget: options.node_budget,
+    };
+    let mut hist = Histogram::<u64>::new(3).expect("3 significant figures is valid");
+    let mut report = ScenReport {
+        scen: scen.path.display().to_string(),
+        map: String::new(),
+        planner: options.planner.name().to_string(),
+        queries: cells.len(),
+        optimal: 0,
+        mismatched: 0,
+        illegal: 0,
+        unreachable: 0,
+        budget_exhausted: 0,
+        invalid: 0,
+        tolerance: scen.tolerance,
+        mean_us: 0.0,
+        p50_us: 0.0,
+        p99_us: 0.0,
+        max_us: 0.0,
+        mean_expanded: 0.0,
+        mean_len_ratio: 0.0,
+        max_len_ratio: 0.0,
+        failures: Vec::new(),
+    };
+    let mut total_ns: u128 = 0;
+    let mut total_expanded: u64 = 0;
+    let (mut ratio_sum, mut ratio_count) = (0.0, 0usize);
+
+    for (query, &(start, goal)) in scen.queries.iter().zip(&cells) {
+        let t0 = Instant::now();
+        let result = match options.planner {
+            PlannerKind::AStar => workspace.find_path_with(grid, start, goal, &search_options),
+        };
+        let ns = t0.elapsed().as_nanos();
+        total_ns += ns;
+        hist.record(u64::try_from(ns).unwrap_or(u64::MAX).max(1))
+            .expect("auto-resizing histogram accepts any value");
+        total_expanded += workspace.stats().expanded;
+
+        let failure = match result {
+            Err(e) => {
+                report.invalid += 1;
+                Some(("invalid", e.to_string()))
+            }
+            Ok(SearchOutcome::Unreachable) => {
+                report.unreachable += 1;
+                Some((
+                    "unreachable",
+                    format!("no path found, optimal {}", query.optimal),
+                ))
+            }
+            Ok(SearchOutcome::BudgetExhausted) => {
+                report.budget_exhausted += 1;
+                Some(("budget", "node budget exhausted".to_string()))
+            }
+            Ok(SearchOutcome::Found { cost }) => {
+                match judge_path(grid, workspace.path(), start, goal, cost) {
+                    Err(why) => {
+                        report.illegal += 1;
+                        Some(("illegal", why))
+                    }
+                    Ok(length) => {
+                        if query.optimal > 0.0 {
+                            let ratio = length / query.optimal;
+                            ratio_sum += ratio;
+                            ratio_count += 1;
+                            report.max_len_ratio = report.max_len_ratio.max(ratio);
+                        }
+                        if within(length, query.optimal, scen.tolerance) {
+                            report.optimal += 1;
+                            None
+                        } else {
+                            report.mismatched += 1;
+                            Some((
+                                "mismatched",
+                                format!("length {length:.8}, optimal {:.8}", query.optimal),
+                            ))
+                        }
+                    }
+                }
+            }
+        };
+        if let Some((kind, detail)) = failure
+            && report.failures.len() < MAX_LISTED_FAILURES
+        {
+            report.failures.push(QueryFailure {
+                line: query.line,
+                kind,
+                detail,
+            });
+        }
+    }
+
+    let n = cells.len().max(1) as f64;
+    report.mean_us = total_ns as f64 / n / 1000.0;
+    report.p50_us = hist.value_at_quantile(0.5) as f64 / 1000.0;
+    report.p99_us = hist.value_at_quantile(0.99) as f64 / 1000.0;
+    report.max_us = hist.max() as f64 / 1000.0;
+    report.mean_expanded = total_expanded as f64 / n;
+    report.mean_len_ratio = if ratio_count > 0 {
+        ratio_sum / ratio_count as f64
+    } else {
+        1.0
+    };
+    if ratio_count == 0 {
+        report.max_len_ratio = 1.0;
+    }
+    Ok(report)
+}
+
+/// Checks a returned path: right endpoints, legal moves, and a reported cost that matches the
+/// path. Returns the path's cost as measured by the grid.
+fn judge_path(
+    grid: &Grid,
+    path: &[CellId],
+    start: CellId,
+    goal: CellId,
+    reported: f64,
+) -> std::result::Result<f64, String> {
+    if path.first() != Some(&start) || path.last() != Some(&goal) {
+        return Err(format!(
+            "path runs from {:?} to {:?}, not from {:?} to {:?}",
+            path.first().map(|&c| grid.coords(c)),
+            path.last().map(|&c| grid.coords(c)),
+            grid.coords(start),
+            grid.coords(goal)
+        ));
+    }
+    let length = grid.path_cost(path).map_err(|e| e.to_string())?;
+    if !within(length, reported, 1e-9) {
+        return Err(format!(
+            "planner reported cost {reported}, the path costs {length}"
+        ));
+    }
+    Ok(length)
+}
+
+/// Whether `a` and `b` agree within relative tolerance `tol` (absolute near zero).
+pub fn within(a: f64, b: f64, tol: f64) -> bool {
+    (a - b).abs() <= tol * a.abs().max(b.abs()).max(1.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::movingai::parse_scen;
+
+    #[test]
+    fn counts_optimal_and_mismatched() {
+        let grid = Grid::from_ascii("....\n.##.\n....").unwrap();
+        // Line 2 is optimal (no corner cutting: 5 straight steps); line 3 claims a wrong length.
+        let scen = parse_scen(
+            "version 1\n0\tm.map\t4\t3\t0\t1\t3\t1\t5.00000000\n0\tm.map\t4\t3\t0\t0\t3\t0\t2.5\n",
+            "m.map.scen",
+        )
+        .unwrap();
+        let report = run_scen(&grid, &scen, &ScenRunOptions::default()).unwrap();
+        assert_eq!(
+            (report.queries, report.optimal, report.mismatched),
+            (2, 1, 1)
+        );
+        assert!(!report.all_optimal());
+        assert_eq!(report.failures.len(), 1);
+        assert_eq!(report.failures[0].line, 3);
+        assert_eq!(report.failures[0].kind, "mismatched");
+        assert!(report.mean_expanded > 0.0);
+    }
+
+    #[test]
+    fn blocked_start_and_unreachable_are_counted() {
+        let grid = Grid::from_ascii("..#.\n..#.").unwrap();
+        let scen = parse_scen(
+            "0\tm.map\t4\t2\t0\t0\t3\t0\t3\n0\tm.map\t4\t2\t2\t0\t0\t0\t2\n",
+            "s",
+        )
+        .unwrap();
+        let report = run_scen(&grid, &scen, &ScenRunOptions::default()).unwrap();
+        assert_eq!(
+            (report.unreachable, report.invalid, report.optimal),
+            (1, 1, 0)
+        );
+    }
+
+    #[test]
+    fn tolerance_is_relative() {
+        assert!(within(1000.0, 1000.0005, 1e-6));
+        assert!(!within(1000.0, 1000.01, 1e-6));
+        assert!(within(0.0, 0.0, 1e-6));
+    }
+}
