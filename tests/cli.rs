@@ -1,0 +1,209 @@
+//! The `throng` binary: JSON output, exit codes, and one-line errors naming file and line for
+//! malformed input.
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use common::shipped;
+
+fn throng(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_throng"))
+        .args(args)
+        .output()
+        .expect("run throng")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// An error run: status 2, exactly one line on stderr, no panic, containing `want`.
+fn assert_one_line_error(o: &Output, want: &str) {
+    let err = stderr(o);
+    assert_eq!(o.status.code(), Some(2), "stderr: {err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "not one line: {err:?}");
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(err.contains(want), "{err:?} does not contain {want:?}");
+    assert!(o.stdout.is_empty());
+}
+
+#[test]
+fn scen_json_has_the_documented_fields() {
+    let path = shipped("arena.map.scen");
+    let o = throng(&["scen", path.to_str().unwrap(), "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let stdout = String::from_utf8(o.stdout).unwrap();
+    assert_eq!(stdout.lines().count(), 1, "one object per file");
+    let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    for field in [
+        "queries",
+        "optimal",
+        "mismatched",
+        "illegal",
+        "unreachable",
+        "mean_us",
+        "p50_us",
+        "p99_us",
+        "mean_expanded",
+    ] {
+        assert!(v.get(field).is_some(), "missing {field} in {v}");
+    }
+    assert_eq!(v["queries"], 130);
+    assert_eq!(v["optimal"], 130);
+    assert_eq!(v["illegal"], 0);
+    let (p50, p99) = (v["p50_us"].as_f64().unwrap(), v["p99_us"].as_f64().unwrap());
+    assert!(p50 > 0.0 && p50 <= p99, "p50 {p50} p99 {p99}");
+}
+
+#[test]
+fn a_wrong_optimal_length_exits_1() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(shipped("arena.map"), dir.path().join("arena.map")).unwrap();
+    let text = std::fs::read_to_string(shipped("arena.map.scen")).unwrap();
+    // Make line 3 claim a length that is too short.
+    let mut lines: Vec<String> = text.lines().map(String::from).collect();
+    let mut fields: Vec<&str> = lines[2].split('\t').collect();
+    fields[8] = "1.00000000";
+    lines[2] = fields.join("\t");
+    let scen = dir.path().join("arena.map.scen");
+    std::fs::write(&scen, lines.join("\n")).unwrap();
+    let o = throng(&["scen", scen.to_str().unwrap(), "--json"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["mismatched"], 1);
+    assert_eq!(v["optimal"], 129);
+    assert_eq!(v["failures"][0]["line"], 3);
+}
+
+#[test]
+fn the_map_is_found_beside_the_scen_file_or_given() {
+    let dir = tempfile::tempdir().unwrap();
+    let scen = dir.path().join("q.map.scen");
+    // The map column is a path that does not exist; only the file name is used.
+    std::fs::write(
+        &scen,
+        "version 1\n0\tsome/dir/tiny.map\t3\t2\t0\t0\t2\t1\t2.41421356\n",
+    )
+    .unwrap();
+    let o = throng(&["scen", scen.to_str().unwrap()]);
+    assert_one_line_error(&o, "tiny.map");
+    std::fs::write(
+        dir.path().join("tiny.map"),
+        "type octile\nheight 2\nwidth 3\nmap\n...\n...",
+    )
+    .unwrap();
+    let o = throng(&["scen", scen.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let other = dir.path().join("other.map");
+    std::fs::write(&other, "type octile\nheight 2\nwidth 3\nmap\n.@.\n...\n").unwrap();
+    // With --map the wall of other.map is used: no corner cutting makes the path 3, not the
+    // 2.414 the file claims, so the run reports a mismatch (and exit status 1).
+    let o = throng(&[
+        "scen",
+        scen.to_str().unwrap(),
+        "--map",
+        other.to_str().unwrap(),
+        "--json",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["mismatched"], 1);
+    assert!(v["map"].as_str().unwrap().ends_with("other.map"));
+}
+
+#[test]
+fn malformed_files_give_one_line_errors_with_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: &str| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        p
+    };
+    let good_map = "type octile\nheight 2\nwidth 3\nmap\n...\n...\n";
+    let p = |p: &Path| p.to_str().unwrap().to_string();
+
+    // A bad terrain letter on line 6 of the map.
+    write("bad.map", "type octile\nheight 2\nwidth 3\nmap\n...\n.x.\n");
+    let scen = write(
+        "bad.map.scen",
+        "version 1\n0\tbad.map\t3\t2\t0\t0\t2\t1\t2.41421356\n",
+    );
+    assert_one_line_error(
+        &throng(&["scen", &p(&scen)]),
+        "bad.map:6: unknown terrain character 'x'",
+    );
+
+    // A short line in the scenario file.
+    write("ok.map", good_map);
+    let scen = write(
+        "short.map.scen",
+        "version 1\n0\tok.map\t3\t2\t0\t0\t2\t1\t2.4\n0\tok.map\t3\t2\t0\n",
+    );
+    assert_one_line_error(
+        &throng(&["scen", &p(&scen)]),
+        "short.map.scen:3: expected 9 fields",
+    );
+
+    // A query outside the map.
+    let scen = write(
+        "out.map.scen",
+        "version 1\n0\tok.map\t3\t2\t0\t0\t5\t1\t2.4\n",
+    );
+    assert_one_line_error(
+        &throng(&["scen", &p(&scen)]),
+        "out.map.scen:2: goal (5, 1) is outside the map",
+    );
+
+    // A query for a map of another size.
+    let scen = write(
+        "size.map.scen",
+        "version 1\n0\tok.map\t4\t2\t0\t0\t2\t1\t2.4\n",
+    );
+    assert_one_line_error(
+        &throng(&["scen", &p(&scen)]),
+        "size.map.scen:2: query is for a 4 x 2 map",
+    );
+
+    // A missing file.
+    let missing = dir.path().join("nope.map.scen");
+    assert_one_line_error(&throng(&["scen", &p(&missing)]), "nope.map.scen");
+
+    // A truncated map.
+    write("cut.map", "type octile\nheight 3\nwidth 3\nmap\n...\n");
+    let scen = write(
+        "cut.map.scen",
+        "version 1\n0\tcut.map\t3\t3\t0\t0\t2\t0\t2\n",
+    );
+    assert_one_line_error(
+        &throng(&["scen", &p(&scen)]),
+        "cut.map:5: file ends after 1 rows",
+    );
+}
+
+#[test]
+fn unknown_planner_is_rejected() {
+    let o = throng(&["scen", "x.scen", "--planner", "bogus"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("unknown planner \"bogus\""),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn closed_stdout_is_not_an_error() {
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_throng"))
+        .args(["scen", shipped("arena.map.scen").to_str().unwrap()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take()); // like `| head -0`
+    let o = child.wait_with_output().unwrap();
+    assert!(!stderr(&o).contains("panicked"), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}
