@@ -37,3 +37,8 @@ pub use error::{Error, ParseError, Result};
 pub use grid::{CellId, Grid, Neighborhood};
 pub use planner::PlannerKind;
 pub use search::{QueryError, SearchOptions, SearchOutcome, SearchStats, SearchWorkspace};
+
+/// The README's examples, compiled and run as doctests so the README stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

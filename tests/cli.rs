@@ -207,3 +207,44 @@ fn closed_stdout_is_not_an_error() {
     assert!(!stderr(&o).contains("panicked"), "{}", stderr(&o));
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
 }
+
+#[test]
+fn generated_maps_and_scenarios_run_optimally() {
+    let dir = tempfile::tempdir().unwrap();
+    for kind in ["random", "rooms", "maze"] {
+        let map = dir.path().join(format!("{kind}.map"));
+        let o = throng(&[
+            "gen",
+            kind,
+            "--out",
+            map.to_str().unwrap(),
+            "--width",
+            "96",
+            "--height",
+            "64",
+            "--queries",
+            "40",
+            "--seed",
+            "3",
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let scen = dir.path().join(format!("{kind}.map.scen"));
+        let o = throng(&["scen", scen.to_str().unwrap(), "--json"]);
+        assert!(o.status.success(), "{kind}: {}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(v["optimal"], 40);
+    }
+    let o = throng(&[
+        "gen",
+        "rooms",
+        "--out",
+        "/nonexistent-dir/x.map",
+        "--width",
+        "20",
+        "--height",
+        "20",
+    ]);
+    assert_one_line_error(&o, "/nonexistent-dir/x.map");
+    let o = throng(&["gen", "random", "--out", "x.map", "--density", "2"]);
+    assert_one_line_error(&o, "density 2 is not between 0 and 1");
+}

@@ -6,8 +6,12 @@
 
 use std::path::{Path, PathBuf};
 
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
 use crate::error::{Error, ParseError, Result, read_text};
 use crate::grid::{CellId, Grid};
+use crate::search::SearchWorkspace;
 
 /// Relative tolerance for scenario files whose lengths carry 8 decimals.
 pub const TOLERANCE_PRECISE: f64 = 1e-6;
@@ -126,6 +130,74 @@ impl ScenFile {
     }
 }
 
+impl ScenFile {
+    /// Makes `count` random queries on `grid` (seeded), with start and goal in its largest
+    /// component and the optimal length computed by A*, bucketed like the Moving AI files
+    /// (bucket = length / 4). `map` is written in the map column.
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] when the grid has no walkable cell.
+    pub fn generate(grid: &Grid, map: &str, count: usize, seed: u64) -> Result<ScenFile> {
+        let largest = grid
+            .components()
+            .largest()
+            .ok_or_else(|| Error::Invalid("the map has no walkable cell".into()))?;
+        let cells: Vec<CellId> = (0..grid.len() as CellId)
+            .filter(|&c| grid.components().of(c) == Some(largest))
+            .collect();
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let mut ws = SearchWorkspace::for_grid(grid);
+        let mut queries = Vec::with_capacity(count);
+        for i in 0..count {
+            let start = cells[rng.random_range(0..cells.len())];
+            let goal = cells[rng.random_range(0..cells.len())];
+            let optimal = ws
+                .find_path(grid, start, goal)?
+                .cost()
+                .expect("start and goal share a component");
+            queries.push(ScenQuery {
+                line: i + 2,
+                bucket: (optimal / 4.0) as u32,
+                map: map.to_string(),
+                map_width: grid.width(),
+                map_height: grid.height(),
+                start: grid.coords(start),
+                goal: grid.coords(goal),
+                optimal,
+            });
+        }
+        queries.sort_by(|a, b| a.optimal.total_cmp(&b.optimal));
+        for (i, q) in queries.iter_mut().enumerate() {
+            q.line = i + 2;
+        }
+        Ok(ScenFile {
+            path: PathBuf::new(),
+            queries,
+            tolerance: TOLERANCE_PRECISE,
+        })
+    }
+
+    /// The file's text in the Moving AI format (`version 1`, lengths with 8 decimals).
+    pub fn to_text(&self) -> String {
+        let mut out = String::from("version 1\n");
+        for q in &self.queries {
+            out.push_str(&format!(
+                "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{:.8}\n",
+                q.bucket,
+                q.map,
+                q.map_width,
+                q.map_height,
+                q.start.0,
+                q.start.1,
+                q.goal.0,
+                q.goal.1,
+                q.optimal
+            ));
+        }
+        out
+    }
+}
+
 /// Parses the text of a scenario file; `file` names it in errors.
 ///
 /// # Errors
@@ -236,6 +308,24 @@ mod tests {
         assert_eq!(s.map_path().unwrap(), PathBuf::from("dir/arena.map"));
         let rounded = parse_scen("version 1\n0\ta.map\t4\t4\t0\t0\t1\t1\t1.41421\n", "a").unwrap();
         assert_eq!(rounded.tolerance, TOLERANCE_ROUNDED);
+    }
+
+    #[test]
+    fn generated_files_round_trip() {
+        let grid = Grid::from_ascii("....\n.##.\n....\n#..#").unwrap();
+        let scen = ScenFile::generate(&grid, "g.map", 30, 4).unwrap();
+        let back = parse_scen(&scen.to_text(), "g.map.scen").unwrap();
+        assert_eq!(back.queries.len(), 30);
+        for (a, b) in scen.queries.iter().zip(&back.queries) {
+            assert_eq!((a.start, a.goal, a.line), (b.start, b.goal, b.line));
+            assert!((a.optimal - b.optimal).abs() < 1e-8);
+        }
+        assert!(
+            back.queries
+                .windows(2)
+                .all(|w| w[0].optimal <= w[1].optimal)
+        );
+        assert_eq!(back.resolve(&grid).unwrap().len(), 30);
     }
 
     #[test]
