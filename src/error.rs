@@ -74,6 +74,19 @@ pub enum Error {
     /// A cell, coordinate or query is not valid for the grid it is used with.
     #[error(transparent)]
     InvalidQuery(#[from] crate::search::QueryError),
+    /// An agent id that does not name a live agent (it was removed).
+    #[error("agent {0:?} does not exist (removed?)")]
+    UnknownAgent(crate::sim::AgentId),
+    /// A cell already holds an agent and conflicts are on.
+    #[error("cell ({x}, {y}) is occupied by agent {agent:?}")]
+    CellOccupied {
+        /// Column.
+        x: u32,
+        /// Row.
+        y: u32,
+        /// The agent standing there.
+        agent: crate::sim::AgentId,
+    },
     /// Anything else that is the caller's input being wrong, explained in words.
     #[error("{0}")]
     Invalid(String),

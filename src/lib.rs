@@ -32,6 +32,7 @@ pub mod movingai;
 pub mod planner;
 pub mod scen_run;
 pub mod search;
+pub mod sim;
 
 pub use error::{Error, ParseError, Result};
 pub use grid::{CellId, Grid, Neighborhood};

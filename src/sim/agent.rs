@@ -1,0 +1,339 @@
+//! Agents and the generational arena that holds them.
+//!
+//! An [`AgentId`] is a slot index plus the slot's generation. Removing an agent bumps the
+//! generation, so a stale id never reaches the agent that later reuses the slot: it gets
+//! `None`.
+
+use serde::{Deserialize, Serialize};
+
+use crate::grid::CellId;
+
+/// Handle of an agent. Copyable; stale handles (of removed agents) resolve to nothing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct AgentId {
+    index: u32,
+    generation: u32,
+}
+
+impl AgentId {
+    /// The slot index (dense, reused after removal): handy to index per-agent arrays.
+    #[inline]
+    pub fn index(self) -> u32 {
+        self.index
+    }
+
+    /// The slot's generation when the handle was made.
+    #[inline]
+    pub fn generation(self) -> u32 {
+        self.generation
+    }
+}
+
+/// What an agent is doing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AgentState {
+    /// No goal.
+    Idle,
+    /// Has a goal and waits for a plan (queued; plans are made in the planning phase, possibly
+    /// over several ticks when plans per tick are capped).
+    Planning,
+    /// Following its path.
+    Moving,
+    /// Its next cell was taken this tick; it stays and tries again.
+    Waiting,
+    /// Reached its goal.
+    Arrived,
+    /// The planner found no path to the goal (unreachable or over the node budget).
+    NoPath,
+}
+
+impl AgentState {
+    /// A small stable number per state, used in state hashes.
+    pub fn code(self) -> u8 {
+        match self {
+            AgentState::Idle => 0,
+            AgentState::Planning => 1,
+            AgentState::Moving => 2,
+            AgentState::Waiting => 3,
+            AgentState::Arrived => 4,
+            AgentState::NoPath => 5,
+        }
+    }
+}
+
+/// Why an agent asked for a plan.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum PlanReason {
+    /// New goal (or first goal).
+    NewGoal,
+    /// Waited too long behind other agents: plan around the nearby ones.
+    Blocked,
+    /// The map changed under its path.
+    MapChanged,
+}
+
+/// One agent. Read it through [`crate::sim::Simulation::agent`].
+#[derive(Debug, Clone)]
+pub struct Agent {
+    pub(crate) position: CellId,
+    pub(crate) goal: Option<CellId>,
+    /// The planned path, start to goal; `path[cursor]` is the current position while moving.
+    pub(crate) path: Vec<CellId>,
+    pub(crate) cursor: usize,
+    pub(crate) state: AgentState,
+    /// Pending plan request, with the tick it was made (oldest are served first).
+    pub(crate) plan_request: Option<(PlanReason, u64)>,
+    /// Consecutive ticks spent waiting.
+    pub(crate) waited: u32,
+    /// Tick the agent was added or last given a goal (start of its current trip).
+    pub(crate) trip_start: u64,
+    /// Tick it last arrived at its goal.
+    pub(crate) arrived_at: Option<u64>,
+    pub(crate) goals_reached: u32,
+    pub(crate) moves: u64,
+}
+
+impl Agent {
+    pub(crate) fn new(position: CellId, tick: u64) -> Agent {
+        Agent {
+            position,
+            goal: None,
+            path: Vec::new(),
+            cursor: 0,
+            state: AgentState::Idle,
+            plan_request: None,
+            waited: 0,
+            trip_start: tick,
+            arrived_at: None,
+            goals_reached: 0,
+            moves: 0,
+        }
+    }
+
+    /// Current cell.
+    #[inline]
+    pub fn position(&self) -> CellId {
+        self.position
+    }
+
+    /// Goal cell, if any.
+    #[inline]
+    pub fn goal(&self) -> Option<CellId> {
+        self.goal
+    }
+
+    /// Current state.
+    #[inline]
+    pub fn state(&self) -> AgentState {
+        self.state
+    }
+
+    /// The cells still ahead on the current path (empty when not moving).
+    pub fn remaining_path(&self) -> &[CellId] {
+        match self.state {
+            AgentState::Moving | AgentState::Waiting => {
+                self.path.get(self.cursor + 1..).unwrap_or(&[])
+            }
+            _ => &[],
+        }
+    }
+
+    /// The next cell on the path, if the agent has one to go to.
+    #[inline]
+    pub(crate) fn next_cell(&self) -> Option<CellId> {
+        match self.state {
+            AgentState::Moving | AgentState::Waiting => self.path.get(self.cursor + 1).copied(),
+            _ => None,
+        }
+    }
+
+    /// Goals reached so far.
+    pub fn goals_reached(&self) -> u32 {
+        self.goals_reached
+    }
+
+    /// Cells moved so far.
+    pub fn moves(&self) -> u64 {
+        self.moves
+    }
+
+    /// Tick of the last arrival at a goal.
+    pub fn arrived_at(&self) -> Option<u64> {
+        self.arrived_at
+    }
+
+    /// Sets a new goal and queues a plan (or arrives at once when already there).
+    pub(crate) fn set_goal(&mut self, goal: CellId, tick: u64) {
+        self.goal = Some(goal);
+        self.trip_start = tick;
+        self.arrived_at = None;
+        self.path.clear();
+        self.cursor = 0;
+        self.waited = 0;
+        self.state = AgentState::Planning;
+        self.plan_request = Some((PlanReason::NewGoal, tick));
+    }
+}
+
+#[derive(Debug, Clone)]
+struct Slot {
+    generation: u32,
+    agent: Option<Agent>,
+}
+
+/// The agents of a simulation, in a generational arena. Iteration is in slot order, which
+/// makes every pass over the agents deterministic.
+#[derive(Debug, Clone, Default)]
+pub struct AgentSet {
+    slots: Vec<Slot>,
+    /// Free slot indices, reused last-freed first.
+    free: Vec<u32>,
+    len: usize,
+}
+
+impl AgentSet {
+    /// An empty set.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Number of live agents.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether there is no agent.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Number of slots (live or free); slot indices are `0..capacity_slots()`.
+    #[inline]
+    pub fn slot_count(&self) -> usize {
+        self.slots.len()
+    }
+
+    pub(crate) fn insert(&mut self, agent: Agent) -> AgentId {
+        self.len += 1;
+        if let Some(index) = self.free.pop() {
+            let slot = &mut self.slots[index as usize];
+            slot.agent = Some(agent);
+            AgentId {
+                index,
+                generation: slot.generation,
+            }
+        } else {
+            let index = u32::try_from(self.slots.len()).expect("fewer than 2^32 agents");
+            self.slots.push(Slot {
+                generation: 0,
+                agent: Some(agent),
+            });
+            AgentId {
+                index,
+                generation: 0,
+            }
+        }
+    }
+
+    pub(crate) fn remove(&mut self, id: AgentId) -> Option<Agent> {
+        let slot = self.slots.get_mut(id.index as usize)?;
+        if slot.generation != id.generation || slot.agent.is_none() {
+            return None;
+        }
+        slot.generation = slot.generation.wrapping_add(1);
+        self.free.push(id.index);
+        self.len -= 1;
+        slot.agent.take()
+    }
+
+    /// The agent behind `id`, or `None` when it was removed.
+    #[inline]
+    pub fn get(&self, id: AgentId) -> Option<&Agent> {
+        let slot = self.slots.get(id.index as usize)?;
+        (slot.generation == id.generation)
+            .then_some(slot.agent.as_ref())
+            .flatten()
+    }
+
+    #[inline]
+    pub(crate) fn get_mut(&mut self, id: AgentId) -> Option<&mut Agent> {
+        let slot = self.slots.get_mut(id.index as usize)?;
+        if slot.generation == id.generation {
+            slot.agent.as_mut()
+        } else {
+            None
+        }
+    }
+
+    /// The live agent in slot `index`.
+    #[inline]
+    pub(crate) fn at(&self, index: u32) -> Option<&Agent> {
+        self.slots.get(index as usize)?.agent.as_ref()
+    }
+
+    #[inline]
+    pub(crate) fn at_mut(&mut self, index: u32) -> Option<&mut Agent> {
+        self.slots.get_mut(index as usize)?.agent.as_mut()
+    }
+
+    /// The id of the live agent in slot `index`.
+    pub fn id_at(&self, index: u32) -> Option<AgentId> {
+        let slot = self.slots.get(index as usize)?;
+        slot.agent.as_ref().map(|_| AgentId {
+            index,
+            generation: slot.generation,
+        })
+    }
+
+    /// Live agents with their ids, in slot order.
+    pub fn iter(&self) -> impl Iterator<Item = (AgentId, &Agent)> {
+        self.slots.iter().enumerate().filter_map(|(i, s)| {
+            s.agent.as_ref().map(|a| {
+                (
+                    AgentId {
+                        index: i as u32,
+                        generation: s.generation,
+                    },
+                    a,
+                )
+            })
+        })
+    }
+
+    pub(crate) fn iter_mut(&mut self) -> impl Iterator<Item = (u32, &mut Agent)> {
+        self.slots
+            .iter_mut()
+            .enumerate()
+            .filter_map(|(i, s)| s.agent.as_mut().map(|a| (i as u32, a)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stale_handles_never_alias() {
+        let mut set = AgentSet::new();
+        let a = set.insert(Agent::new(1, 0));
+        let b = set.insert(Agent::new(2, 0));
+        assert_eq!(set.remove(a).map(|x| x.position), Some(1));
+        assert!(set.get(a).is_none());
+        assert!(set.remove(a).is_none(), "double remove");
+        let c = set.insert(Agent::new(3, 0));
+        assert_eq!(c.index(), a.index(), "slot reused");
+        assert_ne!(c, a);
+        assert!(
+            set.get(a).is_none(),
+            "old handle does not reach the new agent"
+        );
+        assert_eq!(set.get(c).unwrap().position(), 3);
+        assert_eq!(set.get(b).unwrap().position(), 2);
+        assert_eq!(set.len(), 2);
+        let ids: Vec<_> = set.iter().map(|(id, _)| id).collect();
+        assert_eq!(ids, vec![c, b]);
+    }
+}

@@ -1,0 +1,62 @@
+//! Simulation settings: plain data with documented defaults.
+
+use serde::{Deserialize, Serialize};
+
+use crate::planner::PlannerKind;
+
+/// How agents treat each other.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ConflictMode {
+    /// At most one agent per cell and no two agents swapping cells in one tick; conflicts are
+    /// resolved in slot order, a blocked agent waits. The default.
+    #[default]
+    Avoid,
+    /// Agents pass through each other: pure planning and movement throughput.
+    Off,
+}
+
+/// Settings of a [`crate::sim::Simulation`]. Every field has a default (see each field).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SimConfig {
+    /// Planner used for every plan. Default: [`PlannerKind::AStar`].
+    pub planner: PlannerKind,
+    /// Agent-agent conflicts. Default: [`ConflictMode::Avoid`].
+    pub conflicts: ConflictMode,
+    /// Lifelong mode: an agent that arrives gets a new goal (seeded), so throughput can be
+    /// measured over many ticks. Default: `false` (one-shot: arrived agents stay).
+    pub lifelong: bool,
+    /// At most this many plans per tick; the rest wait for the next tick, oldest request
+    /// first. Default: `None` (no cap).
+    pub max_plans_per_tick: Option<usize>,
+    /// After this many consecutive ticks waiting, an agent replans treating nearby agents as
+    /// obstacles. Default: 3.
+    pub replan_after_waits: u32,
+    /// Radius (in cells, Chebyshev distance) within which other agents are obstacles for such a
+    /// replan. Default: 4.
+    pub avoid_radius: u32,
+    /// Node budget of each plan. Default: `None` (no limit).
+    pub node_budget: Option<u64>,
+    /// Plan on the current rayon pool (`true`) or on the calling thread only (`false`). Both
+    /// give identical results. Default: `true`.
+    pub parallel: bool,
+    /// Seed of everything random in the run (lifelong goals). Default: 0.
+    pub seed: u64,
+}
+
+impl Default for SimConfig {
+    fn default() -> Self {
+        SimConfig {
+            planner: PlannerKind::AStar,
+            conflicts: ConflictMode::Avoid,
+            lifelong: false,
+            max_plans_per_tick: None,
+            replan_after_waits: 3,
+            avoid_radius: 4,
+            node_budget: None,
+            parallel: true,
+            seed: 0,
+        }
+    }
+}

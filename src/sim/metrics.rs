@@ -1,0 +1,229 @@
+//! Per-tick reports and the run summary.
+
+use hdrhistogram::Histogram;
+use serde::{Deserialize, Serialize};
+
+use super::AgentId;
+
+/// What one tick did. Returned by [`crate::sim::Simulation::step`]; plain data.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct TickReport {
+    /// The tick number (first tick is 0).
+    pub tick: u64,
+    /// Wall time of the whole tick, milliseconds.
+    pub wall_ms: f64,
+    /// Wall time applying queued commands, milliseconds.
+    pub commands_ms: f64,
+    /// Wall time of the planning phase, milliseconds.
+    pub planning_ms: f64,
+    /// Wall time of the movement phase, milliseconds.
+    pub movement_ms: f64,
+    /// Plans made.
+    pub plans: u32,
+    /// Plans that found no path.
+    pub plans_failed: u32,
+    /// Plan requests left for later ticks by the per-tick cap.
+    pub plans_deferred: u32,
+    /// Nodes expanded by all plans.
+    pub nodes_expanded: u64,
+    /// Agents that took a step.
+    pub moved: u32,
+    /// Agents that wanted to step but waited for another agent.
+    pub waiting: u32,
+    /// Agents that reached a goal this tick.
+    pub goals_reached: u32,
+    /// Live agents after the tick.
+    pub agents: u32,
+    /// Agents standing at their goal (state arrived) after the tick.
+    pub at_goal: u32,
+    /// Agents with no path after the tick.
+    pub no_path: u32,
+    /// Hash of every agent's position and state after the tick (see
+    /// [`crate::sim::Simulation::state_hash`]).
+    pub state_hash: u64,
+    /// Ids of agents added by commands this tick, in command order.
+    pub added: Vec<AgentId>,
+    /// Commands rejected this tick, with the reason.
+    pub rejected: Vec<String>,
+}
+
+/// Totals and percentiles of a whole run. Plain data; serialized as the JSON summary of
+/// `throng run`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RunSummary {
+    /// Ticks played.
+    pub ticks: u64,
+    /// Live agents at the end.
+    pub agents: u32,
+    /// Worker threads of the pool the run used.
+    pub threads: usize,
+    /// Plans made.
+    pub plans: u64,
+    /// Plans that found no path.
+    pub plans_failed: u64,
+    /// Nodes expanded by all plans.
+    pub nodes_expanded: u64,
+    /// Plans per second of planning-phase wall time (planning throughput of the pool).
+    pub plans_per_sec: f64,
+    /// Agent steps per second of run wall time.
+    pub moves_per_sec: f64,
+    /// Ticks per second of run wall time.
+    pub ticks_per_sec: f64,
+    /// Run wall time (sum of tick times), seconds.
+    pub wall_s: f64,
+    /// Planning-phase wall time, seconds.
+    pub planning_s: f64,
+    /// Per-plan latency percentiles, microseconds.
+    pub plan_us_p50: f64,
+    /// 90th percentile.
+    pub plan_us_p90: f64,
+    /// 99th percentile.
+    pub plan_us_p99: f64,
+    /// Slowest plan.
+    pub plan_us_max: f64,
+    /// Tick time percentiles, milliseconds.
+    pub tick_ms_p50: f64,
+    /// 90th percentile.
+    pub tick_ms_p90: f64,
+    /// 99th percentile.
+    pub tick_ms_p99: f64,
+    /// Slowest tick.
+    pub tick_ms_max: f64,
+    /// Agent steps taken.
+    pub moves: u64,
+    /// Agents at their goal at the end.
+    pub arrived: u32,
+    /// Goals reached over the run (more than `arrived` in lifelong mode).
+    pub goals_reached: u64,
+    /// Goals reached per tick (lifelong throughput).
+    pub goals_per_tick: f64,
+    /// Sum over agents at their goal of the ticks their trip took (MAPF sum of costs).
+    pub sum_of_costs: u64,
+    /// Longest such trip, ticks (MAPF makespan).
+    pub makespan: u64,
+    /// [`crate::sim::Simulation::state_hash`] after the last tick.
+    pub final_state_hash: u64,
+}
+
+/// Accumulates tick reports and plan latencies into a [`RunSummary`].
+#[derive(Debug, Clone)]
+pub struct Metrics {
+    plan_ns: Histogram<u64>,
+    tick_ns: Histogram<u64>,
+    summary: RunSummary,
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        Metrics {
+            plan_ns: Histogram::new(3).expect("valid precision"),
+            tick_ns: Histogram::new(3).expect("valid precision"),
+            summary: RunSummary::default(),
+        }
+    }
+}
+
+impl Metrics {
+    /// Records the latency of each plan of a tick, in nanoseconds.
+    pub fn record_plans(&mut self, latencies_ns: &[u64]) {
+        for &ns in latencies_ns {
+            self.plan_ns
+                .record(ns.max(1))
+                .expect("auto-resizing histogram accepts any value");
+        }
+    }
+
+    /// Records a finished tick.
+    pub fn record_tick(&mut self, report: &TickReport) {
+        let s = &mut self.summary;
+        self.tick_ns
+            .record(((report.wall_ms * 1e6) as u64).max(1))
+            .expect("auto-resizing histogram accepts any value");
+        s.ticks += 1;
+        s.agents = report.agents;
+        s.plans += u64::from(report.plans);
+        s.plans_failed += u64::from(report.plans_failed);
+        s.nodes_expanded += report.nodes_expanded;
+        s.wall_s += report.wall_ms / 1e3;
+        s.planning_s += report.planning_ms / 1e3;
+        s.moves += u64::from(report.moved);
+        s.goals_reached += u64::from(report.goals_reached);
+        s.arrived = report.at_goal;
+        s.final_state_hash = report.state_hash;
+    }
+
+    /// The summary so far. `trips` gives the duration (ticks) of every agent now at its goal;
+    /// `threads` the pool size.
+    pub fn summary(&self, trips: impl Iterator<Item = u64>, threads: usize) -> RunSummary {
+        let mut s = self.summary.clone();
+        s.threads = threads;
+        let per_sec = |n: f64, secs: f64| if secs > 0.0 { n / secs } else { 0.0 };
+        s.plans_per_sec = per_sec(s.plans as f64, s.planning_s);
+        s.moves_per_sec = per_sec(s.moves as f64, s.wall_s);
+        s.ticks_per_sec = per_sec(s.ticks as f64, s.wall_s);
+        s.goals_per_tick = if s.ticks > 0 {
+            s.goals_reached as f64 / s.ticks as f64
+        } else {
+            0.0
+        };
+        let us = |h: &Histogram<u64>, q: f64| {
+            if h.is_empty() {
+                0.0
+            } else {
+                h.value_at_quantile(q) as f64 / 1e3
+            }
+        };
+        s.plan_us_p50 = us(&self.plan_ns, 0.5);
+        s.plan_us_p90 = us(&self.plan_ns, 0.9);
+        s.plan_us_p99 = us(&self.plan_ns, 0.99);
+        s.plan_us_max = if self.plan_ns.is_empty() {
+            0.0
+        } else {
+            self.plan_ns.max() as f64 / 1e3
+        };
+        s.tick_ms_p50 = us(&self.tick_ns, 0.5) / 1e3;
+        s.tick_ms_p90 = us(&self.tick_ns, 0.9) / 1e3;
+        s.tick_ms_p99 = us(&self.tick_ns, 0.99) / 1e3;
+        s.tick_ms_max = if self.tick_ns.is_empty() {
+            0.0
+        } else {
+            self.tick_ns.max() as f64 / 1e6
+        };
+        let (mut soc, mut makespan) = (0u64, 0u64);
+        for t in trips {
+            soc += t;
+            makespan = makespan.max(t);
+        }
+        s.sum_of_costs = soc;
+        s.makespan = makespan;
+        s
+    }
+}
+
+/// FNV-1a, 64 bits: a hash that is the same on every platform and Rust version (unlike
+/// `DefaultHasher`), so state hashes can be compared across machines and releases.
+#[derive(Debug, Clone, Copy)]
+pub struct StableHasher(u64);
+
+impl Default for StableHasher {
+    fn default() -> Self {
+        StableHasher(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl StableHasher {
+    /// Feeds a `u64` (little-endian bytes).
+    #[inline]
+    pub fn write_u64(&mut self, v: u64) {
+        for b in v.to_le_bytes() {
+            self.0 ^= u64::from(b);
+            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+
+    /// The hash so far.
+    #[inline]
+    pub fn finish(&self) -> u64 {
+        self.0
+    }
+}

@@ -1,0 +1,24 @@
+//! The crowd simulation: agents with goals planning and moving on a shared grid, tick by tick.
+//!
+//! [`Simulation`] bundles everything for the common case (`sim.step()`). It is built from plain
+//! parts an advanced user can drive directly: the [`AgentSet`] arena, the [`Occupancy`] map, the
+//! [`PlanningStage`] (parallel planning with per-worker workspaces) and the [`MovementStage`]
+//! (deterministic conflict resolution), plus [`Metrics`].
+
+mod agent;
+mod command;
+mod config;
+mod metrics;
+mod movement;
+mod occupancy;
+mod planning;
+mod simulation;
+
+pub use agent::{Agent, AgentId, AgentSet, AgentState};
+pub use command::Command;
+pub use config::{ConflictMode, SimConfig};
+pub use metrics::{Metrics, RunSummary, StableHasher, TickReport};
+pub use movement::{MovementStage, MovementTotals};
+pub use occupancy::Occupancy;
+pub use planning::{PlanningStage, PlanningTotals};
+pub use simulation::Simulation;

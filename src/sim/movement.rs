@@ -1,0 +1,181 @@
+//! The movement phase: every agent with a path tries to take one step.
+//!
+//! With conflicts on, an agent moves only into a cell that is free at that moment. Agents are
+//! resolved in slot order, but an agent whose next cell is held by an agent not yet resolved
+//! resolves that one first (depth first, with an explicit stack), so a line of agents moves
+//! together in one tick instead of one per tick. A chain that loops back on itself (two agents
+//! swapping, or a rotation) is a cycle: its agents wait. Every agent is resolved once, so the
+//! phase is O(agents), and the result depends only on slot order: deterministic.
+
+use super::agent::{AgentSet, AgentState, PlanReason};
+use super::config::{ConflictMode, SimConfig};
+use super::occupancy::Occupancy;
+use crate::grid::Grid;
+
+const UNSEEN: u8 = 0;
+const IN_PROGRESS: u8 = 1;
+const DONE: u8 = 2;
+
+/// Totals of one movement phase.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct MovementTotals {
+    /// Agents that took a step.
+    pub moved: u32,
+    /// Agents that wanted to step but waited.
+    pub waiting: u32,
+    /// Agents that reached their goal this tick.
+    pub arrived: u32,
+}
+
+/// Scratch memory of the movement phase, reused every tick.
+#[derive(Debug, Default)]
+pub struct MovementStage {
+    status: Vec<u8>,
+    stack: Vec<u32>,
+    /// Slots of the agents that arrived in the last phase, in the order they arrived.
+    pub(crate) arrivals: Vec<u32>,
+}
+
+impl MovementStage {
+    /// An empty stage.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Moves the agents one step; `tick` is the tick being played.
+    pub fn run(
+        &mut self,
+        grid: &Grid,
+        agents: &mut AgentSet,
+        occupancy: &mut Occupancy,
+        config: &SimConfig,
+        tick: u64,
+    ) -> MovementTotals {
+        let mut totals = MovementTotals::default();
+        self.arrivals.clear();
+        let slots = agents.slot_count();
+        self.status.clear();
+        self.status.resize(slots, UNSEEN);
+        for slot in 0..slots as u32 {
+            if self.status[slot as usize] != UNSEEN {
+                continue;
+            }
+            match config.conflicts {
+                ConflictMode::Off => {
+                    self.status[slot as usize] = DONE;
+                    if let Some(agent) = agents.at(slot)
+                        && agent.next_cell().is_some()
+                    {
+                        step(
+                            grid,
+                            agents,
+                            slot,
+                            None,
+                            tick,
+                            &mut totals,
+                            &mut self.arrivals,
+                        );
+                    }
+                }
+                ConflictMode::Avoid => {
+                    self.resolve(grid, agents, occupancy, slot, tick, &mut totals);
+                }
+            }
+        }
+        // Waiting agents: count, and after too many waits ask for a plan around the others.
+        for (_, agent) in agents.iter_mut() {
+            if agent.state == AgentState::Waiting {
+                totals.waiting += 1;
+                agent.waited += 1;
+                if agent.waited >= config.replan_after_waits && agent.plan_request.is_none() {
+                    agent.plan_request = Some((PlanReason::Blocked, tick));
+                    agent.waited = 0;
+                }
+            }
+        }
+        totals
+    }
+
+    fn resolve(
+        &mut self,
+        grid: &Grid,
+        agents: &mut AgentSet,
+        occupancy: &mut Occupancy,
+        root: u32,
+        tick: u64,
+        totals: &mut MovementTotals,
+    ) {
+        self.stack.clear();
+        self.stack.push(root);
+        self.status[root as usize] = IN_PROGRESS;
+        while let Some(&slot) = self.stack.last() {
+            let Some(next) = agents.at(slot).and_then(|a| a.next_cell()) else {
+                self.status[slot as usize] = DONE;
+                self.stack.pop();
+                continue;
+            };
+            match occupancy.agent_at(next) {
+                None => {
+                    step(
+                        grid,
+                        agents,
+                        slot,
+                        Some(occupancy),
+                        tick,
+                        totals,
+                        &mut self.arrivals,
+                    );
+                    self.status[slot as usize] = DONE;
+                    self.stack.pop();
+                }
+                Some(other) if self.status[other as usize] == UNSEEN => {
+                    // Let the agent ahead go first; come back to this one after.
+                    self.status[other as usize] = IN_PROGRESS;
+                    self.stack.push(other);
+                }
+                Some(_) => {
+                    // Ahead is an agent that stays (done) or a cycle back to this chain.
+                    if let Some(agent) = agents.at_mut(slot) {
+                        agent.state = AgentState::Waiting;
+                    }
+                    self.status[slot as usize] = DONE;
+                    self.stack.pop();
+                }
+            }
+        }
+    }
+}
+
+/// Moves agent `slot` one cell along its path and handles arrival.
+fn step(
+    grid: &Grid,
+    agents: &mut AgentSet,
+    slot: u32,
+    occupancy: Option<&mut Occupancy>,
+    tick: u64,
+    totals: &mut MovementTotals,
+    arrivals: &mut Vec<u32>,
+) {
+    let agent = agents.at_mut(slot).expect("live agent");
+    let from = agent.position;
+    let to = agent.path[agent.cursor + 1];
+    debug_assert!(grid.is_walkable(to), "paths only cross walkable cells");
+    if let Some(occ) = occupancy {
+        occ.clear(from);
+        occ.set(to, slot);
+    }
+    agent.position = to;
+    agent.cursor += 1;
+    agent.moves += 1;
+    agent.waited = 0;
+    totals.moved += 1;
+    if agent.cursor + 1 == agent.path.len() {
+        agent.state = AgentState::Arrived;
+        agent.arrived_at = Some(tick);
+        agent.goals_reached += 1;
+        totals.arrived += 1;
+        arrivals.push(slot);
+    } else {
+        agent.state = AgentState::Moving;
+    }
+}

@@ -1,0 +1,40 @@
+//! Which agent stands on each cell.
+
+use crate::grid::CellId;
+
+/// Per-cell agent slot (flat array indexed by cell id). Maintained by the simulation when
+/// conflicts are on; with conflicts off several agents may share a cell and it is left empty.
+#[derive(Debug, Clone, Default)]
+pub struct Occupancy {
+    cells: Vec<u32>,
+}
+
+impl Occupancy {
+    const NONE: u32 = u32::MAX;
+
+    /// Room for `cells` cells, all free.
+    pub fn new(cells: usize) -> Self {
+        Occupancy {
+            cells: vec![Self::NONE; cells],
+        }
+    }
+
+    /// The slot of the agent on `cell`, if any.
+    #[inline]
+    pub fn agent_at(&self, cell: CellId) -> Option<u32> {
+        match self.cells.get(cell as usize) {
+            Some(&s) if s != Self::NONE => Some(s),
+            _ => None,
+        }
+    }
+
+    #[inline]
+    pub(crate) fn set(&mut self, cell: CellId, slot: u32) {
+        self.cells[cell as usize] = slot;
+    }
+
+    #[inline]
+    pub(crate) fn clear(&mut self, cell: CellId) {
+        self.cells[cell as usize] = Self::NONE;
+    }
+}

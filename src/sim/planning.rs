@@ -1,0 +1,197 @@
+//! The planning phase: collect the agents that need a plan, plan them in parallel, apply.
+//!
+//! Each rayon worker uses its own [`SearchWorkspace`], kept in a per-stage thread-local
+//! ([`ThreadLocal`]): no lock is taken per query and the workspaces survive from tick to tick,
+//! so planning does not allocate once warm. A plan depends only on the grid, the agent's start
+//! and goal and the occupancy snapshot taken before the phase, never on which thread ran it, so
+//! any number of threads gives the same plans.
+
+use std::cell::RefCell;
+use std::time::Instant;
+
+use rayon::prelude::*;
+use thread_local::ThreadLocal;
+
+use super::agent::{AgentSet, AgentState, PlanReason};
+use super::config::SimConfig;
+use super::occupancy::Occupancy;
+use crate::grid::{CellId, Grid};
+use crate::planner::PlannerKind;
+use crate::search::{QueryError, SearchOptions, SearchOutcome, SearchWorkspace};
+
+/// One plan to make. Jobs (and their path buffers) are kept between ticks and reused.
+#[derive(Debug, Default)]
+struct PlanJob {
+    slot: u32,
+    start: CellId,
+    goal: CellId,
+    reason: Option<PlanReason>,
+    /// Receives the new path; swapped with the agent's buffer on success.
+    path: Vec<CellId>,
+    outcome: Option<Result<SearchOutcome, QueryError>>,
+    expanded: u64,
+    nanos: u64,
+}
+
+/// Totals of one planning phase.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PlanningTotals {
+    /// Plans made.
+    pub plans: u32,
+    /// Plans that found no path (unreachable, over budget, or boxed in by agents).
+    pub failed: u32,
+    /// Nodes expanded by all plans.
+    pub expanded: u64,
+    /// Requests left waiting for a later tick because of the cap.
+    pub deferred: u32,
+}
+
+/// See the [module docs](self). Owned by a [`crate::sim::Simulation`]; advanced users can run
+/// it on their own [`AgentSet`].
+#[derive(Default)]
+pub struct PlanningStage {
+    workspaces: ThreadLocal<RefCell<SearchWorkspace>>,
+    jobs: Vec<PlanJob>,
+    queue: Vec<(u64, u32)>,
+    /// Per-plan latencies of the last phase, nanoseconds (in job order).
+    latencies: Vec<u64>,
+}
+
+impl std::fmt::Debug for PlanningStage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PlanningStage")
+            .field("jobs", &self.jobs.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl PlanningStage {
+    /// A stage with no workspace yet (each worker makes its own on first use).
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Per-plan latencies of the last phase, in nanoseconds.
+    pub fn latencies(&self) -> &[u64] {
+        &self.latencies
+    }
+
+    /// Plans every agent with a pending request (oldest request first, at most
+    /// `config.max_plans_per_tick`), then applies the results to the agents.
+    pub fn run(
+        &mut self,
+        grid: &Grid,
+        agents: &mut AgentSet,
+        occupancy: &Occupancy,
+        config: &SimConfig,
+    ) -> PlanningTotals {
+        self.queue.clear();
+        for (slot, agent) in agents.iter_mut() {
+            if let Some((_, since)) = agent.plan_request {
+                self.queue.push((since, slot));
+            }
+        }
+        self.queue.sort_unstable();
+        let cap = config.max_plans_per_tick.unwrap_or(usize::MAX);
+        let count = self.queue.len().min(cap);
+        let mut totals = PlanningTotals {
+            deferred: (self.queue.len() - count) as u32,
+            ..PlanningTotals::default()
+        };
+
+        if self.jobs.len() < count {
+            self.jobs.resize_with(count, PlanJob::default);
+        }
+        for (job, &(_, slot)) in self.jobs.iter_mut().zip(&self.queue[..count]) {
+            let agent = agents.at_mut(slot).expect("queued agents are live");
+            job.slot = slot;
+            job.start = agent.position;
+            job.goal = agent.goal.unwrap_or(agent.position);
+            job.reason = agent.plan_request.take().map(|(r, _)| r);
+            job.outcome = None;
+        }
+
+        let jobs = &mut self.jobs[..count];
+        let options = SearchOptions {
+            node_budget: config.node_budget,
+        };
+        let workspaces = &self.workspaces;
+        let plan = |job: &mut PlanJob| {
+            let mut ws = workspaces
+                .get_or(|| RefCell::new(SearchWorkspace::for_grid(grid)))
+                .borrow_mut();
+            run_job(job, grid, &mut ws, occupancy, config, &options);
+        };
+        if config.parallel {
+            jobs.par_iter_mut().with_min_len(4).for_each(plan);
+        } else {
+            jobs.iter_mut().for_each(plan);
+        }
+
+        self.latencies.clear();
+        for job in jobs.iter_mut() {
+            self.latencies.push(job.nanos);
+            totals.plans += 1;
+            totals.expanded += job.expanded;
+            let agent = agents.at_mut(job.slot).expect("planned agents are live");
+            match job.outcome.take() {
+                Some(Ok(SearchOutcome::Found { .. })) => {
+                    std::mem::swap(&mut agent.path, &mut job.path);
+                    agent.cursor = 0;
+                    agent.waited = 0;
+                    agent.state = if agent.path.len() <= 1 {
+                        AgentState::Arrived
+                    } else {
+                        AgentState::Moving
+                    };
+                }
+                _ if job.reason == Some(PlanReason::Blocked) => {
+                    // Boxed in by agents: keep the old path and keep waiting for them to move.
+                    totals.failed += 1;
+                }
+                _ => {
+                    totals.failed += 1;
+                    agent.path.clear();
+                    agent.cursor = 0;
+                    agent.state = AgentState::NoPath;
+                }
+            }
+        }
+        totals
+    }
+}
+
+fn run_job(
+    job: &mut PlanJob,
+    grid: &Grid,
+    ws: &mut SearchWorkspace,
+    occupancy: &Occupancy,
+    config: &SimConfig,
+    options: &SearchOptions,
+) {
+    let t0 = Instant::now();
+    let outcome = match config.planner {
+        PlannerKind::AStar => {
+            if job.reason == Some(PlanReason::Blocked) {
+                let (sx, sy) = grid.coords(job.start);
+                let radius = config.avoid_radius;
+                let me = job.slot;
+                ws.find_path_avoiding(grid, job.start, job.goal, options, |cell| {
+                    occupancy.agent_at(cell).is_some_and(|other| other != me) && {
+                        let (x, y) = grid.coords(cell);
+                        x.abs_diff(sx) <= radius && y.abs_diff(sy) <= radius
+                    }
+                })
+            } else {
+                ws.find_path_with(grid, job.start, job.goal, options)
+            }
+        }
+    };
+    job.nanos = t0.elapsed().as_nanos() as u64;
+    job.expanded = ws.stats().expanded;
+    job.path.clear();
+    if matches!(outcome, Ok(SearchOutcome::Found { .. })) {
+        job.path.extend_from_slice(ws.path());
+    }
+    job.outcome = Some(outcome);
+}

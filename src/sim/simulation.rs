@@ -1,0 +1,367 @@
+//! The simulation bundle: grid, agents, stages and metrics behind one `step()`.
+
+use std::time::Instant;
+
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use super::agent::{Agent, AgentId, AgentSet, AgentState, PlanReason};
+use super::command::Command;
+use super::config::{ConflictMode, SimConfig};
+use super::metrics::{Metrics, RunSummary, StableHasher, TickReport};
+use super::movement::MovementStage;
+use super::occupancy::Occupancy;
+use super::planning::PlanningStage;
+use crate::error::{Error, Result};
+use crate::grid::{CellChange, CellId, Grid};
+
+/// A crowd on a shared grid. Each [`step`](Self::step) plays one tick:
+///
+/// 1. apply queued [`Command`]s (add/remove agents, set goals, map changes);
+/// 2. collect the agents that need a plan (new goal, blocked path, waited too long);
+/// 3. plan them in parallel on the current rayon pool, each worker with its own workspace,
+///    at most [`SimConfig::max_plans_per_tick`] per tick, oldest request first;
+/// 4. move every agent with a path one cell, resolving conflicts deterministically;
+/// 5. record metrics and return a [`TickReport`].
+///
+/// The same grid, agents, config and seed give the same run whatever the number of threads.
+///
+/// ```
+/// use throng::Grid;
+/// use throng::sim::{AgentState, SimConfig, Simulation};
+///
+/// let grid = Grid::from_ascii(
+///     "........\n\
+///      .######.\n\
+///      ........",
+/// )?;
+/// let mut sim = Simulation::new(grid, SimConfig::default());
+/// let start = sim.grid().cell(0, 0).unwrap();
+/// let goal = sim.grid().cell(7, 2).unwrap();
+/// let id = sim.add_agent(start, Some(goal))?;
+/// while sim.agent(id).unwrap().state() != AgentState::Arrived {
+///     let report = sim.step();
+///     assert!(report.tick < 100);
+/// }
+/// assert_eq!(sim.agent(id).unwrap().position(), goal);
+/// let summary = sim.summary();
+/// assert_eq!(summary.arrived, 1);
+/// # Ok::<(), throng::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct Simulation {
+    grid: Grid,
+    agents: AgentSet,
+    config: SimConfig,
+    tick: u64,
+    commands: Vec<Command>,
+    occupancy: Occupancy,
+    planning: PlanningStage,
+    movement: MovementStage,
+    metrics: Metrics,
+    /// Walkable cells of each connected component, for seeded lifelong goals.
+    component_cells: Vec<Vec<CellId>>,
+}
+
+impl Simulation {
+    /// A simulation with no agent.
+    pub fn new(grid: Grid, config: SimConfig) -> Simulation {
+        let occupancy = Occupancy::new(grid.len());
+        let mut sim = Simulation {
+            grid,
+            agents: AgentSet::new(),
+            config,
+            tick: 0,
+            commands: Vec::new(),
+            occupancy,
+            planning: PlanningStage::new(),
+            movement: MovementStage::new(),
+            metrics: Metrics::default(),
+            component_cells: Vec::new(),
+        };
+        sim.index_components();
+        sim
+    }
+
+    /// The grid (read-only; change it with [`Command::ChangeMap`] or
+    /// [`change_map`](Self::change_map)).
+    pub fn grid(&self) -> &Grid {
+        &self.grid
+    }
+
+    /// The settings.
+    pub fn config(&self) -> &SimConfig {
+        &self.config
+    }
+
+    /// All agents.
+    pub fn agents(&self) -> &AgentSet {
+        &self.agents
+    }
+
+    /// One agent, or `None` for a removed agent's id.
+    pub fn agent(&self, id: AgentId) -> Option<&Agent> {
+        self.agents.get(id)
+    }
+
+    /// The next tick to be played (ticks played so far).
+    pub fn tick(&self) -> u64 {
+        self.tick
+    }
+
+    /// Which agent is on each cell (maintained when conflicts are on).
+    pub fn occupancy(&self) -> &Occupancy {
+        &self.occupancy
+    }
+
+    /// Queues a command for the start of the next tick.
+    pub fn queue(&mut self, command: Command) {
+        self.commands.push(command);
+    }
+
+    /// Adds an agent at `start` now, with an optional goal.
+    ///
+    /// # Errors
+    /// [`Error::InvalidQuery`] when `start` or `goal` is outside the grid or blocked;
+    /// [`Error::CellOccupied`] when conflicts are on and another agent stands on `start`.
+    pub fn add_agent(&mut self, start: CellId, goal: Option<CellId>) -> Result<AgentId> {
+        self.check_cell(start, "start")?;
+        if let Some(goal) = goal {
+            self.check_cell(goal, "goal")?;
+        }
+        if self.config.conflicts == ConflictMode::Avoid {
+            if let Some(slot) = self.occupancy.agent_at(start) {
+                let (x, y) = self.grid.coords(start);
+                return Err(Error::CellOccupied {
+                    x,
+                    y,
+                    agent: self.agents.id_at(slot).expect("occupant is live"),
+                });
+            }
+        }
+        let mut agent = Agent::new(start, self.tick);
+        if let Some(goal) = goal {
+            agent.set_goal(goal, self.tick);
+        }
+        let id = self.agents.insert(agent);
+        if self.config.conflicts == ConflictMode::Avoid {
+            self.occupancy.set(start, id.index());
+        }
+        Ok(id)
+    }
+
+    /// Removes an agent now.
+    ///
+    /// # Errors
+    /// [`Error::UnknownAgent`] when the id is stale.
+    pub fn remove_agent(&mut self, id: AgentId) -> Result<()> {
+        let agent = self.agents.remove(id).ok_or(Error::UnknownAgent(id))?;
+        if self.config.conflicts == ConflictMode::Avoid {
+            self.occupancy.clear(agent.position);
+        }
+        Ok(())
+    }
+
+    /// Gives an agent a new goal now; it is planned in the next tick.
+    ///
+    /// # Errors
+    /// [`Error::UnknownAgent`] for a stale id, [`Error::InvalidQuery`] for a goal outside the
+    /// grid or blocked.
+    pub fn set_goal(&mut self, id: AgentId, goal: CellId) -> Result<()> {
+        self.check_cell(goal, "goal")?;
+        let tick = self.tick;
+        let agent = self.agents.get_mut(id).ok_or(Error::UnknownAgent(id))?;
+        agent.set_goal(goal, tick);
+        Ok(())
+    }
+
+    /// Edits the map now (between ticks). Agents whose remaining path crosses a cell that is
+    /// no longer walkable ask for a new plan.
+    ///
+    /// # Errors
+    /// As [`Grid::apply`]; on error nothing changes.
+    pub fn change_map(&mut self, changes: &[CellChange]) -> Result<()> {
+        self.grid.apply(changes)?;
+        self.index_components();
+        let tick = self.tick;
+        for (_, agent) in self.agents.iter_mut() {
+            let rest = match agent.state {
+                AgentState::Moving | AgentState::Waiting => &agent.path[agent.cursor..],
+                _ => continue,
+            };
+            if self.grid.path_cost(rest).is_err() {
+                agent.plan_request = Some((PlanReason::MapChanged, tick));
+            }
+        }
+        Ok(())
+    }
+
+    /// Plays one tick and returns its report.
+    pub fn step(&mut self) -> TickReport {
+        let t0 = Instant::now();
+        let mut report = TickReport {
+            tick: self.tick,
+            ..TickReport::default()
+        };
+
+        // 1. Commands.
+        for command in std::mem::take(&mut self.commands) {
+            let result = match command {
+                Command::AddAgent { start, goal } => {
+                    self.add_agent(start, goal).map(|id| report.added.push(id))
+                }
+                Command::RemoveAgent(id) => self.remove_agent(id),
+                Command::SetGoal { agent, goal } => self.set_goal(agent, goal),
+                Command::ChangeMap(changes) => self.change_map(&changes),
+            };
+            if let Err(e) = result {
+                report.rejected.push(e.to_string());
+            }
+        }
+        let t1 = Instant::now();
+
+        // 2-3. Planning.
+        let planned =
+            self.planning
+                .run(&self.grid, &mut self.agents, &self.occupancy, &self.config);
+        self.metrics.record_plans(self.planning.latencies());
+        let t2 = Instant::now();
+
+        // 4. Movement.
+        let moved = self.movement.run(
+            &self.grid,
+            &mut self.agents,
+            &mut self.occupancy,
+            &self.config,
+            self.tick,
+        );
+        if self.config.lifelong {
+            // Arrived agents, and agents whose goal turned out unreachable, get a new goal.
+            let mut slots = std::mem::take(&mut self.movement.arrivals);
+            slots.extend(
+                self.agents
+                    .iter_mut()
+                    .filter(|(_, a)| a.state == AgentState::NoPath)
+                    .map(|(s, _)| s),
+            );
+            for &slot in &slots {
+                self.assign_lifelong_goal(slot);
+            }
+            self.movement.arrivals = slots;
+        }
+        let t3 = Instant::now();
+
+        // 5. Metrics.
+        report.plans = planned.plans;
+        report.plans_failed = planned.failed;
+        report.plans_deferred = planned.deferred;
+        report.nodes_expanded = planned.expanded;
+        report.moved = moved.moved;
+        report.waiting = moved.waiting;
+        report.goals_reached = moved.arrived;
+        report.agents = self.agents.len() as u32;
+        for (_, a) in self.agents.iter() {
+            match a.state {
+                AgentState::Arrived => report.at_goal += 1,
+                AgentState::NoPath => report.no_path += 1,
+                _ => {}
+            }
+        }
+        report.state_hash = self.state_hash();
+        let ms = |a: Instant, b: Instant| (b - a).as_secs_f64() * 1e3;
+        report.commands_ms = ms(t0, t1);
+        report.planning_ms = ms(t1, t2);
+        report.movement_ms = ms(t2, t3);
+        report.wall_ms = ms(t0, Instant::now());
+        self.metrics.record_tick(&report);
+        self.tick += 1;
+        report
+    }
+
+    /// Summary of the run so far.
+    pub fn summary(&self) -> RunSummary {
+        let trips = self.agents.iter().filter_map(|(_, a)| {
+            (a.state == AgentState::Arrived)
+                .then(|| a.arrived_at.map(|t| t + 1 - a.trip_start))
+                .flatten()
+        });
+        let threads = if self.config.parallel {
+            rayon::current_num_threads()
+        } else {
+            1
+        };
+        self.metrics.summary(trips, threads)
+    }
+
+    /// A hash of every live agent's slot, position and state, in slot order: equal hashes mean
+    /// (with overwhelming likelihood) equal crowds. Stable across platforms.
+    pub fn state_hash(&self) -> u64 {
+        let mut h = StableHasher::default();
+        for (id, a) in self.agents.iter() {
+            h.write_u64(u64::from(id.index()) << 32 | u64::from(id.generation()));
+            h.write_u64(u64::from(a.position) << 8 | u64::from(a.state.code()));
+        }
+        h.finish()
+    }
+
+    fn check_cell(&self, cell: CellId, what: &str) -> Result<()> {
+        if !self.grid.contains(cell) {
+            return Err(crate::search::QueryError::CellOutOfBounds {
+                cell,
+                cells: self.grid.len(),
+            }
+            .into());
+        }
+        if !self.grid.is_walkable(cell) {
+            let (x, y) = self.grid.coords(cell);
+            return Err(if what == "start" {
+                crate::search::QueryError::StartBlocked { x, y }
+            } else {
+                crate::search::QueryError::GoalBlocked { x, y }
+            }
+            .into());
+        }
+        Ok(())
+    }
+
+    fn index_components(&mut self) {
+        let components = self.grid.components();
+        let mut cells = vec![Vec::new(); components.count() as usize];
+        for cell in 0..self.grid.len() as CellId {
+            if let Some(c) = components.of(cell) {
+                cells[c as usize].push(cell);
+            }
+        }
+        self.component_cells = cells;
+    }
+
+    /// A new goal for agent `slot`, drawn from its component by a generator seeded from the
+    /// run seed, the agent's slot and how many goals it has had: the same goals whatever the
+    /// order agents are processed in.
+    fn assign_lifelong_goal(&mut self, slot: u32) {
+        let tick = self.tick;
+        let seed = self.config.seed;
+        let Some(agent) = self.agents.at(slot) else {
+            return;
+        };
+        let Some(component) = self.grid.components().of(agent.position) else {
+            return;
+        };
+        let cells = &self.component_cells[component as usize];
+        if cells.len() < 2 {
+            return;
+        }
+        let mut h = StableHasher::default();
+        h.write_u64(seed);
+        h.write_u64(u64::from(slot));
+        h.write_u64(u64::from(agent.goals_reached));
+        h.write_u64(tick);
+        let mut rng = ChaCha8Rng::seed_from_u64(h.finish());
+        let mut goal = agent.position;
+        while goal == agent.position {
+            goal = cells[rng.random_range(0..cells.len())];
+        }
+        let agent = self.agents.at_mut(slot).expect("checked above");
+        agent.set_goal(goal, tick + 1);
+    }
+}
