@@ -176,7 +176,7 @@ impl Simulation {
     }
 
     /// Edits the map now (between ticks). Agents whose remaining path crosses a cell that is
-    /// no longer walkable ask for a new plan.
+    /// no longer walkable stop and ask for a new plan.
     ///
     /// # Errors
     /// As [`Grid::apply`]; on error nothing changes.
@@ -190,6 +190,11 @@ impl Simulation {
                 _ => continue,
             };
             if self.grid.path_cost(rest).is_err() {
+                // Stop until the new plan: with a plan cap the replan may wait for a later
+                // tick, and the old path would walk into the new wall meanwhile.
+                agent.path.clear();
+                agent.cursor = 0;
+                agent.state = AgentState::Planning;
                 agent.plan_request = Some((PlanReason::MapChanged, tick));
             }
         }
