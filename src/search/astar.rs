@@ -1,9 +1,9 @@
 //! A* on the grid with the octile heuristic.
 
-use super::heap::HeapEntry;
-use super::workspace::{NO_CELL, Node};
+use super::cost::{CostModel, FixedCost, FloatCost};
+use super::workspace::NO_PARENT;
 use super::{QueryError, SearchOptions, SearchOutcome, SearchWorkspace};
-use crate::grid::{CellId, Direction, Grid, distance};
+use crate::grid::{CellId, Direction, Grid};
 
 impl SearchWorkspace {
     /// Optimal path from `start` to `goal` by A*, with no node budget.
@@ -56,117 +56,114 @@ impl SearchWorkspace {
             return Ok(SearchOutcome::Unreachable);
         }
         let budget = options.node_budget.unwrap_or(u64::MAX);
-        Ok(if grid.is_weighted() {
-            self.astar::<true, F>(grid, start, goal, budget, avoid)
-        } else {
-            self.astar::<false, F>(grid, start, goal, budget, avoid)
+        let neighborhood = grid.neighborhood();
+        let found = match grid.cost_table() {
+            None => self.astar(
+                grid,
+                start,
+                goal,
+                budget,
+                &avoid,
+                FixedCost { neighborhood },
+            ),
+            Some(costs) => self.astar(
+                grid,
+                start,
+                goal,
+                budget,
+                &avoid,
+                FloatCost {
+                    neighborhood,
+                    costs,
+                    h_scale: grid.min_cost(),
+                },
+            ),
+        };
+        Ok(match found {
+            Ok(()) => SearchOutcome::Found {
+                cost: self.reconstruct(grid, goal),
+            },
+            Err(outcome) => outcome,
         })
     }
 
-    /// The search loop, specialised for weighted and uniform grids so the uniform case never
-    /// loads a cost.
-    fn astar<const WEIGHTED: bool, F: Fn(CellId) -> bool>(
+    /// The search loop, monomorphised per cost model so the uniform case never loads a cost.
+    /// `Ok(())` when the goal was reached (the parents lead back to the start).
+    fn astar<F: Fn(CellId) -> bool, C: CostModel>(
         &mut self,
         grid: &Grid,
         start: CellId,
         goal: CellId,
         budget: u64,
-        avoid: F,
-    ) -> SearchOutcome {
-        let width = grid.width() as i64;
+        avoid: &F,
+        model: C,
+    ) -> Result<(), SearchOutcome> {
+        let width = grid.width();
         let moves = grid.move_table();
-        let costs = grid.cost_table().unwrap_or(&[]);
-        let neighborhood = grid.neighborhood();
-        let h_scale = grid.min_cost();
         let (gx, gy) = grid.coords(goal);
-        let (gx, gy) = (i64::from(gx), i64::from(gy));
         let offsets: [i64; 8] = std::array::from_fn(|d| {
-            i64::from(Direction::DY[d]) * width + i64::from(Direction::DX[d])
+            i64::from(Direction::DY[d]) * i64::from(width) + i64::from(Direction::DX[d])
         });
-        let heuristic = |x: i64, y: i64| {
-            distance(
-                neighborhood,
-                (x - gx).unsigned_abs() as f64,
-                (y - gy).unsigned_abs() as f64,
-            ) * h_scale
-        };
 
-        let open = self.generation;
-        let closed = open + 1;
-        let nodes = &mut self.nodes;
-        let heap = &mut self.heap;
+        let open_stamp = self.generation;
+        let closed_stamp = open_stamp + 1;
+        let stamp = &mut self.stamp[..grid.len()];
+        let g_of = &mut self.g[..grid.len()];
+        let parent = &mut self.parent[..grid.len()];
+        let open = &mut self.open;
         let stats = &mut self.stats;
 
         let (sx, sy) = grid.coords(start);
-        nodes[start as usize] = Node {
-            g: 0.0,
-            parent: NO_CELL,
-            stamp: open,
-        };
-        heap.push(HeapEntry {
-            f: heuristic(i64::from(sx), i64::from(sy)),
-            g: 0.0,
-            cell: start,
-        });
+        stamp[start as usize] = open_stamp;
+        g_of[start as usize] = 0;
+        parent[start as usize] = NO_PARENT;
+        let h = model.heuristic(sx.abs_diff(gx), sy.abs_diff(gy));
+        open.push(h, start);
         stats.pushed = 1;
 
-        while let Some(HeapEntry { g, cell, .. }) = heap.pop() {
+        while let Some((_, cell)) = open.pop() {
+            if stamp[cell as usize] == closed_stamp {
+                continue; // a stale entry of a cell reached again more cheaply
+            }
             if cell == goal {
-                self.reconstruct(goal);
-                return SearchOutcome::Found { cost: g };
+                return Ok(());
             }
             if stats.expanded >= budget {
-                return SearchOutcome::BudgetExhausted;
+                return Err(SearchOutcome::BudgetExhausted);
             }
             stats.expanded += 1;
-            nodes[cell as usize].stamp = closed;
-            let cx = i64::from(cell) % width;
-            let cy = i64::from(cell) / width;
+            stamp[cell as usize] = closed_stamp;
+            let g = g_of[cell as usize];
+            let (cx, cy) = (cell % width, cell / width);
             let mut bits = moves[cell as usize].0;
             while bits != 0 {
                 let d = bits.trailing_zeros() as usize;
                 bits &= bits - 1;
                 let next = (i64::from(cell) + offsets[d]) as CellId;
-                let step = if WEIGHTED {
-                    Direction::BASE_COST[d] * f64::from(costs[next as usize])
-                } else {
-                    Direction::BASE_COST[d]
-                };
-                let ng = g + step;
-                let node = &mut nodes[next as usize];
-                if node.stamp == open {
-                    if ng < node.g {
-                        let h = heuristic(
-                            cx + i64::from(Direction::DX[d]),
-                            cy + i64::from(Direction::DY[d]),
-                        );
-                        node.g = ng;
-                        node.parent = cell;
-                        heap.decrease(next, ng + h, ng);
-                    }
-                } else if node.stamp != closed {
-                    if avoid(next) && next != goal {
+                let s = stamp[next as usize];
+                if s == closed_stamp {
+                    continue;
+                }
+                let ng = model.add(g, model.step(d, next));
+                let seen = s == open_stamp;
+                if seen {
+                    if ng >= g_of[next as usize] {
                         continue;
                     }
-                    *node = Node {
-                        g: ng,
-                        parent: cell,
-                        stamp: open,
-                    };
-                    let h = heuristic(
-                        cx + i64::from(Direction::DX[d]),
-                        cy + i64::from(Direction::DY[d]),
-                    );
-                    heap.push(HeapEntry {
-                        f: ng + h,
-                        g: ng,
-                        cell: next,
-                    });
-                    stats.pushed += 1;
+                } else if avoid(next) && next != goal {
+                    continue;
                 }
+                stamp[next as usize] = open_stamp;
+                g_of[next as usize] = ng;
+                parent[next as usize] = d as u8;
+                let nx = cx.wrapping_add_signed(Direction::DX[d]);
+                let ny = cy.wrapping_add_signed(Direction::DY[d]);
+                let f = model.add(ng, model.heuristic(nx.abs_diff(gx), ny.abs_diff(gy)));
+                open.push(f, next);
+                stats.pushed += u64::from(!seen);
             }
         }
-        SearchOutcome::Unreachable
+        Err(SearchOutcome::Unreachable)
     }
 }
 

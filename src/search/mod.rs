@@ -5,6 +5,7 @@
 //! query itself is invalid (a cell outside the grid, a blocked start or goal), a [`QueryError`].
 
 mod astar;
+mod cost;
 mod heap;
 mod workspace;
 

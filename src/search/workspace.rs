@@ -1,27 +1,21 @@
 //! The per-thread search memory.
 
 use super::SearchStats;
-use super::heap::IndexedHeap;
-use crate::grid::{CellId, Grid};
+use super::heap::OpenList;
+use crate::grid::{CellId, Direction, Grid};
 
-/// Marks "no parent" (the start cell).
-pub(crate) const NO_CELL: CellId = CellId::MAX;
-
-/// Search state of one cell. Valid only when `stamp` belongs to the current query.
-#[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct Node {
-    pub g: f64,
-    pub parent: CellId,
-    pub stamp: u32,
-}
+/// Parent marker of the start cell.
+pub(crate) const NO_PARENT: u8 = u8::MAX;
 
 /// Reusable memory for grid searches: one per thread, built once, reused for every query.
 ///
-/// The workspace holds flat arrays indexed by cell id (cost from the start, parent, and the
-/// position in the open list) plus the open list and a path buffer. Instead of clearing the
-/// arrays before each query it bumps a generation number: a cell whose stamp is older than the
-/// current generation counts as unseen. A query therefore costs nothing to start, and once the
-/// buffers have grown to the largest query seen it performs no heap allocation at all.
+/// The workspace holds flat arrays indexed by cell id (a 16-bit stamp, the cost from the start,
+/// the direction of the move from the parent, and the open-list position: 15 bytes per cell,
+/// the stamps alone 2 bytes so that the array the inner loop tests most stays in cache) plus the open list and a path buffer.
+/// Instead of clearing the arrays before each query it bumps a generation number: a cell whose
+/// stamp is not the current generation's counts as unseen. A query therefore costs nothing to
+/// start, and once the buffers have grown to the largest query seen it performs no heap
+/// allocation at all.
 ///
 /// A workspace is not tied to one grid; it grows to the largest grid it has searched. It is
 /// `Send` but deliberately not shared: give each thread its own (rayon's `map_init`, a
@@ -50,11 +44,15 @@ pub(crate) struct Node {
 /// ```
 #[derive(Debug)]
 pub struct SearchWorkspace {
-    pub(crate) nodes: Vec<Node>,
-    pub(crate) heap: IndexedHeap,
+    /// Per cell: `generation` when open, `generation + 1` when closed, anything else unseen.
+    pub(crate) stamp: Vec<u16>,
+    /// Per cell: cost from the start (a cost key, see `cost.rs`), valid when stamped.
+    pub(crate) g: Vec<u64>,
+    /// Per cell: the direction of the move that reached it ([`NO_PARENT`] for the start).
+    pub(crate) parent: Vec<u8>,
+    pub(crate) open: OpenList,
     pub(crate) path: Vec<CellId>,
-    /// Stamp of cells seen (open) in the current query; `generation + 1` marks closed cells.
-    pub(crate) generation: u32,
+    pub(crate) generation: u16,
     pub(crate) stats: SearchStats,
 }
 
@@ -68,8 +66,10 @@ impl SearchWorkspace {
     /// An empty workspace; it sizes itself on the first query.
     pub fn new() -> Self {
         SearchWorkspace {
-            nodes: Vec::new(),
-            heap: IndexedHeap::default(),
+            stamp: Vec::new(),
+            g: Vec::new(),
+            parent: Vec::new(),
+            open: OpenList::default(),
             path: Vec::new(),
             generation: 0,
             stats: SearchStats::default(),
@@ -99,50 +99,70 @@ impl SearchWorkspace {
 
     /// Bytes of memory held (capacity of all buffers).
     pub fn memory_bytes(&self) -> usize {
-        self.nodes.capacity() * std::mem::size_of::<Node>()
-            + self.heap.capacity() * 24
-            + self.nodes.len() * 4
+        self.stamp.capacity() * 2
+            + self.g.capacity() * 8
+            + self.parent.capacity()
+            + self.open.capacity_bytes()
             + self.path.capacity() * std::mem::size_of::<CellId>()
     }
 
     pub(crate) fn ensure_cells(&mut self, cells: usize) {
-        if self.nodes.len() < cells {
-            self.nodes.resize(cells, Node::default());
+        if self.stamp.len() < cells {
+            self.stamp.resize(cells, 0);
+            self.g.resize(cells, 0);
+            self.parent.resize(cells, NO_PARENT);
         }
-        self.heap.ensure_cells(cells);
     }
 
     /// Starts a query: sizes the arrays for `grid`, moves to a fresh generation, clears the open
     /// list, the path and the counters.
     pub(crate) fn begin(&mut self, grid: &Grid) {
         self.ensure_cells(grid.len());
-        // Generations advance by 2: `generation` = open/seen, `generation + 1` = closed.
-        if self.generation >= u32::MAX - 3 {
-            // Once every ~2 billion queries: really clear, so old stamps cannot alias.
-            for n in &mut self.nodes {
-                n.stamp = 0;
-            }
+        // Generations advance by 2: `generation` = open, `generation + 1` = closed.
+        if self.generation >= u16::MAX - 3 {
+            // Every ~32,000 queries: really clear, so that old stamps cannot alias.
+            self.stamp.fill(0);
             self.generation = 0;
         }
         self.generation += 2;
-        self.heap.clear();
+        self.open.clear();
         self.path.clear();
         self.stats = SearchStats::default();
     }
 
-    /// Writes the path ending at `goal` into the path buffer by following parents.
-    pub(crate) fn reconstruct(&mut self, goal: CellId) {
+    /// Writes the path ending at `goal` into the path buffer by following parent moves, and
+    /// returns its cost, summed in `f64` from start to goal exactly as [`Grid::path_cost`] does.
+    pub(crate) fn reconstruct(&mut self, grid: &Grid, goal: CellId) -> f64 {
+        let width = i64::from(grid.width());
         self.path.clear();
         let mut c = goal;
-        while c != NO_CELL {
+        loop {
             self.path.push(c);
-            c = self.nodes[c as usize].parent;
+            let d = self.parent[c as usize];
+            if d == NO_PARENT {
+                break;
+            }
+            let d = usize::from(d);
+            let back = i64::from(Direction::DY[d]) * width + i64::from(Direction::DX[d]);
+            c = (i64::from(c) - back) as CellId;
         }
         self.path.reverse();
+        let mut cost = 0.0;
+        for pair in self.path.windows(2) {
+            let ((ax, ay), (bx, by)) = (grid.coords(pair[0]), grid.coords(pair[1]));
+            let diagonal = ax != bx && ay != by;
+            let base = if diagonal {
+                std::f64::consts::SQRT_2
+            } else {
+                1.0
+            };
+            cost += base * f64::from(grid.cost(pair[1]));
+        }
+        cost
     }
 
     #[cfg(test)]
-    pub(crate) fn set_generation_for_test(&mut self, generation: u32) {
+    pub(crate) fn set_generation_for_test(&mut self, generation: u16) {
         self.generation = generation;
     }
 }
@@ -159,12 +179,12 @@ mod tests {
         let mut ws = SearchWorkspace::for_grid(&grid);
         let (a, b) = (grid.cell(0, 1).unwrap(), grid.cell(3, 1).unwrap());
         let expected = ws.find_path(&grid, a, b).unwrap();
-        for start in [u32::MAX - 9, u32::MAX - 5, u32::MAX - 4, u32::MAX - 3] {
+        for start in [u16::MAX - 9, u16::MAX - 5, u16::MAX - 4, u16::MAX - 3] {
             ws.set_generation_for_test(start);
             for _ in 0..6 {
                 assert_eq!(ws.find_path(&grid, a, b).unwrap(), expected);
                 assert_eq!(ws.find_path(&grid, b, a).unwrap(), expected);
-                assert!(ws.generation < u32::MAX - 1);
+                assert!(ws.generation < u16::MAX - 1);
             }
         }
         assert_eq!(expected, SearchOutcome::Found { cost: 5.0 });
