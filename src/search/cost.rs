@@ -42,7 +42,10 @@ pub(crate) struct FixedCost {
 impl CostModel for FixedCost {
     #[inline(always)]
     fn step(&self, d: usize, _next: u32) -> u64 {
-        if d < 4 { SCALE } else { DIAGONAL }
+        const STEP: [u64; 8] = [
+            SCALE, SCALE, SCALE, SCALE, DIAGONAL, DIAGONAL, DIAGONAL, DIAGONAL,
+        ];
+        STEP[d & 7]
     }
     #[inline(always)]
     fn add(&self, a: u64, b: u64) -> u64 {

@@ -23,6 +23,8 @@ const BUCKETS: usize = 65;
 pub(crate) struct OpenList {
     last: u64,
     buckets: [Vec<(u64, CellId)>; BUCKETS],
+    /// Smallest key in each bucket (valid while the bucket is not empty).
+    minimum: [u64; BUCKETS],
     /// Bit `i` set when bucket `i` is not empty.
     occupied: u128,
 }
@@ -32,6 +34,7 @@ impl Default for OpenList {
         OpenList {
             last: 0,
             buckets: std::array::from_fn(|_| Vec::new()),
+            minimum: [u64::MAX; BUCKETS],
             occupied: 0,
         }
     }
@@ -65,9 +68,19 @@ impl OpenList {
     #[inline]
     pub fn push(&mut self, f: u64, cell: CellId) {
         let f = f.max(self.last);
+        self.put(f, cell);
+    }
+
+    #[inline(always)]
+    fn put(&mut self, f: u64, cell: CellId) {
         let b = bucket_of(f, self.last);
+        if self.occupied & (1 << b) == 0 {
+            self.minimum[b] = f;
+            self.occupied |= 1 << b;
+        } else if f < self.minimum[b] {
+            self.minimum[b] = f;
+        }
         self.buckets[b].push((f, cell));
-        self.occupied |= 1 << b;
     }
 
     /// Removes an entry with the smallest key (the most recently pushed among equals).
@@ -93,12 +106,10 @@ impl OpenList {
         let i = self.occupied.trailing_zeros() as usize;
         let mut bucket = std::mem::take(&mut self.buckets[i]);
         self.occupied &= !(1 << i);
-        self.last = bucket.iter().map(|e| e.0).min().expect("occupied bucket");
+        self.last = self.minimum[i];
         for (f, cell) in bucket.drain(..) {
-            let b = bucket_of(f, self.last);
-            debug_assert!(b < i);
-            self.buckets[b].push((f, cell));
-            self.occupied |= 1 << b;
+            debug_assert!(bucket_of(f, self.last) < i);
+            self.put(f, cell);
         }
         self.buckets[i] = bucket; // keep its capacity
     }
