@@ -197,22 +197,37 @@ pub(crate) fn validate_endpoints(
 /// Division of a `u32` by a fixed divisor with one multiplication instead of a `div`
 /// instruction (exact for every `u32`; D. Lemire, O. Kaser, N. Kurz, "Faster Remainder by
 /// Direct Computation", 2019). The search divides every expanded cell id by the grid width.
+/// Powers of two (including 1, whose multiplier would not fit in 64 bits) shift instead.
 #[derive(Debug, Clone, Copy)]
 struct FastDiv {
+    /// 0 for a power of two.
     multiplier: u64,
+    shift: u32,
 }
 
 impl FastDiv {
     fn new(divisor: u32) -> Self {
         debug_assert!(divisor > 0);
-        FastDiv {
-            multiplier: u64::MAX / u64::from(divisor) + 1,
+        if divisor.is_power_of_two() {
+            FastDiv {
+                multiplier: 0,
+                shift: divisor.trailing_zeros(),
+            }
+        } else {
+            FastDiv {
+                multiplier: u64::MAX / u64::from(divisor) + 1,
+                shift: 0,
+            }
         }
     }
 
     #[inline(always)]
     fn divide(self, n: u32) -> u32 {
-        ((u128::from(self.multiplier) * u128::from(n)) >> 64) as u32
+        if self.multiplier == 0 {
+            n >> self.shift
+        } else {
+            ((u128::from(self.multiplier) * u128::from(n)) >> 64) as u32
+        }
     }
 }
 
