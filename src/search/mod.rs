@@ -3,6 +3,23 @@
 //! A workspace is built once per thread and reused for every query; see [`SearchWorkspace`].
 //! A query answers with a [`SearchOutcome`] (found, unreachable, budget exhausted) or, when the
 //! query itself is invalid (a cell outside the grid, a blocked start or goal), a [`QueryError`].
+//!
+//! # How the open list was chosen
+//!
+//! Measured on the 101 longest queries of `random512-10-0` and of `8room_000` (mean µs per
+//! query, best of 5 interleaved runs of `throng scen`, same machine and load; 2-core AMD EPYC):
+//!
+//! | open list | random512 | 8room | expansions (random512) |
+//! |---|---|---|---|
+//! | indexed binary heap, `f64` costs (first version) | 5521 | 12472 | 31,570 |
+//! | LIFO stack for `f` = minimum + lazy binary heap, exact integer costs | 4318 | 12259 | 30,644 |
+//! | same with a 4-ary heap | no gain, 12% more instructions | | |
+//! | LIFO stack + indexed binary heap (decrease-key) | 3380 | 9692 | 30,816 |
+//! | radix heap, exact integer costs (current) | 1776 | 5093 | 30,644 |
+//!
+//! Exact integer costs make equal-`f` ties real ties (7% fewer expansions on random512, 45%
+//! fewer on arena), and the radix heap turns the pops that dominated the profile into O(1)
+//! work for almost all entries.
 
 mod astar;
 mod cost;
