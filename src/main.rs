@@ -1,20 +1,27 @@
 //! The `throng` command line. A thin layer over the library: parse flags, call the library,
 //! print. Errors print one line and exit with status 2; a scenario run that finds a wrong answer
-//! exits with status 1.
+//! exits with status 1, and so does `run --compare-threads` when the two runs end in different
+//! states.
 
-use std::io::{self, Write};
+use std::io::{self, BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::time::Instant;
 
 use anyhow::{Context, bail};
 use clap::{Parser, Subcommand};
+use serde::Serialize;
 use throng::grid::procgen::MapGenerator;
 use throng::movingai::{self, ScenFile};
 use throng::scen_run::{ScenReport, ScenRunOptions, run_scen};
+use throng::sim::{RunSummary, Scenario, TickReport};
 use throng::{Grid, PlannerKind};
 
 /// Where the maps shipped with throng live (used when no file is given).
 const SHIPPED_MAPS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/sims/maps");
+
+/// The scenario `throng run` plays when no file is given.
+const DEFAULT_SCENARIO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/sims/default.toml");
 
 #[derive(Parser)]
 #[command(
@@ -29,6 +36,10 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Play a simulation scenario file (TOML, see sims/README.md) and print a summary: plans/s,
+    /// ticks/s, latency percentiles, arrivals, and a hash of the final state. With no SCENARIO,
+    /// plays sims/default.toml.
+    Run(RunArgs),
     /// Run every query of Moving AI scenario files and check each path against the optimal
     /// length. With no FILE, runs the scenario files shipped in sims/maps.
     Scen {
@@ -83,6 +94,35 @@ enum Command {
     },
 }
 
+#[derive(clap::Args)]
+struct RunArgs {
+    /// Scenario file (default: sims/default.toml).
+    scenario: Option<PathBuf>,
+    /// Worker threads to plan on (default: the file's `threads`; 0 means all cores).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Seed of the placement and of lifelong goals (default: the file's `seed`).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Ticks to play at most (default: the file's `ticks`).
+    #[arg(long)]
+    ticks: Option<u64>,
+    /// Write the summary to FILE as one JSON object.
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
+    /// Write the per-tick series to FILE as CSV (a header, then one row per tick).
+    #[arg(long, value_name = "FILE")]
+    csv: Option<PathBuf>,
+    /// No progress bar and no summary table (the files are still written).
+    #[arg(long, short)]
+    quiet: bool,
+    /// Play the scenario twice, on 1 thread and then on N threads (--threads, or all cores),
+    /// and print the planning speed-up (plans/s ratio) and whether the final states match.
+    /// --json and --csv then describe the N-thread run; the JSON adds a `compare` object.
+    #[arg(long)]
+    compare_threads: bool,
+}
+
 #[derive(Clone, Copy, clap::ValueEnum)]
 enum GenKind {
     Random,
@@ -111,6 +151,7 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
+        Command::Run(args) => run_scenario(args),
         Command::Scen {
             files,
             map,
@@ -286,6 +327,364 @@ fn print_report(out: &mut impl Write, r: &ScenReport, grid: &Grid) -> io::Result
         writeln!(out, "  line {}: {}: {}", f.line, f.kind, f.detail)?;
     }
     writeln!(out)
+}
+
+/// One played scenario.
+struct Played {
+    summary: RunSummary,
+    /// Every tick's report, in order.
+    reports: Vec<TickReport>,
+    /// Seconds spent loading the map and placing the agents.
+    setup_s: f64,
+    /// `width x height, N% walkable`.
+    map_size: String,
+    /// Whether a one-shot run stopped before its last tick because every agent was done.
+    finished_early: bool,
+}
+
+/// The planning speed-up of `--compare-threads`.
+#[derive(Serialize)]
+struct Comparison {
+    /// Threads of the baseline run (1).
+    baseline_threads: usize,
+    /// Plans per second of planning time on 1 thread.
+    baseline_plans_per_sec: f64,
+    /// Ticks per second on 1 thread.
+    baseline_ticks_per_sec: f64,
+    /// Final state hash of the 1-thread run.
+    baseline_final_state_hash: u64,
+    /// Threads of the compared run.
+    threads: usize,
+    /// Plans per second on N threads.
+    plans_per_sec: f64,
+    /// `plans_per_sec / baseline_plans_per_sec`.
+    planning_speedup: f64,
+    /// Ticks-per-second ratio.
+    ticks_speedup: f64,
+    /// Whether both runs ended in the same state (they must).
+    hash_match: bool,
+}
+
+/// The `--json` object: the run summary with what was run.
+#[derive(Serialize)]
+struct JsonSummary<'a> {
+    scenario: &'a str,
+    scenario_file: &'a str,
+    map: String,
+    seed: u64,
+    planner: PlannerKind,
+    conflicts: throng::sim::ConflictMode,
+    lifelong: bool,
+    max_plans_per_tick: Option<usize>,
+    #[serde(flatten)]
+    summary: &'a RunSummary,
+    final_state_hash_hex: String,
+    setup_s: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    compare: Option<Comparison>,
+}
+
+fn run_scenario(args: RunArgs) -> anyhow::Result<ExitCode> {
+    let path = args
+        .scenario
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(DEFAULT_SCENARIO));
+    let mut scenario = Scenario::load(&path)?;
+    if let Some(seed) = args.seed {
+        scenario.seed = seed;
+    }
+    if let Some(ticks) = args.ticks {
+        if ticks == 0 {
+            bail!("--ticks must be at least 1");
+        }
+        scenario.ticks = ticks;
+    }
+    if let Some(threads) = args.threads {
+        scenario.threads = threads;
+    }
+    let threads = match scenario.threads {
+        0 => std::thread::available_parallelism().map_or(1, usize::from),
+        n => n,
+    };
+    let progress = !args.quiet && io::stderr().is_terminal();
+    let mut out = io::stdout().lock();
+
+    let (played, comparison) = if args.compare_threads {
+        if threads < 2 {
+            bail!(
+                "--compare-threads compares 1 thread with N: give --threads N with N >= 2 \
+                 (this machine reports {threads} core)"
+            );
+        }
+        let base = play(&scenario, 1, progress)?;
+        let multi = play(&scenario, threads, progress)?;
+        let ratio = |a: f64, b: f64| if b > 0.0 { a / b } else { 0.0 };
+        let c = Comparison {
+            baseline_threads: 1,
+            baseline_plans_per_sec: base.summary.plans_per_sec,
+            baseline_ticks_per_sec: base.summary.ticks_per_sec,
+            baseline_final_state_hash: base.summary.final_state_hash,
+            threads: multi.summary.threads,
+            plans_per_sec: multi.summary.plans_per_sec,
+            planning_speedup: ratio(multi.summary.plans_per_sec, base.summary.plans_per_sec),
+            ticks_speedup: ratio(multi.summary.ticks_per_sec, base.summary.ticks_per_sec),
+            hash_match: base.summary.final_state_hash == multi.summary.final_state_hash,
+        };
+        if !args.quiet {
+            print_run(&mut out, &scenario, &base)?;
+            writeln!(out)?;
+            print_run(&mut out, &scenario, &multi)?;
+            print_comparison(&mut out, &c)?;
+        }
+        (multi, Some(c))
+    } else {
+        let played = play(&scenario, threads, progress)?;
+        if !args.quiet {
+            print_run(&mut out, &scenario, &played)?;
+        }
+        (played, None)
+    };
+    out.flush()?;
+
+    let hash_match = comparison.as_ref().is_none_or(|c| c.hash_match);
+    if let Some(file) = &args.json {
+        let config = scenario.sim_config();
+        let object = JsonSummary {
+            scenario: &scenario.name,
+            scenario_file: scenario.file(),
+            map: scenario.map_label(),
+            seed: scenario.seed,
+            planner: config.planner,
+            conflicts: config.conflicts,
+            lifelong: config.lifelong,
+            max_plans_per_tick: config.max_plans_per_tick,
+            summary: &played.summary,
+            final_state_hash_hex: format!("{:016x}", played.summary.final_state_hash),
+            setup_s: played.setup_s,
+            compare: comparison,
+        };
+        let mut text = serde_json::to_string_pretty(&object)?;
+        text.push('\n');
+        std::fs::write(file, text).with_context(|| format!("writing {}", file.display()))?;
+    }
+    if let Some(file) = &args.csv {
+        write_csv(file, &played.reports).with_context(|| format!("writing {}", file.display()))?;
+    }
+    if !hash_match {
+        eprintln!(
+            "throng: the 1-thread and the {threads}-thread runs ended in different states \
+             (a determinism bug)"
+        );
+        return Ok(ExitCode::from(1));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Builds the scenario and plays it on a pool of `threads` workers. A one-shot run stops early
+/// once every agent is at its goal or has no path (nothing can change after that).
+fn play(scenario: &Scenario, threads: usize, progress: bool) -> anyhow::Result<Played> {
+    let t0 = Instant::now();
+    let mut sim = scenario.build()?;
+    let setup_s = t0.elapsed().as_secs_f64();
+    let grid = sim.grid();
+    let map_size = format!(
+        "{} x {}, {:.1}% walkable",
+        grid.width(),
+        grid.height(),
+        100.0 * grid.walkable_count() as f64 / grid.len() as f64
+    );
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .context("starting the worker threads")?;
+    let bar = if progress {
+        let bar = indicatif::ProgressBar::with_draw_target(
+            Some(scenario.ticks),
+            indicatif::ProgressDrawTarget::stderr(),
+        );
+        let style = indicatif::ProgressStyle::with_template(
+            "{prefix} [{bar:30}] {pos}/{len} ticks, {msg} ({elapsed}, eta {eta})",
+        )?
+        .progress_chars("=> ");
+        bar.set_style(style);
+        bar.set_prefix(format!(
+            "{} on {threads} thread{}",
+            scenario.name,
+            if threads == 1 { "" } else { "s" }
+        ));
+        bar
+    } else {
+        indicatif::ProgressBar::hidden()
+    };
+    let lifelong = scenario.sim_config().lifelong;
+    let (summary, reports, finished_early) = pool.install(|| {
+        let mut reports = Vec::with_capacity(scenario.ticks.min(1 << 20) as usize);
+        let (mut plans, mut finished_early) = (0u64, false);
+        for tick in 0..scenario.ticks {
+            let report = sim.step();
+            plans += u64::from(report.plans);
+            bar.set_position(tick + 1);
+            if !bar.is_hidden() {
+                bar.set_message(format!(
+                    "{} plans, {} of {} at goal",
+                    plans, report.at_goal, report.agents
+                ));
+            }
+            let done = !lifelong && report.at_goal + report.no_path == report.agents;
+            reports.push(report);
+            if done {
+                finished_early = tick + 1 < scenario.ticks;
+                break;
+            }
+        }
+        (sim.summary(), reports, finished_early)
+    });
+    bar.finish_and_clear();
+    Ok(Played {
+        summary,
+        reports,
+        setup_s,
+        map_size,
+        finished_early,
+    })
+}
+
+fn print_run(out: &mut impl Write, scenario: &Scenario, played: &Played) -> io::Result<()> {
+    let s = &played.summary;
+    let config = scenario.sim_config();
+    let name = if scenario.description.is_empty() {
+        scenario.name.clone()
+    } else {
+        format!("{}: {}", scenario.name, scenario.description)
+    };
+    writeln!(out, "scenario     {name}")?;
+    writeln!(
+        out,
+        "map          {} ({})",
+        scenario.map_label(),
+        played.map_size
+    )?;
+    writeln!(
+        out,
+        "setup        {} agents, {} threads, seed {}, planner {}, conflicts {}, {}{} ({:.2} s)",
+        s.agents,
+        s.threads,
+        scenario.seed,
+        config.planner,
+        match config.conflicts {
+            throng::sim::ConflictMode::Avoid => "avoid",
+            throng::sim::ConflictMode::Off => "off",
+        },
+        if config.lifelong {
+            "lifelong"
+        } else {
+            "one-shot"
+        },
+        config
+            .max_plans_per_tick
+            .map_or(String::new(), |m| format!(", at most {m} plans/tick")),
+        played.setup_s
+    )?;
+    writeln!(
+        out,
+        "ticks        {}{} in {:.2} s: {:.1} ticks/s",
+        s.ticks,
+        if played.finished_early {
+            " (every agent done)"
+        } else {
+            ""
+        },
+        s.wall_s,
+        s.ticks_per_sec
+    )?;
+    writeln!(
+        out,
+        "tick ms      p50 {:.3}, p90 {:.3}, p99 {:.3}, max {:.3}",
+        s.tick_ms_p50, s.tick_ms_p90, s.tick_ms_p99, s.tick_ms_max
+    )?;
+    writeln!(
+        out,
+        "plans        {} ({} failed) in {:.2} s of planning: {:.0} plans/s",
+        s.plans, s.plans_failed, s.planning_s, s.plans_per_sec
+    )?;
+    writeln!(
+        out,
+        "plan us      p50 {:.1}, p90 {:.1}, p99 {:.1}, max {:.1}",
+        s.plan_us_p50, s.plan_us_p90, s.plan_us_p99, s.plan_us_max
+    )?;
+    let expanded = if s.plans > 0 {
+        s.nodes_expanded as f64 / s.plans as f64
+    } else {
+        0.0
+    };
+    writeln!(out, "expanded     {expanded:.0} nodes per plan (mean)")?;
+    writeln!(
+        out,
+        "moves        {}: {:.0} moves/s",
+        s.moves, s.moves_per_sec
+    )?;
+    writeln!(
+        out,
+        "arrived      {} of {} at goal; sum of costs {}, makespan {}",
+        s.arrived, s.agents, s.sum_of_costs, s.makespan
+    )?;
+    writeln!(
+        out,
+        "goals        {} reached, {:.2} per tick",
+        s.goals_reached, s.goals_per_tick
+    )?;
+    writeln!(out, "state hash   {:016x}", s.final_state_hash)
+}
+
+fn print_comparison(out: &mut impl Write, c: &Comparison) -> io::Result<()> {
+    writeln!(out)?;
+    writeln!(
+        out,
+        "speed-up     planning {:.2}x on {} threads over 1 ({:.0} vs {:.0} plans/s); ticks/s {:.2}x",
+        c.planning_speedup, c.threads, c.plans_per_sec, c.baseline_plans_per_sec, c.ticks_speedup
+    )?;
+    writeln!(
+        out,
+        "same state   {} ({:016x} on 1 thread)",
+        if c.hash_match { "yes" } else { "NO" },
+        c.baseline_final_state_hash
+    )
+}
+
+/// The per-tick series: one header line, then one row per tick (`added` and `rejected` as
+/// counts).
+fn write_csv(path: &Path, reports: &[TickReport]) -> io::Result<()> {
+    let mut w = BufWriter::new(std::fs::File::create(path)?);
+    writeln!(
+        w,
+        "tick,wall_ms,commands_ms,planning_ms,movement_ms,plans,plans_failed,plans_deferred,\
+         nodes_expanded,moved,waiting,goals_reached,agents,at_goal,no_path,state_hash,added,rejected"
+    )?;
+    for r in reports {
+        writeln!(
+            w,
+            "{},{:.4},{:.4},{:.4},{:.4},{},{},{},{},{},{},{},{},{},{},{:016x},{},{}",
+            r.tick,
+            r.wall_ms,
+            r.commands_ms,
+            r.planning_ms,
+            r.movement_ms,
+            r.plans,
+            r.plans_failed,
+            r.plans_deferred,
+            r.nodes_expanded,
+            r.moved,
+            r.waiting,
+            r.goals_reached,
+            r.agents,
+            r.at_goal,
+            r.no_path,
+            r.state_hash,
+            r.added.len(),
+            r.rejected.len()
+        )?;
+    }
+    w.flush()
 }
 
 fn shipped_scen_files() -> anyhow::Result<Vec<PathBuf>> {

@@ -12,6 +12,7 @@ mod metrics;
 mod movement;
 mod occupancy;
 mod planning;
+mod scenario;
 mod simulation;
 
 pub use agent::{Agent, AgentId, AgentSet, AgentState};
@@ -21,4 +22,5 @@ pub use metrics::{Metrics, RunSummary, StableHasher, TickReport};
 pub use movement::{MovementStage, MovementTotals};
 pub use occupancy::Occupancy;
 pub use planning::{PlanningStage, PlanningTotals};
+pub use scenario::{MapSource, Placement, Scenario};
 pub use simulation::Simulation;

@@ -1,0 +1,996 @@
+//! Scenario files: a whole simulation run described in TOML (the files in `sims/`).
+//!
+//! A scenario names the map (a Moving AI `.map` file or a procedural [`MapGenerator`]), how
+//! many agents there are and how their starts and goals are placed, the [`SimConfig`] and how
+//! long to run. [`Scenario::load`] reads and checks a file; [`Scenario::build`] makes the
+//! [`Simulation`], placing the agents deterministically from the seed.
+//!
+//! ```toml
+//! name = "example"                # default: the file name without .toml
+//! description = "what it shows"   # optional
+//! seed = 1                        # placement and lifelong goals (default 0)
+//! ticks = 300                     # ticks to play at most (one-shot runs may stop earlier)
+//! threads = 0                     # worker threads, 0 = all cores (default 0)
+//! agents = 500
+//!
+//! [map]                           # exactly one of `file` and `generator`
+//! file = "maps/arena.map"         # relative to the scenario file
+//! # generator = { kind = "rooms", width = 128, height = 128, room = 15, door = 3 }
+//! # seed = 0                      # generator seed (default 0; `--seed` does not change the map)
+//!
+//! [placement]                     # default: kind = "random"
+//! kind = "random"                 # "random" | "crowds" | "scen"
+//! # crowds: groups = 2 (1 to 16), density = 0.5 (0 < density <= 1)
+//! # scen:   file = "maps/mapf/random-32-32-10-random-1.scen" (the first `agents` lines)
+//!
+//! [sim]                           # any field of SimConfig except `seed` (set at the top)
+//! planner = "astar"
+//! conflicts = "avoid"             # or "off"
+//! lifelong = false
+//! max_plans_per_tick = 2000
+//! ```
+//!
+//! Unknown keys and bad values are errors that name the file, the line and the key.
+//!
+//! Placement rules, all seeded by `seed`:
+//! - every start and goal is in the map's largest connected component, so every goal is
+//!   reachable from its start;
+//! - starts are distinct when conflicts are on (`conflicts = "avoid"`), and so are goals in a
+//!   one-shot run; an agent's goal is never its own start when the map allows it;
+//! - `random`: starts and goals drawn uniformly from the component;
+//! - `crowds`: `groups` clustered crowds (agent `i` is in group `i % groups`). The crowds stand
+//!   around points spread evenly on an ellipse inside the map (two groups: left and right, four:
+//!   the four sides), each heading for the opposite side, where it gathers again. `density` is
+//!   the fraction of the cells of a crowd's area that hold an agent;
+//! - `scen`: start and goal of agent `k` from line `k` of a Moving AI / MAPF `.scen` file.
+
+use std::path::{Path, PathBuf};
+
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+use toml::Spanned;
+
+use super::config::{ConflictMode, SimConfig};
+use super::simulation::Simulation;
+use crate::error::{Error, ParseError, Result, read_text};
+use crate::grid::procgen::MapGenerator;
+use crate::grid::{CellId, Grid};
+use crate::movingai::{ScenFile, load_map};
+
+/// Where the map of a scenario comes from.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MapSource {
+    /// A Moving AI `.map` file (the path is resolved against the scenario file's folder).
+    File(PathBuf),
+    /// A procedural map.
+    Generated {
+        /// The recipe.
+        generator: MapGenerator,
+        /// The generator's seed.
+        seed: u64,
+    },
+}
+
+/// How starts and goals are placed. See the [module docs](self).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Placement {
+    /// Uniformly at random in the largest component.
+    Random,
+    /// Clustered crowds crossing the map to the opposite side.
+    Crowds {
+        /// Number of crowds (1 to 16).
+        groups: u32,
+        /// Fraction of a crowd's area holding an agent (0 < density <= 1).
+        density: f64,
+    },
+    /// From a Moving AI / MAPF `.scen` file: agent `k` gets line `k`'s start and goal.
+    Scen {
+        /// The file (resolved against the scenario file's folder).
+        file: PathBuf,
+    },
+}
+
+/// A parsed and checked scenario file. Fields are plain data a caller may change before
+/// [`build`](Self::build) (the command line's `--seed`, `--ticks`, `--threads` do).
+///
+/// ```
+/// use throng::sim::Scenario;
+///
+/// let scenario = Scenario::parse(
+///     r#"
+///     agents = 20
+///     ticks = 50
+///     [map]
+///     generator = { kind = "random", width = 32, height = 32, density = 0.1 }
+///     "#,
+///     "inline.toml",
+///     ".".as_ref(),
+/// )?;
+/// let mut sim = scenario.build()?;
+/// assert_eq!(sim.agents().len(), 20);
+/// for _ in 0..scenario.ticks {
+///     sim.step();
+/// }
+/// # Ok::<(), throng::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct Scenario {
+    /// Short name (default: the file name without extension).
+    pub name: String,
+    /// One line saying what the scenario shows (may be empty).
+    pub description: String,
+    /// Seed of the placement and of the simulation (lifelong goals). Copied into
+    /// [`SimConfig::seed`] by [`build`](Self::build).
+    pub seed: u64,
+    /// Ticks to play at most.
+    pub ticks: u64,
+    /// Worker threads to plan on; 0 means all cores.
+    pub threads: usize,
+    /// Number of agents.
+    pub agents: usize,
+    /// The map.
+    pub map: MapSource,
+    /// How starts and goals are placed.
+    pub placement: Placement,
+    /// Simulation settings (its `seed` is replaced by [`Scenario::seed`] when building).
+    pub sim: SimConfig,
+    origin: Origin,
+}
+
+/// Where a scenario came from, to point errors found after parsing at the right line.
+#[derive(Debug, Clone, Default, PartialEq)]
+struct Origin {
+    file: String,
+    /// Line of each key that was written (`"agents"`, `"map.file"`, ...).
+    lines: Vec<(&'static str, usize)>,
+}
+
+impl Origin {
+    fn line(&self, key: &str) -> Option<usize> {
+        self.lines.iter().find(|(k, _)| *k == key).map(|&(_, l)| l)
+    }
+
+    /// An error about `key`, at its line when it was written in the file.
+    fn error(&self, key: &str, message: impl std::fmt::Display) -> Error {
+        let message = format!("{key}: {message}");
+        match self.line(key) {
+            Some(line) => ParseError::at(&self.file, line, message),
+            None => ParseError::whole(&self.file, message),
+        }
+        .into()
+    }
+}
+
+// The file as serde sees it. Spanned values carry their byte range, for error lines.
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawScenario {
+    name: Option<String>,
+    description: Option<String>,
+    #[serde(default)]
+    seed: u64,
+    ticks: Spanned<u64>,
+    #[serde(default)]
+    threads: usize,
+    agents: Spanned<usize>,
+    map: Spanned<RawMap>,
+    placement: Option<Spanned<RawPlacement>>,
+    sim: Option<Spanned<SimConfig>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawMap {
+    file: Option<Spanned<String>>,
+    generator: Option<Spanned<MapGenerator>>,
+    seed: Option<Spanned<u64>>,
+}
+
+#[derive(Deserialize, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+enum PlacementKind {
+    Random,
+    Crowds,
+    Scen,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawPlacement {
+    kind: Spanned<PlacementKind>,
+    groups: Option<Spanned<u32>>,
+    density: Option<Spanned<f64>>,
+    file: Option<Spanned<String>>,
+}
+
+/// 1-based line of byte `offset` in `text`.
+fn line_of(text: &str, offset: usize) -> usize {
+    let end = offset.min(text.len());
+    text.as_bytes()[..end]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+        + 1
+}
+
+/// The line where `key` is assigned inside the byte range `within` (a table or inline table),
+/// if it can be found: refines the line of errors serde reports for a whole table.
+fn key_line_in(text: &str, within: std::ops::Range<usize>, key: &str) -> Option<usize> {
+    let start = within.start.min(text.len());
+    let end = within.end.clamp(start, text.len());
+    let region = text.get(start..end)?;
+    let mut from = 0;
+    while let Some(pos) = region[from..].find(key) {
+        let at = from + pos;
+        let before = region[..at].chars().next_back();
+        let after = region[at + key.len()..].trim_start_matches([' ', '\t', '"', '\'']);
+        let boundary = before.is_none_or(|c| !(c.is_alphanumeric() || c == '_' || c == '-'));
+        if boundary && after.starts_with('=') {
+            return Some(line_of(text, start + at));
+        }
+        from = at + key.len();
+    }
+    None
+}
+
+/// The line of `key` in table `[table]` (or written `table.key` at the top level).
+fn table_key_line(text: &str, table: &str, key: &str) -> Option<usize> {
+    let mut current = String::new();
+    let dotted = format!("{table}.{key}");
+    for (i, raw) in text.lines().enumerate() {
+        let line = raw.trim();
+        if line.starts_with('[') {
+            current = line
+                .trim_start_matches('[')
+                .split(']')
+                .next()
+                .unwrap_or("")
+                .trim()
+                .to_string();
+            continue;
+        }
+        let lhs = match line.split_once('=') {
+            Some((lhs, _)) => lhs.trim().trim_matches(['"', '\'']),
+            None => continue,
+        };
+        if (current == table && lhs == key) || (current.is_empty() && lhs == dotted) {
+            return Some(i + 1);
+        }
+    }
+    None
+}
+
+/// The dotted name of what sits at byte `offset`: `table.key` when the offset is in the value
+/// of `key = ...` under `[table]`, or just the table when it is elsewhere (a key's name, a
+/// table header). Empty at the top level outside any value.
+fn key_path_at(text: &str, offset: usize) -> String {
+    let offset = offset.min(text.len());
+    let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+    let line_end = text[offset..].find('\n').map_or(text.len(), |i| offset + i);
+    let line = &text[line_start..line_end];
+    let mut table = String::new();
+    for l in text[..line_start].lines().chain([line]) {
+        let l = l.trim();
+        if l.starts_with('[') {
+            table = l.trim_matches(['[', ']']).trim().to_string();
+        }
+    }
+    let key = line
+        .split_once('=')
+        .filter(|(lhs, _)| line_start + lhs.len() < offset)
+        .map(|(lhs, _)| lhs.trim().trim_matches(['"', '\'']).to_string())
+        .filter(|k| !k.is_empty() && !k.starts_with('[') && !k.starts_with('#'));
+    match (table.is_empty(), key) {
+        (_, Some(k)) if table.is_empty() => k,
+        (false, Some(k)) => format!("{table}.{k}"),
+        _ => table,
+    }
+}
+
+fn toml_error(file: &str, text: &str, err: &toml::de::Error) -> Error {
+    let mut message = err.message().trim().replace('\n', " ");
+    let Some(span) = err.span() else {
+        return ParseError::whole(file, message).into();
+    };
+    let mut line = line_of(text, span.start);
+    // serde reports unknown fields of an internally tagged table (the map generator) at the
+    // whole table: point at the key itself.
+    if let Some(rest) = message.strip_prefix("unknown field `")
+        && let Some((key, _)) = rest.split_once('`')
+        && let Some(l) = key_line_in(text, span.clone(), key)
+    {
+        line = l;
+    }
+    // Name the key the error is about ("sim.conflicts: unknown variant ..."), unless the
+    // message is about the whole file.
+    let path = key_path_at(text, span.start);
+    if !path.is_empty() {
+        message = format!("{path}: {message}");
+    }
+    ParseError::at(file, line, message).into()
+}
+
+impl Scenario {
+    /// Reads and checks a scenario file.
+    ///
+    /// # Errors
+    /// [`Error::Io`] when it cannot be read; [`Error::Parse`] naming the line and key of an
+    /// unknown key, a missing key, a value of the wrong type or out of range, or a map or
+    /// `.scen` file that does not exist.
+    pub fn load(path: impl AsRef<Path>) -> Result<Scenario> {
+        let path = path.as_ref();
+        let text = read_text(path)?;
+        let base = path.parent().unwrap_or(Path::new(""));
+        let mut scenario = Self::parse(&text, &path.display().to_string(), base)?;
+        if scenario.name.is_empty() {
+            scenario.name = path
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
+        }
+        Ok(scenario)
+    }
+
+    /// Parses scenario text. `file` labels errors; relative map and `.scen` paths are
+    /// resolved against `base_dir`.
+    ///
+    /// # Errors
+    /// As [`load`](Self::load), without the I/O error.
+    pub fn parse(text: &str, file: &str, base_dir: &Path) -> Result<Scenario> {
+        let raw: RawScenario = toml::from_str(text).map_err(|e| toml_error(file, text, &e))?;
+        let mut origin = Origin {
+            file: file.to_string(),
+            lines: Vec::new(),
+        };
+        let at = |span: std::ops::Range<usize>| line_of(text, span.start);
+        let mark = |origin: &mut Origin, key: &'static str, span: std::ops::Range<usize>| {
+            origin.lines.push((key, at(span)));
+        };
+        mark(&mut origin, "ticks", raw.ticks.span());
+        mark(&mut origin, "agents", raw.agents.span());
+        mark(&mut origin, "map", raw.map.span());
+
+        if *raw.ticks.get_ref() == 0 {
+            return Err(origin.error("ticks", "must be at least 1"));
+        }
+        if *raw.agents.get_ref() == 0 {
+            return Err(origin.error("agents", "must be at least 1"));
+        }
+
+        // [map]
+        let map_span = raw.map.span();
+        let raw_map = raw.map.into_inner();
+        if let Some(seed) = &raw_map.seed {
+            mark(&mut origin, "map.seed", seed.span());
+        }
+        let map = match (raw_map.file, raw_map.generator) {
+            (Some(_), Some(g)) => {
+                mark(&mut origin, "map.generator", g.span());
+                return Err(origin.error(
+                    "map.generator",
+                    "give either map.file or map.generator, not both",
+                ));
+            }
+            (None, None) => {
+                // Point at the [map] header (the span starts at the table's first key).
+                origin.lines.retain(|(k, _)| *k != "map");
+                let line = key_line_in(text, 0..text.len(), "map")
+                    .or_else(|| {
+                        text.lines()
+                            .position(|l| l.trim() == "[map]")
+                            .map(|i| i + 1)
+                    })
+                    .unwrap_or_else(|| line_of(text, map_span.start));
+                origin.lines.push(("map", line));
+                return Err(origin.error("map", "needs `file` (a .map file) or `generator`"));
+            }
+            (Some(f), None) => {
+                mark(&mut origin, "map.file", f.span());
+                if raw_map.seed.is_some() {
+                    return Err(origin.error("map.seed", "only applies to map.generator"));
+                }
+                let path = base_dir.join(f.get_ref());
+                if !path.is_file() {
+                    return Err(origin.error(
+                        "map.file",
+                        format!(
+                            "{} does not exist (looked for {})",
+                            f.get_ref(),
+                            path.display()
+                        ),
+                    ));
+                }
+                MapSource::File(path)
+            }
+            (None, Some(g)) => {
+                mark(&mut origin, "map.generator", g.span());
+                let generator = g.into_inner();
+                check_generator(&generator).map_err(|m| origin.error("map.generator", m))?;
+                MapSource::Generated {
+                    generator,
+                    seed: raw_map.seed.map_or(0, Spanned::into_inner),
+                }
+            }
+        };
+
+        // [placement]
+        let placement = match raw.placement {
+            None => Placement::Random,
+            Some(p) => {
+                let p = p.into_inner();
+                mark(&mut origin, "placement.kind", p.kind.span());
+                let kind = *p.kind.get_ref();
+                let mut only_for = |key: &'static str,
+                                    span: Option<std::ops::Range<usize>>,
+                                    for_kind: PlacementKind,
+                                    name: &str| {
+                    if let Some(span) = span {
+                        origin.lines.push((key, at(span)));
+                        if kind != for_kind {
+                            return Err(
+                                origin.error(key, format!("only applies to kind = \"{name}\""))
+                            );
+                        }
+                    }
+                    Ok(())
+                };
+                only_for(
+                    "placement.groups",
+                    p.groups.as_ref().map(Spanned::span),
+                    PlacementKind::Crowds,
+                    "crowds",
+                )?;
+                only_for(
+                    "placement.density",
+                    p.density.as_ref().map(Spanned::span),
+                    PlacementKind::Crowds,
+                    "crowds",
+                )?;
+                only_for(
+                    "placement.file",
+                    p.file.as_ref().map(Spanned::span),
+                    PlacementKind::Scen,
+                    "scen",
+                )?;
+                match kind {
+                    PlacementKind::Random => Placement::Random,
+                    PlacementKind::Crowds => {
+                        let groups = p.groups.map_or(2, Spanned::into_inner);
+                        if !(1..=16).contains(&groups) {
+                            return Err(origin.error(
+                                "placement.groups",
+                                format!("must be between 1 and 16, got {groups}"),
+                            ));
+                        }
+                        let density = p.density.map_or(0.5, Spanned::into_inner);
+                        if !(density > 0.0 && density <= 1.0) {
+                            return Err(origin.error(
+                                "placement.density",
+                                format!("must be more than 0 and at most 1, got {density}"),
+                            ));
+                        }
+                        Placement::Crowds { groups, density }
+                    }
+                    PlacementKind::Scen => {
+                        let Some(f) = p.file else {
+                            return Err(origin.error(
+                                "placement.kind",
+                                "kind = \"scen\" needs placement.file (a .scen file)",
+                            ));
+                        };
+                        let path = base_dir.join(f.get_ref());
+                        if !path.is_file() {
+                            return Err(origin.error(
+                                "placement.file",
+                                format!(
+                                    "{} does not exist (looked for {})",
+                                    f.get_ref(),
+                                    path.display()
+                                ),
+                            ));
+                        }
+                        Placement::Scen { file: path }
+                    }
+                }
+            }
+        };
+
+        // [sim]
+        let sim = match raw.sim {
+            None => SimConfig::default(),
+            Some(s) => {
+                let span = s.span();
+                let sim = s.into_inner();
+                let line = |key: &str| {
+                    table_key_line(text, "sim", key).unwrap_or_else(|| line_of(text, span.start))
+                };
+                if let Some(l) = table_key_line(text, "sim", "seed") {
+                    origin.lines.push(("sim.seed", l));
+                    return Err(origin.error(
+                        "sim.seed",
+                        "set the seed at the top of the file (`seed = ...`), not in [sim]",
+                    ));
+                }
+                if sim.max_plans_per_tick == Some(0) {
+                    origin
+                        .lines
+                        .push(("sim.max_plans_per_tick", line("max_plans_per_tick")));
+                    return Err(origin.error(
+                        "sim.max_plans_per_tick",
+                        "must be at least 1 (leave it out for no cap)",
+                    ));
+                }
+                if sim.node_budget == Some(0) {
+                    origin.lines.push(("sim.node_budget", line("node_budget")));
+                    return Err(origin.error(
+                        "sim.node_budget",
+                        "must be at least 1 (leave it out for no limit)",
+                    ));
+                }
+                sim
+            }
+        };
+
+        Ok(Scenario {
+            name: raw.name.unwrap_or_default(),
+            description: raw.description.unwrap_or_default(),
+            seed: raw.seed,
+            ticks: raw.ticks.into_inner(),
+            threads: raw.threads,
+            agents: raw.agents.into_inner(),
+            map,
+            placement,
+            sim,
+            origin,
+        })
+    }
+
+    /// The file the scenario was read from (as given), or the label passed to
+    /// [`parse`](Self::parse).
+    pub fn file(&self) -> &str {
+        &self.origin.file
+    }
+
+    /// A short description of the map: the file path, or the generator and its seed.
+    pub fn map_label(&self) -> String {
+        match &self.map {
+            MapSource::File(path) => path.display().to_string(),
+            MapSource::Generated { generator, seed } => {
+                let (w, h) = generator.size();
+                let kind = match generator {
+                    MapGenerator::Random { density, .. } => format!("random (density {density})"),
+                    MapGenerator::Rooms { room, door, .. } => {
+                        format!("rooms (room {room}, door {door})")
+                    }
+                    MapGenerator::Maze { corridor, .. } => format!("maze (corridor {corridor})"),
+                };
+                format!("generated {kind} {w} x {h}, seed {seed}")
+            }
+        }
+    }
+
+    /// The simulation settings the run uses: [`Scenario::sim`] with the scenario's seed.
+    pub fn sim_config(&self) -> SimConfig {
+        SimConfig {
+            seed: self.seed,
+            ..self.sim
+        }
+    }
+
+    /// Loads or generates the map.
+    ///
+    /// # Errors
+    /// The map file's errors, or the generator's, pointed at the `map` key.
+    pub fn load_grid(&self) -> Result<Grid> {
+        match &self.map {
+            MapSource::File(path) => load_map(path),
+            MapSource::Generated { generator, seed } => generator
+                .generate(*seed)
+                .map_err(|e| self.origin.error("map.generator", e)),
+        }
+    }
+
+    /// The start and goal of every agent on `grid` (the scenario's map), in agent order,
+    /// following the placement rules of the [module docs](self).
+    ///
+    /// # Errors
+    /// [`Error::Parse`] naming the `agents` key when the agents do not fit on the map, or the
+    /// `.scen` file's line when one of its starts or goals is not usable.
+    pub fn place(&self, grid: &Grid) -> Result<Vec<(CellId, CellId)>> {
+        let config = self.sim_config();
+        let distinct_starts = config.conflicts == ConflictMode::Avoid;
+        let distinct_goals = distinct_starts && !config.lifelong;
+        let mut rng = ChaCha8Rng::seed_from_u64(self.seed);
+        let n = self.agents;
+        if let Placement::Scen { file } = &self.placement {
+            return self.place_from_scen(grid, file, distinct_starts);
+        }
+        let component = largest_component(grid);
+        if component.is_empty() {
+            return Err(self.origin.error("map", "the map has no walkable cell"));
+        }
+        if (distinct_starts || distinct_goals) && n > component.len() {
+            return Err(self.origin.error(
+                "agents",
+                format!(
+                    "{n} agents do not fit: the largest connected area of the map has {} free cells \
+                     (with conflicts on every agent needs its own cell)",
+                    component.len()
+                ),
+            ));
+        }
+        let mut pairs = match self.placement {
+            Placement::Random => {
+                let starts = sample(&component, n, distinct_starts, &mut rng);
+                let goals = sample(&component, n, distinct_goals, &mut rng);
+                starts.into_iter().zip(goals).collect()
+            }
+            Placement::Crowds { groups, density } => self.place_crowds(
+                grid,
+                &component,
+                groups,
+                density,
+                (distinct_starts, distinct_goals),
+                &mut rng,
+            )?,
+            Placement::Scen { .. } => unreachable!("handled above"),
+        };
+        avoid_own_start(&mut pairs, distinct_goals, &component, &mut rng);
+        Ok(pairs)
+    }
+
+    fn place_from_scen(
+        &self,
+        grid: &Grid,
+        file: &Path,
+        distinct_starts: bool,
+    ) -> Result<Vec<(CellId, CellId)>> {
+        let scen = ScenFile::load(file)?;
+        if scen.queries.len() < self.agents {
+            return Err(self.origin.error(
+                "agents",
+                format!(
+                    "{} agents but {} has only {} lines",
+                    self.agents,
+                    file.display(),
+                    scen.queries.len()
+                ),
+            ));
+        }
+        let pairs = scen.resolve(grid)?;
+        let label = file.display().to_string();
+        let mut taken = vec![false; if distinct_starts { grid.len() } else { 0 }];
+        for (q, &(s, g)) in scen.queries.iter().zip(&pairs).take(self.agents) {
+            for (what, cell, (x, y)) in [("start", s, q.start), ("goal", g, q.goal)] {
+                if !grid.is_walkable(cell) {
+                    return Err(ParseError::at(
+                        &label,
+                        q.line,
+                        format!("{what} ({x}, {y}) is blocked"),
+                    )
+                    .into());
+                }
+            }
+            if !grid.connected(s, g) {
+                let ((sx, sy), (gx, gy)) = (q.start, q.goal);
+                return Err(ParseError::at(
+                    &label,
+                    q.line,
+                    format!("goal ({gx}, {gy}) cannot be reached from start ({sx}, {sy})"),
+                )
+                .into());
+            }
+            if distinct_starts {
+                if taken[s as usize] {
+                    let (x, y) = q.start;
+                    return Err(ParseError::at(
+                        &label,
+                        q.line,
+                        format!(
+                            "start ({x}, {y}) is already another agent's start (conflicts are on)"
+                        ),
+                    )
+                    .into());
+                }
+                taken[s as usize] = true;
+            }
+        }
+        Ok(pairs.into_iter().take(self.agents).collect())
+    }
+
+    fn place_crowds(
+        &self,
+        grid: &Grid,
+        component: &[CellId],
+        groups: u32,
+        density: f64,
+        (distinct_starts, distinct_goals): (bool, bool),
+        rng: &mut ChaCha8Rng,
+    ) -> Result<Vec<(CellId, CellId)>> {
+        let n = self.agents;
+        let g = groups as usize;
+        let (w, h) = (f64::from(grid.width()), f64::from(grid.height()));
+        let (cx, cy) = ((w - 1.0) / 2.0, (h - 1.0) / 2.0);
+        // Crowds stand at 80% of the way from the centre to the edge, on an ellipse.
+        let (rx, ry) = (0.8 * cx, 0.8 * cy);
+        let label = grid.components().of(component[0]);
+        let mut start_taken = vec![false; grid.len()];
+        let mut goal_taken = vec![false; grid.len()];
+        let mut per_group: Vec<(Vec<CellId>, Vec<CellId>)> = Vec::with_capacity(g);
+        for k in 0..g {
+            let size = n / g + usize::from(k < n % g);
+            let angle = std::f64::consts::PI + std::f64::consts::TAU * k as f64 / g as f64;
+            let (dx, dy) = (rx * angle.cos(), ry * angle.sin());
+            let from = nearest(grid, component, cx + dx, cy + dy);
+            let to = nearest(grid, component, cx - dx, cy - dy);
+            let area = ((size as f64 / density).ceil() as usize).max(size);
+            let cluster = |origin: CellId,
+                           taken: &mut Vec<bool>,
+                           distinct: bool,
+                           rng: &mut ChaCha8Rng| {
+                let cells = gather(
+                    grid,
+                    origin,
+                    label,
+                    area,
+                    if distinct { Some(&*taken) } else { None },
+                );
+                if cells.len() < size {
+                    return Err(self.origin.error(
+                        "agents",
+                        format!(
+                            "crowd {} of {size} agents does not fit around ({}, {}): only {} free cells left there",
+                            k + 1,
+                            grid.coords(origin).0,
+                            grid.coords(origin).1,
+                            cells.len()
+                        ),
+                    ));
+                }
+                let chosen = sample(&cells, size, true, rng);
+                if distinct {
+                    for &c in &chosen {
+                        taken[c as usize] = true;
+                    }
+                }
+                Ok(chosen)
+            };
+            let starts = cluster(from, &mut start_taken, distinct_starts, rng)?;
+            let goals = cluster(to, &mut goal_taken, distinct_goals, rng)?;
+            per_group.push((starts, goals));
+        }
+        // Interleave the groups so that no crowd always has priority in conflicts.
+        Ok((0..n)
+            .map(|i| {
+                let (starts, goals) = &per_group[i % g];
+                (starts[i / g], goals[i / g])
+            })
+            .collect())
+    }
+
+    /// Builds the simulation: the map, the settings (with the scenario's seed) and the agents.
+    ///
+    /// # Errors
+    /// The map's errors, and [`place`](Self::place)'s.
+    pub fn build(&self) -> Result<Simulation> {
+        let grid = self.load_grid()?;
+        let pairs = self.place(&grid)?;
+        let mut sim = Simulation::new(grid, self.sim_config());
+        for (start, goal) in pairs {
+            sim.add_agent(start, Some(goal))?;
+        }
+        Ok(sim)
+    }
+}
+
+/// Checks a generator's parameters (so that a bad value is reported at its line, before the
+/// map is made).
+fn check_generator(generator: &MapGenerator) -> std::result::Result<(), String> {
+    let (w, h) = generator.size();
+    if w == 0 || h == 0 {
+        return Err(format!(
+            "width and height must be at least 1, got {w} x {h}"
+        ));
+    }
+    match *generator {
+        MapGenerator::Random { density, .. } if !(0.0..=1.0).contains(&density) => {
+            Err(format!("density must be between 0 and 1, got {density}"))
+        }
+        MapGenerator::Rooms { room, door, .. } if room == 0 || door == 0 || door > room => Err(
+            format!("rooms need 1 <= door <= room, got room {room} and door {door}"),
+        ),
+        MapGenerator::Maze { corridor: 0, .. } => Err("corridor must be at least 1".into()),
+        _ => Ok(()),
+    }
+}
+
+/// The cells of the largest connected component, in cell order (ties: the lowest label).
+fn largest_component(grid: &Grid) -> Vec<CellId> {
+    let components = grid.components();
+    let mut sizes = vec![0usize; components.count() as usize];
+    for cell in 0..grid.len() as CellId {
+        if let Some(c) = components.of(cell) {
+            sizes[c as usize] += 1;
+        }
+    }
+    let Some(best) = (0..sizes.len()).max_by_key(|&c| (sizes[c], std::cmp::Reverse(c))) else {
+        return Vec::new();
+    };
+    (0..grid.len() as CellId)
+        .filter(|&cell| components.of(cell) == Some(best as u32))
+        .collect()
+}
+
+/// `n` cells of `from`: distinct (a partial Fisher-Yates shuffle; needs `n <= from.len()`) or
+/// drawn with replacement.
+fn sample(from: &[CellId], n: usize, distinct: bool, rng: &mut ChaCha8Rng) -> Vec<CellId> {
+    if !distinct {
+        return (0..n)
+            .map(|_| from[rng.random_range(0..from.len())])
+            .collect();
+    }
+    let mut pool = from.to_vec();
+    for i in 0..n {
+        let j = rng.random_range(i..pool.len());
+        pool.swap(i, j);
+    }
+    pool.truncate(n);
+    pool
+}
+
+/// Makes sure no agent's goal is its own start (when the map has room for that): swaps the
+/// goal with the next agent's when goals are distinct (which keeps them distinct), redraws it
+/// otherwise.
+fn avoid_own_start(
+    pairs: &mut [(CellId, CellId)],
+    distinct_goals: bool,
+    component: &[CellId],
+    rng: &mut ChaCha8Rng,
+) {
+    let n = pairs.len();
+    if component.len() < 2 {
+        return;
+    }
+    for i in 0..n {
+        if pairs[i].0 != pairs[i].1 {
+            continue;
+        }
+        if distinct_goals {
+            if n >= 2 {
+                let j = (i + 1) % n;
+                let (a, b) = (pairs[i].1, pairs[j].1);
+                pairs[i].1 = b;
+                pairs[j].1 = a;
+            }
+        } else {
+            while pairs[i].1 == pairs[i].0 {
+                pairs[i].1 = component[rng.random_range(0..component.len())];
+            }
+        }
+    }
+}
+
+/// The cell of `component` nearest to the point `(x, y)` (ties: the lowest cell id).
+fn nearest(grid: &Grid, component: &[CellId], x: f64, y: f64) -> CellId {
+    let mut best = (f64::INFINITY, component[0]);
+    for &cell in component {
+        let (cx, cy) = grid.coords(cell);
+        let d = (f64::from(cx) - x).powi(2) + (f64::from(cy) - y).powi(2);
+        if d < best.0 {
+            best = (d, cell);
+        }
+    }
+    best.1
+}
+
+/// Up to `want` cells of component `label` nearest to `origin` by breadth-first search over
+/// straight moves, skipping (but walking through) the cells marked in `taken`.
+fn gather(
+    grid: &Grid,
+    origin: CellId,
+    label: Option<u32>,
+    want: usize,
+    taken: Option<&Vec<bool>>,
+) -> Vec<CellId> {
+    let mut seen = vec![false; grid.len()];
+    let mut queue = std::collections::VecDeque::from([origin]);
+    seen[origin as usize] = true;
+    let mut out = Vec::with_capacity(want);
+    let (w, h) = (grid.width(), grid.height());
+    while let Some(cell) = queue.pop_front() {
+        if taken.is_none_or(|t| !t[cell as usize]) {
+            out.push(cell);
+            if out.len() == want {
+                break;
+            }
+        }
+        let (x, y) = grid.coords(cell);
+        let mut visit = |nx: u32, ny: u32| {
+            let next = ny * w + nx;
+            if !seen[next as usize] && grid.components().of(next) == label {
+                seen[next as usize] = true;
+                queue.push_back(next);
+            }
+        };
+        if x > 0 {
+            visit(x - 1, y);
+        }
+        if x + 1 < w {
+            visit(x + 1, y);
+        }
+        if y > 0 {
+            visit(x, y - 1);
+        }
+        if y + 1 < h {
+            visit(x, y + 1);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Scenario> {
+        Scenario::parse(text, "t.toml", Path::new("."))
+    }
+
+    fn err(text: &str) -> ParseError {
+        match parse(text) {
+            Err(Error::Parse(p)) => p,
+            other => panic!("expected a parse error, got {other:?}"),
+        }
+    }
+
+    const SMALL: &str = "agents = 10\nticks = 5\n[map]\ngenerator = { kind = \"random\", width = 16, height = 16, density = 0.1 }\n";
+
+    #[test]
+    fn line_numbers() {
+        assert_eq!(line_of("a\nb\nc", 0), 1);
+        assert_eq!(line_of("a\nb\nc", 2), 2);
+        assert_eq!(line_of("a\nb\nc", 99), 3);
+        let text = "[sim]\nlifelong = true\n\n[other]\nseed = 1\n";
+        assert_eq!(table_key_line(text, "sim", "lifelong"), Some(2));
+        assert_eq!(table_key_line(text, "sim", "seed"), None);
+        assert_eq!(table_key_line("sim.seed = 3\n", "sim", "seed"), Some(1));
+    }
+
+    #[test]
+    fn small_scenario_parses_and_places() {
+        let s = parse(SMALL).unwrap();
+        assert_eq!((s.agents, s.ticks, s.threads, s.seed), (10, 5, 0, 0));
+        assert_eq!(s.placement, Placement::Random);
+        let sim = s.build().unwrap();
+        assert_eq!(sim.agents().len(), 10);
+    }
+
+    #[test]
+    fn unknown_generator_key_points_at_its_line() {
+        let e = err(
+            "agents = 10\nticks = 5\n[map]\ngenerator = { kind = \"random\",\n width = 16, height = 16, densty = 0.1 }\n",
+        );
+        assert!(e.message.contains("densty"), "{e}");
+        assert_eq!(e.line, Some(5), "{e}");
+    }
+
+    #[test]
+    fn crowds_are_clustered_and_distinct() {
+        let text = format!("{SMALL}[placement]\nkind = \"crowds\"\ngroups = 2\ndensity = 0.8\n");
+        let s = parse(&text).unwrap();
+        let grid = s.load_grid().unwrap();
+        let pairs = s.place(&grid).unwrap();
+        let mut starts: Vec<_> = pairs.iter().map(|p| p.0).collect();
+        starts.sort_unstable();
+        starts.dedup();
+        assert_eq!(starts.len(), 10);
+        // Group 0 starts on the left half and heads right.
+        for (s, g) in pairs.iter().step_by(2) {
+            assert!(grid.coords(*s).0 < 8 && grid.coords(*g).0 >= 8);
+        }
+    }
+}
