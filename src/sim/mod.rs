@@ -12,6 +12,7 @@ mod metrics;
 mod movement;
 mod occupancy;
 mod planning;
+mod runner;
 mod scenario;
 mod simulation;
 
@@ -22,5 +23,6 @@ pub use metrics::{Metrics, RunSummary, StableHasher, TickReport};
 pub use movement::{MovementStage, MovementTotals};
 pub use occupancy::Occupancy;
 pub use planning::{PlanningStage, PlanningTotals};
+pub use runner::{RunnerConfig, RunnerStopped, SimulationHandle, WhenFull};
 pub use scenario::{MapSource, Placement, Scenario};
 pub use simulation::Simulation;

@@ -55,6 +55,9 @@ pub struct PlanningStage {
     queue: Vec<(u64, u32)>,
     /// Per-plan latencies of the last phase, nanoseconds (in job order).
     latencies: Vec<u64>,
+    /// Slots of the agents the last phase found standing on their goal (a one-cell plan),
+    /// for the simulation to record as arrivals.
+    pub(crate) arrivals: Vec<u32>,
 }
 
 impl std::fmt::Debug for PlanningStage {
@@ -129,6 +132,7 @@ impl PlanningStage {
         }
 
         self.latencies.clear();
+        self.arrivals.clear();
         for job in jobs.iter_mut() {
             self.latencies.push(job.nanos);
             totals.plans += 1;
@@ -140,6 +144,9 @@ impl PlanningStage {
                     agent.cursor = 0;
                     agent.waited = 0;
                     agent.state = if agent.path.len() <= 1 {
+                        if agent.state != AgentState::Arrived {
+                            self.arrivals.push(job.slot);
+                        }
                         AgentState::Arrived
                     } else {
                         AgentState::Moving

@@ -230,6 +230,12 @@ impl Simulation {
             self.planning
                 .run(&self.grid, &mut self.agents, &self.occupancy, &self.config);
         self.metrics.record_plans(self.planning.latencies());
+        // Agents whose goal is the cell they stand on arrive without moving.
+        for &slot in &self.planning.arrivals {
+            let agent = self.agents.at_mut(slot).expect("planned agents are live");
+            agent.arrived_at = Some(self.tick);
+            agent.goals_reached += 1;
+        }
         let t2 = Instant::now();
 
         // 4. Movement.
@@ -243,6 +249,7 @@ impl Simulation {
         if self.config.lifelong {
             // Arrived agents, and agents whose goal turned out unreachable, get a new goal.
             let mut slots = std::mem::take(&mut self.movement.arrivals);
+            slots.extend_from_slice(&self.planning.arrivals);
             slots.extend(
                 self.agents
                     .iter_mut()
@@ -263,7 +270,7 @@ impl Simulation {
         report.nodes_expanded = planned.expanded;
         report.moved = moved.moved;
         report.waiting = moved.waiting;
-        report.goals_reached = moved.arrived;
+        report.goals_reached = moved.arrived + self.planning.arrivals.len() as u32;
         report.agents = self.agents.len() as u32;
         for (_, a) in self.agents.iter() {
             match a.state {
