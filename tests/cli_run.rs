@@ -1,0 +1,321 @@
+//! `throng run`: the summary table, `--json` and `--csv` files, the overrides, the thread
+//! comparison, and one-line errors for bad scenario files.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use tempfile::TempDir;
+
+fn throng(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_throng"))
+        .args(args)
+        .output()
+        .expect("run throng")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn ok(args: &[&str]) -> String {
+    let o = throng(args);
+    assert!(o.status.success(), "{args:?}: {}", text(&o.stderr));
+    // stderr is not a terminal here: no progress bar, nothing at all.
+    assert!(o.stderr.is_empty(), "{}", text(&o.stderr));
+    text(&o.stdout)
+}
+
+/// A temporary folder holding `small.toml`: 50 agents on a generated 64 x 64 map, 50 ticks,
+/// lifelong (so every run plays all its ticks).
+fn small_scenario() -> (TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("small.toml");
+    std::fs::write(
+        &path,
+        "name = \"small\"\n\
+         description = \"50 agents on a 64 x 64 map\"\n\
+         seed = 3\n\
+         ticks = 50\n\
+         agents = 50\n\
+         [map]\n\
+         generator = { kind = \"random\", width = 64, height = 64, density = 0.1 }\n\
+         [sim]\n\
+         lifelong = true\n\
+         max_plans_per_tick = 20\n",
+    )
+    .unwrap();
+    (dir, path)
+}
+
+fn json(path: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// Runs the scenario with `extra` flags and returns its JSON summary.
+fn summary(scenario: &Path, extra: &[&str]) -> serde_json::Value {
+    let out = scenario.with_extension(format!("{}.json", extra.join("_").replace('-', "")));
+    let mut args = vec!["run", scenario.to_str().unwrap(), "--quiet", "--json"];
+    args.push(out.to_str().unwrap());
+    args.extend_from_slice(extra);
+    assert_eq!(ok(&args), "", "--quiet prints nothing");
+    json(&out)
+}
+
+#[test]
+fn run_prints_a_summary_table() {
+    let (_dir, path) = small_scenario();
+    let out = ok(&["run", path.to_str().unwrap(), "--threads", "2"]);
+    for want in [
+        "scenario     small: 50 agents on a 64 x 64 map",
+        "50 agents, 2 threads, seed 3",
+        "ticks        50 in",
+        "ticks/s",
+        "plans/s",
+        "tick ms      p50",
+        "plan us      p50",
+        "p99",
+        "moves/s",
+        "arrived",
+        "sum of costs",
+        "makespan",
+        "per tick",
+        "state hash   ",
+    ] {
+        assert!(out.contains(want), "missing {want:?} in:\n{out}");
+    }
+}
+
+#[test]
+fn json_and_csv_files() {
+    let (dir, path) = small_scenario();
+    let (j, c) = (dir.path().join("s.json"), dir.path().join("s.csv"));
+    let out = ok(&[
+        "run",
+        path.to_str().unwrap(),
+        "--json",
+        j.to_str().unwrap(),
+        "--csv",
+        c.to_str().unwrap(),
+    ]);
+    assert!(out.contains("plans/s"));
+    let v = json(&j);
+    assert!(v.is_object());
+    for field in [
+        "scenario",
+        "map",
+        "seed",
+        "ticks",
+        "agents",
+        "threads",
+        "plans",
+        "plans_per_sec",
+        "ticks_per_sec",
+        "moves_per_sec",
+        "plan_us_p50",
+        "plan_us_p90",
+        "plan_us_p99",
+        "plan_us_max",
+        "tick_ms_p50",
+        "tick_ms_p90",
+        "tick_ms_p99",
+        "tick_ms_max",
+        "arrived",
+        "goals_reached",
+        "goals_per_tick",
+        "sum_of_costs",
+        "makespan",
+        "final_state_hash",
+        "final_state_hash_hex",
+    ] {
+        assert!(v.get(field).is_some(), "missing {field} in {v}");
+    }
+    assert_eq!(v["scenario"], "small");
+    assert_eq!(v["ticks"], 50);
+    assert_eq!(v["agents"], 50);
+    assert!(v["plans"].as_u64().unwrap() >= 50);
+    assert!(v["goals_reached"].as_u64().unwrap() > 0);
+    let (p50, p99) = (
+        v["plan_us_p50"].as_f64().unwrap(),
+        v["plan_us_p99"].as_f64().unwrap(),
+    );
+    assert!(p50 > 0.0 && p50 <= p99, "{p50} {p99}");
+    assert_eq!(
+        v["final_state_hash_hex"].as_str().unwrap(),
+        format!("{:016x}", v["final_state_hash"].as_u64().unwrap())
+    );
+    assert!(out.contains(v["final_state_hash_hex"].as_str().unwrap()));
+
+    let csv = std::fs::read_to_string(&c).unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines.len(), 1 + 50, "header and one row per tick");
+    let header: Vec<&str> = lines[0].split(',').collect();
+    for col in [
+        "tick",
+        "wall_ms",
+        "planning_ms",
+        "plans",
+        "moved",
+        "at_goal",
+        "state_hash",
+    ] {
+        assert!(header.contains(&col), "missing column {col}");
+    }
+    for (i, row) in lines[1..].iter().enumerate() {
+        let cells: Vec<&str> = row.split(',').collect();
+        assert_eq!(cells.len(), header.len(), "row {i}: {row}");
+        assert_eq!(cells[0], i.to_string());
+    }
+    // The last row's state is the summary's final state.
+    let last: Vec<&str> = lines[50].split(',').collect();
+    let col = header.iter().position(|&h| h == "state_hash").unwrap();
+    assert_eq!(last[col], v["final_state_hash_hex"].as_str().unwrap());
+}
+
+#[test]
+fn seed_ticks_and_threads_override_the_file() {
+    let (_dir, path) = small_scenario();
+    let a = summary(&path, &[]);
+    let again = summary(&path, &["--threads", "1"]);
+    let b = summary(&path, &["--seed", "4"]);
+    let b_again = summary(&path, &["--seed", "4", "--threads", "2"]);
+    assert_eq!(a["seed"], 3);
+    assert_eq!(b["seed"], 4);
+    assert_eq!(
+        a["final_state_hash"], again["final_state_hash"],
+        "same seed, same run"
+    );
+    assert_ne!(
+        a["final_state_hash"], b["final_state_hash"],
+        "--seed changes the run"
+    );
+    assert_eq!(
+        b["final_state_hash"], b_again["final_state_hash"],
+        "1 or 2 threads, same run"
+    );
+    assert_eq!(again["threads"], 1);
+    assert_eq!(b_again["threads"], 2);
+    let short = summary(&path, &["--ticks", "7"]);
+    assert_eq!(short["ticks"], 7);
+}
+
+#[test]
+fn compare_threads_reports_the_speedup() {
+    let (dir, path) = small_scenario();
+    let j = dir.path().join("cmp.json");
+    let out = ok(&[
+        "run",
+        path.to_str().unwrap(),
+        "--compare-threads",
+        "--threads",
+        "2",
+        "--json",
+        j.to_str().unwrap(),
+    ]);
+    assert!(out.contains("speed-up     planning"), "{out}");
+    assert!(out.contains("same state   yes"), "{out}");
+    assert!(
+        out.contains("1 threads") || out.contains(" 1 thread"),
+        "{out}"
+    );
+    let v = json(&j);
+    assert_eq!(v["threads"], 2);
+    assert_eq!(v["compare"]["baseline_threads"], 1);
+    assert_eq!(v["compare"]["hash_match"], true);
+    assert!(v["compare"]["planning_speedup"].as_f64().unwrap() > 0.0);
+    let o = throng(&[
+        "run",
+        path.to_str().unwrap(),
+        "--compare-threads",
+        "--threads",
+        "1",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("--compare-threads"));
+}
+
+#[test]
+fn one_shot_runs_stop_when_every_agent_is_done() {
+    let (dir, _) = small_scenario();
+    let path = dir.path().join("oneshot.toml");
+    std::fs::write(
+        &path,
+        "agents = 10\nticks = 1000\n[map]\ngenerator = { kind = \"random\", width = 32, height = 32, density = 0.0 }\n",
+    )
+    .unwrap();
+    let v = summary(&path, &[]);
+    assert_eq!(v["arrived"], 10);
+    assert!(v["ticks"].as_u64().unwrap() < 100, "{}", v["ticks"]);
+    assert_eq!(v["scenario"], "oneshot");
+}
+
+#[test]
+fn default_scenario_is_found_without_an_argument() {
+    // One tick of the default scenario (10,000 agents on 512 x 512; at most 1,000 plans).
+    let o = throng(&["run", "--ticks", "1"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    assert!(out.contains("scenario     default"), "{out}");
+    assert!(out.contains("10000 agents"), "{out}");
+    assert!(out.contains("random512-10-0.map"), "{out}");
+}
+
+/// An error run: status 2, one line on stderr, no panic, containing every one of `want`.
+fn assert_error(o: &Output, want: &[&str]) {
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "not one line: {err:?}");
+    assert!(err.starts_with("throng: error: "), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    for w in want {
+        assert!(err.contains(w), "{err:?} does not contain {w:?}");
+    }
+    assert!(o.stdout.is_empty());
+}
+
+#[test]
+fn bad_scenarios_are_one_line_errors() {
+    let (dir, path) = small_scenario();
+    let good = std::fs::read_to_string(&path).unwrap();
+    let bad = dir.path().join("bad.toml");
+    let file = bad.to_str().unwrap();
+
+    std::fs::write(&bad, good.replace("agents = 50", "agentz = 50")).unwrap();
+    assert_error(&throng(&["run", file]), &[&format!("{file}:5:"), "agentz"]);
+
+    std::fs::write(
+        &bad,
+        good.replace("lifelong = true", "conflicts = \"maybe\""),
+    )
+    .unwrap();
+    assert_error(
+        &throng(&["run", file]),
+        &[&format!("{file}:9:"), "sim.conflicts", "maybe"],
+    );
+
+    std::fs::write(&bad, good.replace("agents = 50", "agents = 5000")).unwrap();
+    assert_error(
+        &throng(&["run", file]),
+        &[&format!("{file}:5:"), "agents", "do not fit"],
+    );
+
+    assert_error(
+        &throng(&["run", path.to_str().unwrap(), "--ticks", "0"]),
+        &["--ticks"],
+    );
+    let missing = dir.path().join("missing.toml");
+    assert_error(
+        &throng(&["run", missing.to_str().unwrap()]),
+        &["missing.toml"],
+    );
+    let unwritable = dir.path().join("no/such/dir/out.json");
+    assert_error(
+        &throng(&[
+            "run",
+            path.to_str().unwrap(),
+            "--quiet",
+            "--json",
+            unwritable.to_str().unwrap(),
+        ]),
+        &["out.json"],
+    );
+}

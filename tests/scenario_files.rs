@@ -1,0 +1,356 @@
+//! Scenario files: every shipped one parses and builds; unknown keys and bad values are errors
+//! naming the file, the line and the key; placement follows its rules and is seeded.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use throng::sim::{AgentState, Placement, Scenario};
+use throng::{Error, ParseError};
+
+fn sims() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("sims")
+}
+
+fn shipped_scenarios() -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(sims())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .collect();
+    files.sort();
+    files
+}
+
+/// A small valid scenario, with `extra` appended (more keys or tables).
+fn small(extra: &str) -> String {
+    format!(
+        "name = \"small\"\n\
+         agents = 50\n\
+         ticks = 40\n\
+         [map]\n\
+         generator = {{ kind = \"random\", width = 64, height = 64, density = 0.1 }}\n\
+         {extra}"
+    )
+}
+
+fn parse(text: &str) -> Result<Scenario, Error> {
+    Scenario::parse(text, "test.toml", &sims())
+}
+
+/// The parse error of `text`, checked to be on `line` and to mention every one of `words`.
+fn parse_error(text: &str, line: usize, words: &[&str]) -> ParseError {
+    let err = match parse(text).and_then(|s| s.build().map(|_| s)) {
+        Err(Error::Parse(e)) => e,
+        Err(other) => panic!("expected a parse error, got {other}"),
+        Ok(_) => panic!("expected an error for:\n{text}"),
+    };
+    assert_eq!(err.file, "test.toml");
+    assert_eq!(err.line, Some(line), "{err}\nin:\n{text}");
+    for w in words {
+        assert!(err.message.contains(w), "{err:?} does not mention {w:?}");
+    }
+    assert!(!err.to_string().contains('\n'), "one line: {err}");
+    err
+}
+
+#[test]
+fn every_shipped_scenario_parses_and_builds() {
+    let files = shipped_scenarios();
+    let names: Vec<_> = files
+        .iter()
+        .map(|f| f.file_stem().unwrap().to_string_lossy().into_owned())
+        .collect();
+    for want in ["default", "mapf-random-32-32-10", "crowd-rooms", "lifelong"] {
+        assert!(names.iter().any(|n| n == want), "sims/{want}.toml missing");
+    }
+    for file in &files {
+        let scenario = Scenario::load(file).unwrap_or_else(|e| panic!("{e}"));
+        assert!(!scenario.description.is_empty(), "{}", file.display());
+        let mut sim = scenario.build().unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(sim.agents().len(), scenario.agents, "{}", file.display());
+        let report = sim.step();
+        assert!(report.plans > 0, "{}", file.display());
+    }
+}
+
+#[test]
+fn default_scenario_is_the_documented_one() {
+    let s = Scenario::load(sims().join("default.toml")).unwrap();
+    assert_eq!(s.agents, 10_000);
+    let grid = s.load_grid().unwrap();
+    assert_eq!((grid.width(), grid.height()), (512, 512));
+    assert!(s.sim.max_plans_per_tick.is_some());
+    assert!(!s.sim.lifelong);
+    let life = Scenario::load(sims().join("lifelong.toml")).unwrap();
+    assert!(life.sim.lifelong);
+    let mapf = Scenario::load(sims().join("mapf-random-32-32-10.toml")).unwrap();
+    assert!(matches!(mapf.placement, Placement::Scen { .. }));
+    let crowd = Scenario::load(sims().join("crowd-rooms.toml")).unwrap();
+    assert!(matches!(crowd.placement, Placement::Crowds { .. }));
+}
+
+#[test]
+fn scen_placement_takes_the_first_lines_of_the_file() {
+    let s = Scenario::load(sims().join("mapf-random-32-32-10.toml")).unwrap();
+    let grid = s.load_grid().unwrap();
+    let pairs = s.place(&grid).unwrap();
+    let scen =
+        throng::movingai::ScenFile::load(sims().join("maps/mapf/random-32-32-10-random-1.scen"))
+            .unwrap();
+    assert_eq!(pairs.len(), s.agents);
+    for (q, &(start, goal)) in scen.queries.iter().zip(&pairs) {
+        assert_eq!(grid.coords(start), q.start);
+        assert_eq!(grid.coords(goal), q.goal);
+    }
+}
+
+#[test]
+fn unknown_keys_are_named_with_their_line() {
+    parse_error(
+        "agents = 5\nticks = 5\nagentz = 3\n[map]\nfile = \"maps/arena.map\"\n",
+        3,
+        &["agentz"],
+    );
+    parse_error(
+        &small("[sim]\nlifelong = true\nfoo = 1\n"),
+        8,
+        &["foo", "sim"],
+    );
+    parse_error(
+        &small("[placement]\nkind = \"crowds\"\ngroupz = 3\n"),
+        8,
+        &["groupz"],
+    );
+    parse_error(
+        "agents = 5\nticks = 5\n[map]\ngenerator = { kind = \"random\",\n  width = 8, height = 8, densty = 0.1 }\n",
+        5,
+        &["densty"],
+    );
+    parse_error(&small("[mapp]\nfile = \"x\"\n"), 6, &["mapp"]);
+}
+
+#[test]
+fn bad_values_are_named_with_their_line() {
+    parse_error(
+        &small("[sim]\nconflicts = \"maybe\"\n"),
+        7,
+        &["sim.conflicts", "maybe"],
+    );
+    parse_error(&small("[sim]\nplanner = \"astra\"\n"), 7, &["sim.planner"]);
+    parse_error(&small("[sim]\nlifelong = 3\n"), 7, &["sim.lifelong"]);
+    parse_error(
+        &small("[sim]\nmax_plans_per_tick = 0\n"),
+        7,
+        &["sim.max_plans_per_tick"],
+    );
+    parse_error(&small("[sim]\nseed = 4\n"), 7, &["sim.seed"]);
+    parse_error(
+        &small("").replace("agents = 50", "agents = 0"),
+        2,
+        &["agents"],
+    );
+    parse_error(
+        &small("").replace("agents = 50", "agents = -3"),
+        2,
+        &["agents"],
+    );
+    parse_error(&small("").replace("ticks = 40", "ticks = 0"), 3, &["ticks"]);
+    parse_error(
+        &small("").replace("density = 0.1", "density = 2"),
+        5,
+        &["map.generator", "density"],
+    );
+    parse_error(
+        &small("[placement]\nkind = \"crowds\"\ndensity = 2\n"),
+        8,
+        &["placement.density"],
+    );
+    parse_error(
+        &small("[placement]\nkind = \"crowds\"\ngroups = 0\n"),
+        8,
+        &["placement.groups"],
+    );
+    parse_error(
+        &small("[placement]\nkind = \"crowd\"\n"),
+        7,
+        &["placement.kind", "crowd"],
+    );
+    parse_error(
+        &small("[placement]\nkind = \"random\"\nfile = \"maps/arena.map.scen\"\n"),
+        8,
+        &["placement.file", "scen"],
+    );
+    parse_error(
+        &small("[placement]\nkind = \"scen\"\n"),
+        7,
+        &["placement.file"],
+    );
+}
+
+#[test]
+fn missing_files_and_keys_are_errors() {
+    parse_error(
+        "agents = 5\nticks = 5\n[map]\nfile = \"maps/nope.map\"\n",
+        4,
+        &["map.file", "nope.map", "does not exist"],
+    );
+    parse_error(
+        "agents = 5\nticks = 5\n[map]\nfile = \"maps/arena.map\"\n[placement]\nkind = \"scen\"\nfile = \"nope.scen\"\n",
+        7,
+        &["placement.file", "nope.scen"],
+    );
+    parse_error(
+        "agents = 5\n[map]\nfile = \"maps/arena.map\"\n",
+        1,
+        &["ticks"],
+    );
+    parse_error("agents = 5\nticks = 5\n", 1, &["map"]);
+    parse_error("agents = 5\nticks = 5\n[map]\n", 3, &["map", "generator"]);
+    parse_error(
+        "agents = 5\nticks = 5\n[map]\nfile = \"maps/arena.map\"\ngenerator = { kind = \"maze\", width = 9, height = 9, corridor = 1 }\n",
+        5,
+        &["map.generator", "not both"],
+    );
+}
+
+#[test]
+fn too_many_agents_is_a_clear_error() {
+    // 8 x 8 free cells: 64 agents fit with conflicts on, 65 do not.
+    let text = |agents: usize, conflicts: &str| {
+        format!(
+            "agents = {agents}\nticks = 5\n[map]\ngenerator = {{ kind = \"random\", width = 8, height = 8, density = 0.0 }}\n[sim]\nconflicts = \"{conflicts}\"\n"
+        )
+    };
+    assert!(parse(&text(64, "avoid")).unwrap().build().is_ok());
+    let err = parse_error(&text(65, "avoid"), 1, &["agents", "65", "64 free cells"]);
+    assert!(err.to_string().starts_with("test.toml:1: agents:"), "{err}");
+    // With conflicts off agents may share cells.
+    assert_eq!(
+        parse(&text(500, "off"))
+            .unwrap()
+            .build()
+            .unwrap()
+            .agents()
+            .len(),
+        500
+    );
+    // Taking more agents than a .scen file has lines.
+    parse_error(
+        "agents = 500\nticks = 5\n[map]\nfile = \"maps/mapf/random-32-32-10.map\"\n[placement]\nkind = \"scen\"\nfile = \"maps/mapf/random-32-32-10-random-1.scen\"\n",
+        1,
+        &["agents", "461"],
+    );
+}
+
+#[test]
+fn load_names_the_file_and_defaults_the_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("my-run.toml");
+    let text = small("").replace("name = \"small\"\n", "").replace(
+        "generator = { kind = \"random\", width = 64, height = 64, density = 0.1 }",
+        &format!(
+            "file = {:?}",
+            sims().join("maps/arena.map").display().to_string()
+        ),
+    );
+    std::fs::write(&path, text + "bogus = 1\n").unwrap();
+    let err = Scenario::load(&path).unwrap_err().to_string();
+    assert!(err.starts_with(&format!("{}:5:", path.display())), "{err}");
+    assert!(err.contains("bogus"), "{err}");
+    let text = std::fs::read_to_string(&path)
+        .unwrap()
+        .replace("bogus = 1\n", "");
+    std::fs::write(&path, text).unwrap();
+    let s = Scenario::load(&path).unwrap();
+    assert_eq!(s.name, "my-run");
+    assert_eq!(s.file(), path.display().to_string());
+    // Relative map paths are relative to the scenario file, not the working directory.
+    let rel = dir.path().join("rel.toml");
+    std::fs::copy(sims().join("maps/arena.map"), dir.path().join("a.map")).unwrap();
+    std::fs::write(&rel, "agents = 5\nticks = 5\n[map]\nfile = \"a.map\"\n").unwrap();
+    assert_eq!(
+        Scenario::load(&rel)
+            .unwrap()
+            .build()
+            .unwrap()
+            .agents()
+            .len(),
+        5
+    );
+    assert!(matches!(
+        Scenario::load(Path::new("/definitely/not/here.toml")),
+        Err(Error::Io { .. })
+    ));
+}
+
+fn check_rules(s: &Scenario) -> Vec<(u32, u32)> {
+    let grid = s.load_grid().unwrap();
+    let pairs = s.place(&grid).unwrap();
+    assert_eq!(pairs.len(), s.agents);
+    let starts: HashSet<_> = pairs.iter().map(|p| p.0).collect();
+    let goals: HashSet<_> = pairs.iter().map(|p| p.1).collect();
+    assert_eq!(starts.len(), s.agents, "distinct starts");
+    assert_eq!(
+        goals.len(),
+        s.agents,
+        "distinct goals (one-shot, conflicts on)"
+    );
+    for &(a, b) in &pairs {
+        assert_ne!(a, b, "goal is not the start");
+        assert!(grid.connected(a, b), "goal reachable");
+    }
+    pairs
+}
+
+#[test]
+fn placement_is_seeded_distinct_and_reachable() {
+    // A map with several components: everything lands in the largest.
+    for placement in [
+        "",
+        "[placement]\nkind = \"crowds\"\ngroups = 3\ndensity = 0.9\n",
+    ] {
+        let mut s = parse(&small(placement).replace("density = 0.1", "density = 0.35")).unwrap();
+        s.agents = 400;
+        let a = check_rules(&s);
+        assert_eq!(a, check_rules(&s), "same seed, same crowd");
+        s.seed = 7;
+        assert_ne!(a, check_rules(&s), "another seed, another crowd");
+    }
+}
+
+#[test]
+fn crowds_start_together_and_cross_the_map() {
+    let mut s = parse(&small(
+        "[placement]\nkind = \"crowds\"\ngroups = 2\ndensity = 0.8\n",
+    ))
+    .unwrap();
+    s.agents = 200;
+    let grid = s.load_grid().unwrap();
+    let pairs = check_rules(&s);
+    for (i, &(start, goal)) in pairs.iter().enumerate() {
+        let ((sx, _), (gx, _)) = (grid.coords(start), grid.coords(goal));
+        // Crowd 0 stands on the left and heads right; crowd 1 the other way.
+        if i % 2 == 0 {
+            assert!(sx < 24 && gx > 40, "agent {i}: {sx} -> {gx}");
+        } else {
+            assert!(sx > 40 && gx < 24, "agent {i}: {sx} -> {gx}");
+        }
+    }
+}
+
+#[test]
+fn a_small_scenario_runs_to_the_end() {
+    // 64 x 64: every trip is shorter than 64 cells; 150 ticks leave room for traffic.
+    let mut s = parse(&small("")).unwrap();
+    s.ticks = 150;
+    let mut sim = s.build().unwrap();
+    for _ in 0..s.ticks {
+        sim.step();
+    }
+    let done = sim
+        .agents()
+        .iter()
+        .filter(|(_, a)| a.state() == AgentState::Arrived)
+        .count();
+    assert!(done >= 45, "{done} of 50 arrived");
+}
