@@ -354,3 +354,30 @@ fn a_small_scenario_runs_to_the_end() {
         .count();
     assert!(done >= 45, "{done} of 50 arrived");
 }
+
+/// The `toml` code blocks of a markdown file.
+fn toml_blocks(markdown: &str) -> Vec<String> {
+    let mut blocks = Vec::new();
+    let mut rest = markdown;
+    while let Some(start) = rest.find("```toml\n") {
+        let body = &rest[start + 8..];
+        let end = body.find("```").expect("closed block");
+        blocks.push(body[..end].to_string());
+        rest = &body[end..];
+    }
+    blocks
+}
+
+#[test]
+fn documented_examples_parse_and_build() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    for (doc, base) in [("README.md", root.clone()), ("sims/README.md", sims())] {
+        let text = std::fs::read_to_string(root.join(doc)).unwrap();
+        let blocks = toml_blocks(&text);
+        assert!(!blocks.is_empty(), "{doc} has an example");
+        for block in blocks {
+            let s = Scenario::parse(&block, doc, &base).unwrap_or_else(|e| panic!("{e}"));
+            s.build().unwrap_or_else(|e| panic!("{doc}: {e}"));
+        }
+    }
+}
