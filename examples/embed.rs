@@ -180,7 +180,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 fn print_report(r: &TickReport) {
     println!(
         "{:>5} {:>6} {:>8} {:>6} {:>7} {:>6} {:>8} {:>9.3}",
-        r.tick, r.plans, r.plans_deferred, r.moved, r.waiting, r.goals_reached, r.at_goal, r.wall_ms
+        r.tick,
+        r.plans,
+        r.plans_deferred,
+        r.moved,
+        r.waiting,
+        r.goals_reached,
+        r.at_goal,
+        r.wall_ms
     );
 }
 
