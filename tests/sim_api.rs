@@ -571,6 +571,36 @@ fn stop_hands_back_unapplied_commands() {
 }
 
 #[test]
+fn messages_after_a_step_wait_for_its_ticks_and_survive_a_stop() {
+    // `Wait` with room for one report and nobody reading: the runner plays tick 0 (sent),
+    // tick 1 (waiting for room), then stalls with 998 ticks of the step still to play.
+    let sim = field_sim(SimConfig::default());
+    let command = crossing_commands(&sim, 1).remove(0);
+    let config = RunnerConfig {
+        report_capacity: 1,
+        when_full: WhenFull::Wait,
+        ..RunnerConfig::default()
+    };
+    let handle = SimulationHandle::spawn(sim, config).unwrap();
+    handle.step(1000).unwrap();
+    handle.send(command).unwrap();
+    let answer = handle.with(|sim| sim.tick()).unwrap();
+    let t0 = Instant::now();
+    while handle.ticks_played() < 2 {
+        assert!(t0.elapsed() < WAIT);
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    std::thread::sleep(Duration::from_millis(20));
+    assert!(answer.try_recv().is_err(), "held behind the step's ticks");
+    let mut sim = handle.stop();
+    assert_eq!(sim.tick(), 2);
+    // The closure ran at the stop, the command is queued for the next tick.
+    assert_eq!(answer.recv_timeout(WAIT).unwrap(), 2);
+    assert_eq!(sim.agents().len(), 0);
+    assert_eq!(sim.step().added.len(), 1);
+}
+
+#[test]
 fn runner_on_its_own_pool_matches_direct_stepping() {
     let grid = MapGenerator::Rooms {
         width: 64,

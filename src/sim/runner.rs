@@ -110,8 +110,9 @@ struct Shared {
 ///   previous one (`report.tick - previous.tick` of them); normally one. Memory stays bounded
 ///   and the consumer's frame rate never slows the simulation.
 /// - [`WhenFull::Wait`]: the simulation waits for room before its next tick (back-pressure),
-///   so there is exactly one report per tick. Commands and control messages are still served
-///   while it waits, and the caller is still never blocked.
+///   so there is exactly one report per tick. The caller is still never blocked, and messages
+///   are still handled while it waits (except those sent after a [`step`](Self::step), which
+///   as always wait for its ticks).
 ///
 /// Dropping the handle without calling [`stop`](SimulationHandle::stop) lets the thread end on
 /// its own after its current tick; the simulation is then dropped with it.
@@ -296,10 +297,11 @@ impl SimulationHandle {
         self.shared.coalesced.load(Ordering::Relaxed)
     }
 
-    /// Stops the thread after its current tick and hands the simulation back. Messages sent
-    /// before are handled first: commands not yet applied stay queued in the simulation (they
-    /// apply at its next [`Simulation::step`]); ticks asked for with [`step`](Self::step) and
-    /// not yet played are dropped. Reports still in the channel are dropped with the handle.
+    /// Stops the thread after its current tick and hands the simulation back. Ticks asked for
+    /// with [`step`](Self::step) and not yet played are dropped, but nothing else sent before
+    /// is lost: commands not yet applied stay queued in the simulation (they apply at its next
+    /// [`Simulation::step`]) and [`with`](Self::with) closures run. Reports still in the
+    /// channel are dropped with the handle.
     ///
     /// Blocks for at most the current tick.
     ///
@@ -358,7 +360,7 @@ impl Worker {
                 None
             };
             match self.wait(inbox, reports, deadline) {
-                Event::Message(Message::Stop) | Event::Disconnected => return self.sim,
+                Event::Message(Message::Stop) | Event::Disconnected => return self.finish(),
                 Event::Message(message) => {
                     if self.pending > 0 || !self.held.is_empty() {
                         self.held.push_back(message);
@@ -374,6 +376,19 @@ impl Worker {
                 }
             }
         }
+    }
+
+    /// Hands the simulation back. Commands held behind unplayed `step` ticks are queued in it
+    /// and closures run, so nothing sent before `stop` is lost; the clock messages are moot.
+    fn finish(mut self) -> Simulation {
+        for message in std::mem::take(&mut self.held) {
+            match message {
+                Message::Command(command) => self.sim.queue(command),
+                Message::With(job) => job(&mut self.sim),
+                _ => {}
+            }
+        }
+        self.sim
     }
 
     fn may_tick(&self) -> bool {
