@@ -199,14 +199,14 @@ pub(crate) fn validate_endpoints(
 /// Direct Computation", 2019). The search divides every expanded cell id by the grid width.
 /// Powers of two (including 1, whose multiplier would not fit in 64 bits) shift instead.
 #[derive(Debug, Clone, Copy)]
-struct FastDiv {
+pub(crate) struct FastDiv {
     /// 0 for a power of two.
     multiplier: u64,
     shift: u32,
 }
 
 impl FastDiv {
-    fn new(divisor: u32) -> Self {
+    pub(crate) fn new(divisor: u32) -> Self {
         debug_assert!(divisor > 0);
         if divisor.is_power_of_two() {
             FastDiv {
@@ -222,7 +222,7 @@ impl FastDiv {
     }
 
     #[inline(always)]
-    fn divide(self, n: u32) -> u32 {
+    pub(crate) fn divide(self, n: u32) -> u32 {
         if self.multiplier == 0 {
             n >> self.shift
         } else {

@@ -21,7 +21,7 @@ use crate::grid::{Direction, Neighborhood};
 
 /// Fixed-point units per straight step on uniform grids.
 pub(crate) const SCALE: u64 = 1 << 31;
-const DIAGONAL: u64 = 3_037_000_500; // round(sqrt(2) * 2^31)
+pub(crate) const DIAGONAL: u64 = 3_037_000_500; // round(sqrt(2) * 2^31)
 
 /// Cost arithmetic of one search. All values are `u64` "keys" that order like the costs.
 pub(crate) trait CostModel {

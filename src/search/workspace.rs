@@ -147,6 +147,12 @@ impl SearchWorkspace {
             c = (i64::from(c) - back) as CellId;
         }
         self.path.reverse();
+        self.path_buffer_cost(grid)
+    }
+
+    /// Cost of the path in the path buffer, summed in `f64` from start to goal exactly as
+    /// [`Grid::path_cost`] does (shared by every planner so they report the same numbers).
+    pub(crate) fn path_buffer_cost(&self, grid: &Grid) -> f64 {
         let mut cost = 0.0;
         for pair in self.path.windows(2) {
             let ((ax, ay), (bx, by)) = (grid.coords(pair[0]), grid.coords(pair[1]));

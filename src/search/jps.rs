@@ -1,0 +1,481 @@
+//! Jump Point Search (D. Harabor and A. Grastien, "Online Graph Pruning for Pathfinding on Grid
+//! Maps", AAAI 2011) for uniform-cost 8-connected grids without corner cutting.
+//!
+//! JPS is A* over a sparse set of cells, the *jump points*. Expanding a jump point does not
+//! generate its eight neighbours: it scans ("jumps") in a few directions, step by step along
+//! the grid, and only generates the cells where a scan has to stop because the optimal
+//! continuation may turn there. Everything else about the search is A*'s: the same workspace
+//! arrays (generation stamps, exact fixed-point `g`, the radix-heap open list), the octile
+//! heuristic, the LIFO tie-break among equal `f`, and the same outcomes.
+//!
+//! # The rules, for no corner cutting
+//!
+//! The original paper lets a diagonal squeeze past one blocked cell. Here (as in the Moving AI
+//! benchmarks and [`Grid::moves`](crate::Grid::moves)) a diagonal move is legal only when *both*
+//! orthogonal cells beside it are walkable. That changes where the pruning rules find forced
+//! neighbours (the rules below are those of Harabor and Grastien's later "JPS+" paper, SoCS
+//! 2012, derived here from scratch). Write `p` for the cell the search came from and `n` for
+//! the cell it moved to; a neighbour `m` of `n` is *pruned* when some path from `p` to `m` that
+//! avoids `n` is no longer than `p, n, m`, with ties going to the path that moves diagonally
+//! first (the canonical order that makes the pruning consistent).
+//!
+//! - **Straight move**, say east (`p` = west of `n`). West: `p` itself. North-west: reached from
+//!   `p` by one straight step (1 < 1 + sqrt 2). North: reached from `p` by the diagonal `p` to
+//!   north of `n` (sqrt 2 < 2), a move that is legal exactly when the cell north of `p` is
+//!   walkable (its other side is `n` itself). North-east: `p`, north of `n`, north-east costs
+//!   sqrt 2 + 1, the same as `p, n`, north-east, and is diagonal-first, so it wins the tie, again
+//!   exactly when north of `p` is walkable. So the only **forced** neighbours are: north and
+//!   north-east of `n` when north of `n` is walkable and north of `p` is blocked, and the same
+//!   to the south. East is the natural neighbour. The successor directions of a jump point
+//!   reached by a straight move are therefore that direction plus, on each side where the cell
+//!   beside the jump point is walkable but the cell beside its predecessor is not, the side
+//!   direction and the diagonal between the two. In [`MoveSet`](crate::grid::MoveSet) terms:
+//!   the side bits of `moves[n] & !moves[p]`.
+//! - **Diagonal move**, say north-east (`p` = south-west of `n`; both west and south of `n`
+//!   are walkable, or the move would be illegal). West and south of `n` are one straight step
+//!   from `p`. North-west of `n`: `p`, west, north-west costs 2 < 2 sqrt 2, and south-east
+//!   likewise. So a diagonal move has **no forced neighbours**; only the natural ones remain:
+//!   north, east and north-east. (With corner cutting, a blocked west or south cell is what
+//!   forces neighbours during diagonal moves; without it such a move cannot happen at all.)
+//!
+//! A straight jump steps on while the move is legal and stops at the goal or at the first cell
+//! with a forced neighbour (it returns nothing when it hits a wall). A diagonal jump stops at
+//! the goal, or at the first cell from which the straight jump along either of its two
+//! orthogonal components finds a jump point; it returns nothing when the next diagonal move is
+//! illegal. The start cell's successors are all its legal moves. Every cell an optimal
+//! diagonal-first path visits is either skipped by a jump (its pruned neighbourhood has only
+//! the natural continuation) or is a jump point where the path turns, which is the argument of
+//! the paper's optimality theorem; `tests/jps_reference.rs` checks the result against a
+//! reference Dijkstra on thousands of random maps, mazes and rooms, and on every shipped Moving
+//! AI query.
+//!
+//! # Bookkeeping
+//!
+//! A generated jump point records `g` and the direction of the jump that reached it (the
+//! workspace's `parent` byte, as in A*); the direction is also what the pruning rules need at
+//! expansion. There is no extra per-cell array: to rebuild the full cell-by-cell path, the
+//! reconstruction walks back from each jump point against its direction, pushing every cell,
+//! until it reaches a cell stamped in this query whose `g` plus the steps walked equals the
+//! jump point's `g`. The jump's origin always qualifies (it was closed when it generated the
+//! jump, so its `g` has not changed since, and costs are exact integers); a cell met earlier
+//! that qualifies is an equally cheap predecessor, so the path cost is the same either way.
+//! A* therefore keeps its 15 bytes per cell and its speed.
+//!
+//! The node budget ([`SearchOptions::node_budget`]) and [`SearchStats::expanded`] count
+//! *expanded jump points*, not cells scanned; [`SearchStats::pushed`] counts jump points put on
+//! the open list. On weighted grids and 4-connected grids, [`SearchWorkspace::find_path_jps`]
+//! answers with A* (and A*'s counters).
+//!
+//! [`SearchStats::expanded`]: super::SearchStats::expanded
+//! [`SearchStats::pushed`]: super::SearchStats::pushed
+
+use super::astar::{FastDiv, validate_endpoints};
+use super::cost::{CostModel, DIAGONAL, FixedCost, SCALE};
+use super::workspace::NO_PARENT;
+use super::{QueryError, SearchOptions, SearchOutcome, SearchWorkspace};
+use crate::grid::{CellId, Direction, Grid, MoveSet, Neighborhood};
+
+/// Bits of the orthogonal directions beside each straight direction (the sides on which a
+/// straight move can find forced neighbours).
+const SIDES_OF_STRAIGHT: [u8; 4] = [
+    (1 << 1) | (1 << 3), // north: east, west
+    (1 << 0) | (1 << 2), // east: north, south
+    (1 << 1) | (1 << 3), // south: east, west
+    (1 << 0) | (1 << 2), // west: north, south
+];
+
+/// The diagonal between two orthogonal directions (indexed by their bits), `0` when they are
+/// not perpendicular.
+const fn diagonal_between(a: usize, b: usize) -> usize {
+    match (a, b) {
+        (0, 1) | (1, 0) => 4,
+        (2, 1) | (1, 2) => 5,
+        (2, 3) | (3, 2) => 6,
+        (0, 3) | (3, 0) => 7,
+        _ => 0,
+    }
+}
+
+/// The two orthogonal components of each diagonal direction (index 4..8).
+const COMPONENTS: [(usize, usize); 8] = [
+    (0, 0),
+    (0, 0),
+    (0, 0),
+    (0, 0),
+    (0, 1), // north-east: north, east
+    (2, 1), // south-east: south, east
+    (2, 3), // south-west: south, west
+    (0, 3), // north-west: north, west
+];
+
+/// `FORCED[d][sides]`: for a straight arrival direction `d` and the set of side directions
+/// that are forced (a subset of `SIDES_OF_STRAIGHT[d]`, as bits), the successor directions
+/// the forced sides add: each side and the diagonal between it and `d`.
+const FORCED: [[u8; 16]; 4] = {
+    let mut table = [[0u8; 16]; 4];
+    let mut d = 0;
+    while d < 4 {
+        let mut sides = 0;
+        while sides < 16 {
+            let mut out = 0u8;
+            let mut s = 0;
+            while s < 4 {
+                if sides & (1 << s) != 0 && SIDES_OF_STRAIGHT[d] & (1 << s) != 0 {
+                    out |= (1 << s) | (1 << diagonal_between(d, s));
+                }
+                s += 1;
+            }
+            table[d][sides] = out;
+            sides += 1;
+        }
+        d += 1;
+    }
+    table
+};
+
+/// Natural successor directions after a diagonal move: itself and its two components.
+const NATURAL_DIAGONAL: [u8; 8] = [
+    0,
+    0,
+    0,
+    0,
+    (1 << 4) | (1 << 0) | (1 << 1),
+    (1 << 5) | (1 << 2) | (1 << 1),
+    (1 << 6) | (1 << 2) | (1 << 3),
+    (1 << 7) | (1 << 0) | (1 << 3),
+];
+
+/// Cost key of one step in each direction.
+const STEP: [u64; 8] = [
+    SCALE, SCALE, SCALE, SCALE, DIAGONAL, DIAGONAL, DIAGONAL, DIAGONAL,
+];
+
+/// The successor directions of a cell whose legal moves are `here`, reached by a move in
+/// direction `arrival` from a cell whose legal moves are `before` (see the module docs).
+#[inline(always)]
+fn successors(arrival: u8, here: u8, before: u8) -> u8 {
+    let d = usize::from(arrival);
+    let wanted = if d < 4 {
+        let forced = here & !before & SIDES_OF_STRAIGHT[d];
+        (1 << d) | FORCED[d][usize::from(forced)]
+    } else {
+        NATURAL_DIAGONAL[d]
+    };
+    wanted & here
+}
+
+/// The scans of one query: the move table, the cell offsets of the eight directions, the goal.
+struct Scanner<'a> {
+    moves: &'a [MoveSet],
+    offsets: [isize; 8],
+    goal: usize,
+}
+
+impl Scanner<'_> {
+    /// Straight jump from `c` in direction `d` (0..4): the number of steps to the jump point,
+    /// or 0 when the scan runs into a wall first.
+    #[inline(always)]
+    fn straight(&self, mut c: usize, d: usize) -> usize {
+        let bit = 1u8 << d;
+        let sides = SIDES_OF_STRAIGHT[d];
+        let off = self.offsets[d];
+        let mut here = self.moves[c].0;
+        let mut steps = 0;
+        loop {
+            if here & bit == 0 {
+                return 0;
+            }
+            let next = c.wrapping_add_signed(off);
+            steps += 1;
+            let there = self.moves[next].0;
+            // A side cell walkable beside `next` but not beside `c`: a forced neighbour.
+            if next == self.goal || there & !here & sides != 0 {
+                return steps;
+            }
+            c = next;
+            here = there;
+        }
+    }
+
+    /// Diagonal jump from `c` in direction `d` (4..8): the number of steps to the jump point,
+    /// or 0 when the next diagonal move is illegal before one is found.
+    #[inline(always)]
+    fn diagonal(&self, mut c: usize, d: usize) -> usize {
+        let bit = 1u8 << d;
+        let (a, b) = COMPONENTS[d];
+        let off = self.offsets[d];
+        let mut steps = 0;
+        loop {
+            if self.moves[c].0 & bit == 0 {
+                return 0;
+            }
+            c = c.wrapping_add_signed(off);
+            steps += 1;
+            if c == self.goal || self.straight(c, a) != 0 || self.straight(c, b) != 0 {
+                return steps;
+            }
+        }
+    }
+
+    /// Jump from `c` in direction `d`; steps to the jump point, 0 for none. The match makes
+    /// each direction's scan a separate loop with constant bits.
+    #[inline]
+    fn jump(&self, c: usize, d: usize) -> usize {
+        match d {
+            0 => self.straight(c, 0),
+            1 => self.straight(c, 1),
+            2 => self.straight(c, 2),
+            3 => self.straight(c, 3),
+            4 => self.diagonal(c, 4),
+            5 => self.diagonal(c, 5),
+            6 => self.diagonal(c, 6),
+            _ => self.diagonal(c, 7),
+        }
+    }
+}
+
+impl SearchWorkspace {
+    /// Optimal path from `start` to `goal` by Jump Point Search (see the
+    /// [search module docs](crate::search#jump-point-search)): same validation, outcomes, path and cost
+    /// as [`find_path_with`](Self::find_path_with), usually with far fewer expansions and much
+    /// less time on uniform-cost maps.
+    ///
+    /// The node budget counts expanded jump points. On weighted grids
+    /// ([`Grid::is_weighted`]) and 4-connected grids this answers with A*.
+    ///
+    /// ```
+    /// use throng::grid::Grid;
+    /// use throng::search::{SearchOptions, SearchWorkspace};
+    ///
+    /// let grid = Grid::from_ascii(
+    ///     "......\n\
+    ///      .####.\n\
+    ///      ......",
+    /// )?;
+    /// let mut ws = SearchWorkspace::new();
+    /// let (start, goal) = (grid.cell(0, 1).unwrap(), grid.cell(5, 1).unwrap());
+    /// let outcome = ws.find_path_jps(&grid, start, goal, &SearchOptions::default())?;
+    /// assert_eq!(outcome.cost(), Some(7.0));
+    /// // The full path, every cell, as A* gives it.
+    /// assert_eq!(ws.path().len(), 8);
+    /// assert_eq!(grid.path_cost(ws.path())?, 7.0);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`QueryError`] when a cell is outside the grid or blocked.
+    pub fn find_path_jps(
+        &mut self,
+        grid: &Grid,
+        start: CellId,
+        goal: CellId,
+        options: &SearchOptions,
+    ) -> Result<SearchOutcome, QueryError> {
+        if grid.is_weighted() || grid.neighborhood() == Neighborhood::Four {
+            return self.find_path_with(grid, start, goal, options);
+        }
+        validate_endpoints(grid, start, goal)?;
+        self.begin(grid);
+        if !grid.connected(start, goal) {
+            return Ok(SearchOutcome::Unreachable);
+        }
+        let budget = options.node_budget.unwrap_or(u64::MAX);
+        Ok(match self.jps(grid, start, goal, budget) {
+            Ok(()) => SearchOutcome::Found {
+                cost: self.reconstruct_jumps(grid, goal),
+            },
+            Err(outcome) => outcome,
+        })
+    }
+
+    /// The search loop. `Ok(())` when the goal was reached.
+    fn jps(
+        &mut self,
+        grid: &Grid,
+        start: CellId,
+        goal: CellId,
+        budget: u64,
+    ) -> Result<(), SearchOutcome> {
+        let width = grid.width();
+        let model = FixedCost {
+            neighborhood: Neighborhood::Eight,
+        };
+        let offsets: [isize; 8] = std::array::from_fn(|d| {
+            Direction::DY[d] as isize * width as isize + Direction::DX[d] as isize
+        });
+        let scanner = Scanner {
+            moves: grid.move_table(),
+            offsets,
+            goal: goal as usize,
+        };
+        let moves = grid.move_table();
+        let (gx, gy) = grid.coords(goal);
+        let div = FastDiv::new(width);
+        let open_stamp = self.generation;
+        let closed_stamp = open_stamp + 1;
+        let stamp = &mut self.stamp[..grid.len()];
+        let g_of = &mut self.g[..grid.len()];
+        let parent = &mut self.parent[..grid.len()];
+        let open = &mut self.open;
+        let stats = &mut self.stats;
+
+        let (sx, sy) = grid.coords(start);
+        stamp[start as usize] = open_stamp;
+        g_of[start as usize] = 0;
+        parent[start as usize] = NO_PARENT;
+        open.push(model.heuristic(sx.abs_diff(gx), sy.abs_diff(gy)), start);
+        stats.pushed = 1;
+
+        while let Some((_, cell)) = open.pop() {
+            let c = cell as usize;
+            if stamp[c] == closed_stamp {
+                continue; // a stale entry of a jump point reached again more cheaply
+            }
+            if cell == goal {
+                return Ok(());
+            }
+            if stats.expanded >= budget {
+                return Err(SearchOutcome::BudgetExhausted);
+            }
+            stats.expanded += 1;
+            stamp[c] = closed_stamp;
+            let g = g_of[c];
+            let cy = div.divide(cell);
+            let cx = cell - cy * width;
+            let here = moves[c].0;
+            let arrival = parent[c];
+            let mut dirs = if arrival == NO_PARENT {
+                here
+            } else {
+                let before = c.wrapping_add_signed(-offsets[usize::from(arrival)]);
+                successors(arrival, here, moves[before].0)
+            };
+            while dirs != 0 {
+                let d = dirs.trailing_zeros() as usize;
+                dirs &= dirs - 1;
+                let steps = scanner.jump(c, d);
+                if steps == 0 {
+                    continue;
+                }
+                let next = c.wrapping_add_signed(offsets[d] * steps as isize);
+                let s = stamp[next];
+                if s == closed_stamp {
+                    continue;
+                }
+                let ng = g + steps as u64 * STEP[d];
+                let seen = s == open_stamp;
+                if seen && ng >= g_of[next] {
+                    continue;
+                }
+                stamp[next] = open_stamp;
+                g_of[next] = ng;
+                parent[next] = d as u8;
+                let nx = cx.wrapping_add_signed(Direction::DX[d] * steps as i32);
+                let ny = cy.wrapping_add_signed(Direction::DY[d] * steps as i32);
+                let f = ng + model.heuristic(nx.abs_diff(gx), ny.abs_diff(gy));
+                open.push(f, next as CellId);
+                stats.pushed += u64::from(!seen);
+            }
+        }
+        Err(SearchOutcome::Unreachable)
+    }
+
+    /// Writes the full cell-by-cell path ending at `goal` into the path buffer and returns its
+    /// cost (summed as A* sums it). From each jump point it walks back against the jump's
+    /// direction to the first cell stamped in this query whose `g` accounts exactly for the
+    /// steps walked (see the module docs).
+    fn reconstruct_jumps(&mut self, grid: &Grid, goal: CellId) -> f64 {
+        let width = grid.width() as isize;
+        let open_stamp = self.generation;
+        let closed_stamp = open_stamp + 1;
+        self.path.clear();
+        let mut c = goal as usize;
+        self.path.push(goal);
+        loop {
+            let d = self.parent[c];
+            if d == NO_PARENT {
+                break;
+            }
+            let d = usize::from(d);
+            let back = Direction::DY[d] as isize * width + Direction::DX[d] as isize;
+            let target = self.g[c];
+            let mut walked = 0u64;
+            loop {
+                c = c.wrapping_add_signed(-back);
+                walked += STEP[d];
+                self.path.push(c as CellId);
+                let s = self.stamp[c];
+                if (s == open_stamp || s == closed_stamp) && self.g[c] + walked == target {
+                    break;
+                }
+                debug_assert!(walked < target, "no jump origin behind cell {c}");
+            }
+        }
+        self.path.reverse();
+        self.path_buffer_cost(grid)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn forced_table_adds_side_and_diagonal() {
+        // Arriving east with north forced: east, north, north-east.
+        assert_eq!(successors(1, 0xFF, !1), (1 << 1) | 1 | (1 << 4));
+        // Arriving north with both sides forced: north, east, west, north-east, north-west.
+        assert_eq!(
+            successors(0, 0xFF, !0b1010),
+            1 | (1 << 1) | (1 << 3) | (1 << 4) | (1 << 7)
+        );
+        // Nothing forced: only the natural direction; illegal moves are dropped.
+        assert_eq!(successors(2, 0xFF, 0xFF), 1 << 2);
+        assert_eq!(successors(2, !(1 << 2), 0xFF), 0);
+        // Diagonal: itself and its components.
+        assert_eq!(successors(6, 0xFF, 0), (1 << 6) | (1 << 2) | (1 << 3));
+    }
+
+    /// The reconstruction trusts stamps: old stamps from before a generation wrap must not
+    /// make a cell look like a jump origin.
+    #[test]
+    fn generation_wrap_keeps_paths_right() {
+        let grid = Grid::from_ascii(
+            "........\n\
+             .##.###.\n\
+             .#....#.\n\
+             ...##...",
+        )
+        .unwrap();
+        let mut ws = SearchWorkspace::for_grid(&grid);
+        let opts = SearchOptions::default();
+        let (a, b) = (grid.cell(0, 3).unwrap(), grid.cell(4, 2).unwrap());
+        let expected = ws.find_path_jps(&grid, a, b, &opts).unwrap();
+        let path = ws.path().to_vec();
+        for start in [u16::MAX - 9, u16::MAX - 5, u16::MAX - 4, u16::MAX - 3] {
+            ws.set_generation_for_test(start);
+            for _ in 0..6 {
+                ws.find_path(&grid, b, a).unwrap();
+                assert_eq!(ws.find_path_jps(&grid, a, b, &opts).unwrap(), expected);
+                assert_eq!(ws.path(), path);
+            }
+        }
+        assert_eq!(grid.path_cost(&path).unwrap(), expected.cost().unwrap());
+    }
+
+    /// Jumps through an open room do not stop until a wall or the goal.
+    #[test]
+    fn open_room_is_one_diagonal_and_one_straight_jump() {
+        let grid = Grid::new(30, 20).unwrap();
+        let mut ws = SearchWorkspace::new();
+        let (start, goal) = (grid.cell(0, 0).unwrap(), grid.cell(29, 5).unwrap());
+        let outcome = ws
+            .find_path_jps(&grid, start, goal, &SearchOptions::default())
+            .unwrap();
+        let want = 24.0 + 5.0 * std::f64::consts::SQRT_2;
+        assert!((outcome.cost().unwrap() - want).abs() < 1e-9);
+        assert_eq!(ws.path().len(), 30);
+        // Start, then the diagonal jump point (5, 5) from which the goal is in sight.
+        assert_eq!(ws.stats().expanded, 2);
+    }
+}
