@@ -228,7 +228,19 @@ fn agent_given_its_own_cell_as_goal_arrives_at_once() {
     let summary = sim.summary();
     assert_eq!(summary.arrived, 1);
     assert_eq!(summary.goals_reached, 1);
-    assert_eq!(summary.sum_of_costs, 1);
+    assert_eq!(summary.sum_of_costs, 0, "MAPF: starting on the goal costs nothing");
+}
+
+#[test]
+fn one_step_trip_arrives_at_time_one_and_costs_one() {
+    let mut sim = small_sim(SimConfig::default());
+    let (a, b) = (cell(&sim, 5, 2), cell(&sim, 6, 2));
+    let id = sim.add_agent(a, Some(b)).unwrap();
+    sim.step(); // tick 0: plan and take the step
+    assert_eq!(sim.agent(id).unwrap().position(), b);
+    assert_eq!(sim.agent(id).unwrap().arrived_at(), Some(1));
+    let summary = sim.summary();
+    assert_eq!((summary.sum_of_costs, summary.makespan), (1, 1));
 }
 
 #[test]

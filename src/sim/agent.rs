@@ -88,7 +88,7 @@ pub struct Agent {
     pub(crate) waited: u32,
     /// Tick the agent was added or last given a goal (start of its current trip).
     pub(crate) trip_start: u64,
-    /// Tick it last arrived at its goal.
+    /// Time it last arrived at its goal (see [`Agent::arrived_at`]).
     pub(crate) arrived_at: Option<u64>,
     pub(crate) goals_reached: u32,
     pub(crate) moves: u64,
@@ -158,7 +158,11 @@ impl Agent {
         self.moves
     }
 
-    /// Tick of the last arrival at a goal.
+    /// Time of the last arrival at a goal, in ticks since the run began: an agent that steps
+    /// onto its goal during tick `t` arrives at time `t + 1`; one given the cell it stands on
+    /// as goal arrives at once, when the tick is played. A trip's cost in the run summary is
+    /// this time minus the time the goal was given (MAPF convention: 0 for an agent that starts
+    /// on its goal).
     pub fn arrived_at(&self) -> Option<u64> {
         self.arrived_at
     }

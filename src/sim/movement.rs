@@ -171,7 +171,7 @@ fn step(
     totals.moved += 1;
     if agent.cursor + 1 == agent.path.len() {
         agent.state = AgentState::Arrived;
-        agent.arrived_at = Some(tick);
+        agent.arrived_at = Some(tick + 1); // at the end of the tick
         agent.goals_reached += 1;
         totals.arrived += 1;
         arrivals.push(slot);

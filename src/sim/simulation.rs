@@ -294,7 +294,7 @@ impl Simulation {
     pub fn summary(&self) -> RunSummary {
         let trips = self.agents.iter().filter_map(|(_, a)| {
             (a.state == AgentState::Arrived)
-                .then(|| a.arrived_at.map(|t| t + 1 - a.trip_start))
+                .then(|| a.arrived_at.map(|t| t.saturating_sub(a.trip_start)))
                 .flatten()
         });
         let threads = if self.config.parallel {
