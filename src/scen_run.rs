@@ -129,6 +129,7 @@ pub fn run_scen(grid: &Grid, scen: &ScenFile, options: &ScenRunOptions) -> Resul
         let t0 = Instant::now();
         let result = match options.planner {
             PlannerKind::AStar => workspace.find_path_with(grid, start, goal, &search_options),
+            PlannerKind::Jps => workspace.find_path_jps(grid, start, goal, &search_options),
         };
         let ns = t0.elapsed().as_nanos();
         total_ns += ns;

@@ -113,6 +113,55 @@ fn warm_queries_do_not_allocate() {
     }
 }
 
+/// The same with Jump Point Search: it reuses the workspace's arrays and open list, and its
+/// path reconstruction writes into the same path buffer.
+#[test]
+fn warm_jps_queries_do_not_allocate() {
+    for name in [
+        "den520d.map.scen",
+        "8room_000.map.scen",
+        "random512-10-0.map.scen",
+    ] {
+        let scen = ScenFile::load(shipped(name)).unwrap();
+        let grid = load_map(scen.map_path().unwrap()).unwrap();
+        let queries: Vec<_> = scen
+            .resolve(&grid)
+            .unwrap()
+            .into_iter()
+            .step_by(4)
+            .collect();
+        let run = |ws: &mut SearchWorkspace| {
+            let before = allocations();
+            let mut found = 0;
+            for &(start, goal) in &queries {
+                let outcome = ws.find_path_jps(&grid, start, goal, &SearchOptions::default());
+                if outcome.is_ok_and(|o| o.is_found()) {
+                    found += 1;
+                }
+                let _ = ws.find_path_jps(&grid, start, goal, &SearchOptions::with_budget(3));
+            }
+            (allocations() - before, found)
+        };
+        let mut ws = SearchWorkspace::new();
+        let (warmup, found) = run(&mut ws);
+        assert!(warmup > 0 && found == queries.len());
+        let (warm, found) = run(&mut ws);
+        assert_eq!(
+            warm,
+            0,
+            "{name}: {warm} allocations in {} warm JPS queries",
+            queries.len()
+        );
+        assert_eq!(found, queries.len());
+        // A workspace warmed by A* is warm for JPS too, and the other way round.
+        let mut ws = SearchWorkspace::new();
+        run_all(&grid, &mut ws, &queries);
+        run(&mut ws);
+        assert_eq!(run(&mut ws).0, 0);
+        assert_eq!(run_all(&grid, &mut ws, &queries).0, 0);
+    }
+}
+
 #[test]
 fn unreachable_and_invalid_queries_do_not_allocate() {
     let grid = MapGenerator::Rooms {
@@ -129,9 +178,12 @@ fn unreachable_and_invalid_queries_do_not_allocate() {
     let mut ws = SearchWorkspace::for_grid(&grid);
     ws.find_path(&grid, 0, grid.len() as CellId - 1).unwrap();
     let before = allocations();
+    let opts = SearchOptions::default();
     for _ in 0..100 {
         assert!(ws.find_path(&grid, 0, blocked).is_err());
         assert!(ws.find_path(&grid, 0, u32::MAX - 5).is_err());
+        assert!(ws.find_path_jps(&grid, 0, blocked, &opts).is_err());
+        assert!(ws.find_path_jps(&grid, u32::MAX - 5, 0, &opts).is_err());
     }
     assert_eq!(allocations() - before, 0);
 }

@@ -178,7 +178,11 @@ fn run_job(
 ) {
     let t0 = Instant::now();
     let outcome = match config.planner {
-        PlannerKind::AStar => {
+        // JPS cannot route around other agents; replans after a block use A* below.
+        PlannerKind::Jps if job.reason != Some(PlanReason::Blocked) => {
+            ws.find_path_jps(grid, job.start, job.goal, options)
+        }
+        PlannerKind::AStar | PlannerKind::Jps => {
             if job.reason == Some(PlanReason::Blocked) {
                 let (sx, sy) = grid.coords(job.start);
                 let radius = config.avoid_radius;
