@@ -363,6 +363,62 @@ struct Comparison {
     ticks_speedup: f64,
     /// Whether both runs ended in the same state (they must).
     hash_match: bool,
+    /// The planning speed-up split by the size of the tick's batch (ticks are paired: both
+    /// runs plan the same agents in each tick).
+    by_batch: Vec<BatchSpeedup>,
+}
+
+/// Planning speed-up over the ticks whose batch of plans falls in one size range.
+#[derive(Serialize)]
+struct BatchSpeedup {
+    /// Smallest batch (plans in a tick) of the range.
+    min_plans: u32,
+    /// Largest batch of the range, `None` for no limit.
+    max_plans: Option<u32>,
+    /// Ticks in the range.
+    ticks: u64,
+    /// Plans made in those ticks.
+    plans: u64,
+    /// Planning-phase seconds of those ticks on 1 thread.
+    baseline_planning_s: f64,
+    /// ... and on N threads.
+    planning_s: f64,
+    /// `baseline_planning_s / planning_s`.
+    speedup: f64,
+}
+
+/// Splits the planning time of two runs of the same scenario by batch size. Small batches
+/// and batches held up by one slow plan (a straggler) parallelise worse than large ones; this
+/// shows where the speed-up is lost.
+fn batch_speedups(base: &[TickReport], multi: &[TickReport]) -> Vec<BatchSpeedup> {
+    let ranges = [(1, Some(99)), (100, Some(499)), (500, None)];
+    ranges
+        .into_iter()
+        .map(|(min_plans, max_plans)| {
+            let mut b = BatchSpeedup {
+                min_plans,
+                max_plans,
+                ticks: 0,
+                plans: 0,
+                baseline_planning_s: 0.0,
+                planning_s: 0.0,
+                speedup: 0.0,
+            };
+            for (x, y) in base.iter().zip(multi) {
+                if x.plans >= min_plans && max_plans.is_none_or(|m| x.plans <= m) {
+                    b.ticks += 1;
+                    b.plans += u64::from(x.plans);
+                    b.baseline_planning_s += x.planning_ms / 1e3;
+                    b.planning_s += y.planning_ms / 1e3;
+                }
+            }
+            if b.planning_s > 0.0 {
+                b.speedup = b.baseline_planning_s / b.planning_s;
+            }
+            b
+        })
+        .filter(|b| b.ticks > 0)
+        .collect()
 }
 
 /// The `--json` object: the run summary with what was run.
@@ -429,6 +485,7 @@ fn run_scenario(args: RunArgs) -> anyhow::Result<ExitCode> {
             planning_speedup: ratio(multi.summary.plans_per_sec, base.summary.plans_per_sec),
             ticks_speedup: ratio(multi.summary.ticks_per_sec, base.summary.ticks_per_sec),
             hash_match: base.summary.final_state_hash == multi.summary.final_state_hash,
+            by_batch: batch_speedups(&base.reports, &multi.reports),
         };
         if !args.quiet {
             print_run(&mut out, &scenario, &base)?;
@@ -566,9 +623,10 @@ fn print_run(out: &mut impl Write, scenario: &Scenario, played: &Played) -> io::
     )?;
     writeln!(
         out,
-        "setup        {} agents, {} threads, seed {}, planner {}, conflicts {}, {}{} ({:.2} s)",
+        "setup        {} agents, {} thread{}, seed {}, planner {}, conflicts {}, {}{} ({:.2} s)",
         s.agents,
         s.threads,
+        if s.threads == 1 { "" } else { "s" },
         scenario.seed,
         config.planner,
         match config.conflicts {
@@ -643,6 +701,17 @@ fn print_comparison(out: &mut impl Write, c: &Comparison) -> io::Result<()> {
         "speed-up     planning {:.2}x on {} threads over 1 ({:.0} vs {:.0} plans/s); ticks/s {:.2}x",
         c.planning_speedup, c.threads, c.plans_per_sec, c.baseline_plans_per_sec, c.ticks_speedup
     )?;
+    for b in &c.by_batch {
+        let range = match b.max_plans {
+            Some(max) => format!("{}-{max}", b.min_plans),
+            None => format!("{}+", b.min_plans),
+        };
+        writeln!(
+            out,
+            "  by batch   {range:>7} plans/tick: {:.2}x ({} ticks, {} plans, {:.2} s -> {:.2} s)",
+            b.speedup, b.ticks, b.plans, b.baseline_planning_s, b.planning_s
+        )?;
+    }
     writeln!(
         out,
         "same state   {} ({:016x} on 1 thread)",

@@ -213,15 +213,21 @@ fn compare_threads_reports_the_speedup() {
     ]);
     assert!(out.contains("speed-up     planning"), "{out}");
     assert!(out.contains("same state   yes"), "{out}");
-    assert!(
-        out.contains("1 threads") || out.contains(" 1 thread"),
-        "{out}"
-    );
+    assert!(out.contains("50 agents, 1 thread, seed 3"), "{out}");
+    assert!(out.contains("50 agents, 2 threads, seed 3"), "{out}");
+    assert!(out.contains("by batch"), "{out}");
     let v = json(&j);
     assert_eq!(v["threads"], 2);
     assert_eq!(v["compare"]["baseline_threads"], 1);
     assert_eq!(v["compare"]["hash_match"], true);
     assert!(v["compare"]["planning_speedup"].as_f64().unwrap() > 0.0);
+    let batches = v["compare"]["by_batch"].as_array().unwrap();
+    let plans: u64 = batches.iter().map(|b| b["plans"].as_u64().unwrap()).sum();
+    assert_eq!(
+        plans,
+        v["plans"].as_u64().unwrap(),
+        "every plan is in one batch range"
+    );
     let o = throng(&[
         "run",
         path.to_str().unwrap(),
