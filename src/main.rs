@@ -116,8 +116,9 @@ struct RunArgs {
     /// No progress bar and no summary table (the files are still written).
     #[arg(long, short)]
     quiet: bool,
-    /// Play the scenario twice, on 1 thread and then on N threads (--threads, or all cores),
-    /// and print the planning speed-up (plans/s ratio) and whether the final states match.
+    /// Play the scenario twice, on 1 thread and on N threads (--threads, or all cores), the two
+    /// runs interleaved tick by tick so that load changes on the machine hit both alike, and
+    /// print the planning speed-up (plans/s ratio) and whether the final states match.
     /// --json and --csv then describe the N-thread run; the JSON adds a `compare` object.
     #[arg(long)]
     compare_threads: bool,
@@ -472,8 +473,9 @@ fn run_scenario(args: RunArgs) -> anyhow::Result<ExitCode> {
                  (this machine reports {threads} core)"
             );
         }
-        let base = play(&scenario, 1, progress)?;
-        let multi = play(&scenario, threads, progress)?;
+        let mut played = play_interleaved(&scenario, &[1, threads], progress)?;
+        let multi = played.pop().expect("two runs");
+        let base = played.pop().expect("two runs");
         let ratio = |a: f64, b: f64| if b > 0.0 { a / b } else { 0.0 };
         let c = Comparison {
             baseline_threads: 1,
@@ -540,20 +542,43 @@ fn run_scenario(args: RunArgs) -> anyhow::Result<ExitCode> {
 /// Builds the scenario and plays it on a pool of `threads` workers. A one-shot run stops early
 /// once every agent is at its goal or has no path (nothing can change after that).
 fn play(scenario: &Scenario, threads: usize, progress: bool) -> anyhow::Result<Played> {
-    let t0 = Instant::now();
-    let mut sim = scenario.build()?;
-    let setup_s = t0.elapsed().as_secs_f64();
-    let grid = sim.grid();
-    let map_size = format!(
-        "{} x {}, {:.1}% walkable",
-        grid.width(),
-        grid.height(),
-        100.0 * grid.walkable_count() as f64 / grid.len() as f64
-    );
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .context("starting the worker threads")?;
+    let mut played = play_interleaved(scenario, &[threads], progress)?;
+    Ok(played.remove(0))
+}
+
+/// Plays one copy of the scenario per entry of `threads`, each on its own pool of that many
+/// workers, interleaved tick by tick: tick 0 of every copy, then tick 1, and so on. When the
+/// copies are compared, a change in the machine's load (another program starting) then hits
+/// all of them alike instead of only the copy that happened to run at that moment.
+fn play_interleaved(
+    scenario: &Scenario,
+    threads: &[usize],
+    progress: bool,
+) -> anyhow::Result<Vec<Played>> {
+    struct Copy {
+        sim: throng::sim::Simulation,
+        pool: rayon::ThreadPool,
+        reports: Vec<TickReport>,
+        setup_s: f64,
+        done: bool,
+    }
+    let mut copies = Vec::with_capacity(threads.len());
+    for &n in threads {
+        let t0 = Instant::now();
+        let sim = scenario.build()?;
+        let setup_s = t0.elapsed().as_secs_f64();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build()
+            .context("starting the worker threads")?;
+        copies.push(Copy {
+            sim,
+            pool,
+            reports: Vec::with_capacity(scenario.ticks.min(1 << 20) as usize),
+            setup_s,
+            done: false,
+        });
+    }
     let bar = if progress {
         let bar = indicatif::ProgressBar::with_draw_target(
             Some(scenario.ticks),
@@ -564,46 +589,65 @@ fn play(scenario: &Scenario, threads: usize, progress: bool) -> anyhow::Result<P
         )?
         .progress_chars("=> ");
         bar.set_style(style);
+        let list: Vec<String> = threads.iter().map(ToString::to_string).collect();
         bar.set_prefix(format!(
-            "{} on {threads} thread{}",
+            "{} on {} thread{}",
             scenario.name,
-            if threads == 1 { "" } else { "s" }
+            list.join(" and "),
+            if threads == [1] { "" } else { "s" }
         ));
         bar
     } else {
         indicatif::ProgressBar::hidden()
     };
     let lifelong = scenario.sim_config().lifelong;
-    let (summary, reports, finished_early) = pool.install(|| {
-        let mut reports = Vec::with_capacity(scenario.ticks.min(1 << 20) as usize);
-        let (mut plans, mut finished_early) = (0u64, false);
-        for tick in 0..scenario.ticks {
-            let report = sim.step();
-            plans += u64::from(report.plans);
-            bar.set_position(tick + 1);
-            if !bar.is_hidden() {
-                bar.set_message(format!(
-                    "{} plans, {} of {} at goal",
-                    plans, report.at_goal, report.agents
-                ));
+    let mut plans = 0u64;
+    for tick in 0..scenario.ticks {
+        for (i, copy) in copies.iter_mut().enumerate() {
+            if copy.done {
+                continue;
             }
-            let done = !lifelong && report.at_goal + report.no_path == report.agents;
-            reports.push(report);
-            if done {
-                finished_early = tick + 1 < scenario.ticks;
-                break;
+            let sim = &mut copy.sim;
+            let report = copy.pool.install(|| sim.step());
+            copy.done = !lifelong && report.at_goal + report.no_path == report.agents;
+            if i == 0 {
+                plans += u64::from(report.plans);
+                bar.set_position(tick + 1);
+                if !bar.is_hidden() {
+                    bar.set_message(format!(
+                        "{} plans, {} of {} at goal",
+                        plans, report.at_goal, report.agents
+                    ));
+                }
             }
+            copy.reports.push(report);
         }
-        (sim.summary(), reports, finished_early)
-    });
+        if copies.iter().all(|c| c.done) {
+            break;
+        }
+    }
     bar.finish_and_clear();
-    Ok(Played {
-        summary,
-        reports,
-        setup_s,
-        map_size,
-        finished_early,
-    })
+    Ok(copies
+        .into_iter()
+        .map(|copy| {
+            let grid = copy.sim.grid();
+            let map_size = format!(
+                "{} x {}, {:.1}% walkable",
+                grid.width(),
+                grid.height(),
+                100.0 * grid.walkable_count() as f64 / grid.len() as f64
+            );
+            // The summary reads the pool size, so it is taken on the copy's own pool.
+            let summary = copy.pool.install(|| copy.sim.summary());
+            Played {
+                finished_early: (summary.ticks) < scenario.ticks,
+                summary,
+                reports: copy.reports,
+                setup_s: copy.setup_s,
+                map_size,
+            }
+        })
+        .collect())
 }
 
 fn print_run(out: &mut impl Write, scenario: &Scenario, played: &Played) -> io::Result<()> {

@@ -381,3 +381,64 @@ fn documented_examples_parse_and_build() {
         }
     }
 }
+
+/// Whether the walkable cells of `grid` other than `removed` are all connected (straight
+/// moves), by a plain breadth-first search.
+fn connected_without(grid: &throng::Grid, removed: u32) -> bool {
+    let cells: Vec<u32> = (0..grid.len() as u32)
+        .filter(|&c| grid.is_walkable(c) && c != removed)
+        .collect();
+    let mut seen = vec![false; grid.len()];
+    let mut queue = std::collections::VecDeque::from([cells[0]]);
+    seen[cells[0] as usize] = true;
+    let mut count = 0;
+    while let Some(c) = queue.pop_front() {
+        count += 1;
+        let (x, y) = grid.coords(c);
+        for (dx, dy) in [(-1i64, 0i64), (1, 0), (0, -1), (0, 1)] {
+            let (nx, ny) = (i64::from(x) + dx, i64::from(y) + dy);
+            if grid.is_walkable_xy(nx, ny) {
+                let n = grid.cell(nx as u32, ny as u32).unwrap();
+                if n != removed && !seen[n as usize] {
+                    seen[n as usize] = true;
+                    queue.push_back(n);
+                }
+            }
+        }
+    }
+    count == cells.len()
+}
+
+#[test]
+fn one_shot_goals_never_wall_others_off() {
+    // A maze is a tree: every corridor cell is a cut cell, so goals may only be dead ends.
+    let text = "agents = 30\nticks = 5\n[map]\ngenerator = { kind = \"maze\", width = 41, height = 41, corridor = 1 }\n";
+    let s = parse(text).unwrap();
+    let grid = s.load_grid().unwrap();
+    assert_eq!(grid.components().count(), 1);
+    for (_, goal) in s.place(&grid).unwrap() {
+        assert!(
+            connected_without(&grid, goal),
+            "goal {:?} cuts the maze",
+            grid.coords(goal)
+        );
+    }
+    // Lifelong agents leave their goals again: there the rule does not apply, and the same
+    // maze takes more agents than it has dead ends.
+    let lifelong = format!("{text}[sim]\nlifelong = true\n").replace("agents = 30", "agents = 600");
+    let s = parse(&lifelong).unwrap();
+    let cut_goals = s
+        .place(&grid)
+        .unwrap()
+        .iter()
+        .filter(|&&(_, g)| !connected_without(&grid, g))
+        .count();
+    assert!(cut_goals > 0);
+    // One-shot, 600 agents do not fit on the dead ends: a clear error.
+    let err = parse(&text.replace("agents = 30", "agents = 600"))
+        .unwrap()
+        .build()
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("agents") && err.contains("cut"), "{err}");
+}

@@ -37,6 +37,9 @@
 //!   reachable from its start;
 //! - starts are distinct when conflicts are on (`conflicts = "avoid"`), and so are goals in a
 //!   one-shot run; an agent's goal is never its own start when the map allows it;
+//! - in a one-shot run with conflicts on, an agent at its goal stays there for good, so no goal
+//!   is put on a cut cell (a cell whose blocking splits the map's area, such as the mouth of a
+//!   dead end or a one-cell-wide passage): one parked agent never walls others off;
 //! - `random`: starts and goals drawn uniformly from the component;
 //! - `crowds`: `groups` clustered crowds (agent `i` is in group `i % groups`). The crowds stand
 //!   around points spread evenly on an ellipse inside the map (two groups: left and right, four:
@@ -623,18 +626,49 @@ impl Scenario {
                 ),
             ));
         }
+        // An agent stays on its goal for good in a one-shot run with conflicts on; on a cut
+        // cell (the mouth of a dead end, a one-cell-wide passage) it would wall other agents
+        // off from their goals for ever. Such cells hold no goal (a "well-formed" instance).
+        let cut = if distinct_goals {
+            cut_cells(grid, component[0])
+        } else {
+            Vec::new()
+        };
+        let goal_cells: Vec<CellId> = if distinct_goals {
+            component
+                .iter()
+                .copied()
+                .filter(|&c| !cut[c as usize])
+                .collect()
+        } else {
+            component.clone()
+        };
+        if distinct_goals && n > goal_cells.len() {
+            return Err(self.origin.error(
+                "agents",
+                format!(
+                    "{n} agents do not fit: the largest connected area of the map has {} cells \
+                     that can hold a goal (in a one-shot run with conflicts on, every agent needs \
+                     its own goal, off the cells that would cut the area in two)",
+                    goal_cells.len()
+                ),
+            ));
+        }
         let mut pairs = match self.placement {
             Placement::Random => {
                 let starts = sample(&component, n, distinct_starts, &mut rng);
-                let goals = sample(&component, n, distinct_goals, &mut rng);
+                let goals = sample(&goal_cells, n, distinct_goals, &mut rng);
                 starts.into_iter().zip(goals).collect()
             }
             Placement::Crowds { groups, density } => self.place_crowds(
                 grid,
                 &component,
-                groups,
-                density,
-                (distinct_starts, distinct_goals),
+                (groups, density),
+                Distinct {
+                    starts: distinct_starts,
+                    goals: distinct_goals,
+                    cut,
+                },
                 &mut rng,
             )?,
             Placement::Scen { .. } => unreachable!("handled above"),
@@ -706,11 +740,15 @@ impl Scenario {
         &self,
         grid: &Grid,
         component: &[CellId],
-        groups: u32,
-        density: f64,
-        (distinct_starts, distinct_goals): (bool, bool),
+        (groups, density): (u32, f64),
+        distinct: Distinct,
         rng: &mut ChaCha8Rng,
     ) -> Result<Vec<(CellId, CellId)>> {
+        let Distinct {
+            starts: distinct_starts,
+            goals: distinct_goals,
+            cut,
+        } = distinct;
         let n = self.agents;
         let g = groups as usize;
         let (w, h) = (f64::from(grid.width()), f64::from(grid.height()));
@@ -719,7 +757,12 @@ impl Scenario {
         let (rx, ry) = (0.8 * cx, 0.8 * cy);
         let label = grid.components().of(component[0]);
         let mut start_taken = vec![false; grid.len()];
-        let mut goal_taken = vec![false; grid.len()];
+        // Cut cells never hold a goal (see `place`): mark them taken from the start.
+        let mut goal_taken = if cut.is_empty() {
+            vec![false; grid.len()]
+        } else {
+            cut
+        };
         let mut per_group: Vec<(Vec<CellId>, Vec<CellId>)> = Vec::with_capacity(g);
         for k in 0..g {
             let size = n / g + usize::from(k < n % g);
@@ -787,6 +830,16 @@ impl Scenario {
     }
 }
 
+/// Which cells placement must keep apart.
+struct Distinct {
+    /// Every agent starts on its own cell.
+    starts: bool,
+    /// Every agent has its own goal.
+    goals: bool,
+    /// Cells that hold no goal (cut cells), or empty.
+    cut: Vec<bool>,
+}
+
 /// Checks a generator's parameters (so that a bad value is reported at its line, before the
 /// map is made).
 fn check_generator(generator: &MapGenerator) -> std::result::Result<(), String> {
@@ -806,6 +859,63 @@ fn check_generator(generator: &MapGenerator) -> std::result::Result<(), String> 
         MapGenerator::Maze { corridor: 0, .. } => Err("corridor must be at least 1".into()),
         _ => Ok(()),
     }
+}
+
+/// The cut cells (articulation points) of the component holding `root`: the walkable cells
+/// whose blocking splits the component, found by an iterative Tarjan depth-first search over
+/// straight moves. (A diagonal can sometimes still get past such a cell, so this marks a few
+/// cells too many, never too few.)
+fn cut_cells(grid: &Grid, root: CellId) -> Vec<bool> {
+    const UNSEEN: u32 = u32::MAX;
+    let (w, h) = (grid.width(), grid.height());
+    let mut cut = vec![false; grid.len()];
+    let mut disc = vec![UNSEEN; grid.len()];
+    let mut low = vec![0u32; grid.len()];
+    let neighbour = |cell: CellId, k: u8| -> Option<CellId> {
+        let (x, y) = grid.coords(cell);
+        let next = match k {
+            0 if x > 0 => cell - 1,
+            1 if x + 1 < w => cell + 1,
+            2 if y > 0 => cell - w,
+            3 if y + 1 < h => cell + w,
+            _ => return None,
+        };
+        grid.is_walkable(next).then_some(next)
+    };
+    // (cell, parent, next neighbour to look at)
+    let mut stack: Vec<(CellId, CellId, u8)> = vec![(root, root, 0)];
+    let mut time = 0u32;
+    disc[root as usize] = time;
+    low[root as usize] = time;
+    let mut root_children = 0;
+    while let Some(top) = stack.last_mut() {
+        let (v, parent, k) = *top;
+        if k < 4 {
+            top.2 += 1;
+            let Some(u) = neighbour(v, k) else { continue };
+            if disc[u as usize] == UNSEEN {
+                time += 1;
+                disc[u as usize] = time;
+                low[u as usize] = time;
+                if v == root {
+                    root_children += 1;
+                }
+                stack.push((u, v, 0));
+            } else if u != parent {
+                low[v as usize] = low[v as usize].min(disc[u as usize]);
+            }
+        } else {
+            stack.pop();
+            if let Some(&(p, _, _)) = stack.last() {
+                low[p as usize] = low[p as usize].min(low[v as usize]);
+                if p != root && low[v as usize] >= disc[p as usize] {
+                    cut[p as usize] = true;
+                }
+            }
+        }
+    }
+    cut[root as usize] = root_children > 1;
+    cut
 }
 
 /// The cells of the largest connected component, in cell order (ties: the lowest label).
@@ -976,6 +1086,34 @@ mod tests {
         );
         assert!(e.message.contains("densty"), "{e}");
         assert_eq!(e.line, Some(5), "{e}");
+    }
+
+    #[test]
+    fn cut_cells_are_the_articulation_points() {
+        let grid = Grid::from_ascii(
+            "...#....\n\
+             ...#.##.\n\
+             ........\n\
+             ####.###\n\
+             ....#...",
+        )
+        .unwrap();
+        let cut = cut_cells(&grid, grid.cell(0, 0).unwrap());
+        let mut found: Vec<(u32, u32)> = (0..grid.len() as CellId)
+            .filter(|&c| cut[c as usize])
+            .map(|c| grid.coords(c))
+            .collect();
+        found.sort_unstable_by_key(|&(x, y)| (y, x));
+        // The 3 x 3 block at the top left reaches the rest through (2, 2) and (3, 2) only;
+        // (4, 2) is the only way into the dead end (4, 3). The right part is a loop: no cut.
+        // (The bottom row is another component.)
+        assert_eq!(found, vec![(2, 2), (3, 2), (4, 2)]);
+        // A full grid has none, whatever the root.
+        let open = Grid::new(5, 4).unwrap();
+        assert!(cut_cells(&open, 7).iter().all(|&c| !c));
+        // A corridor: every inner cell is a cut cell, the ends are not.
+        let line = Grid::new(5, 1).unwrap();
+        assert_eq!(cut_cells(&line, 2), vec![false, true, true, true, false]);
     }
 
     #[test]
