@@ -31,9 +31,17 @@
 //! east, the cells north and north-east of a cell are forced when the cell north of it is
 //! walkable and the one north of its predecessor is not; the same to the south), and a diagonal
 //! jump stops where a scan along either of its two orthogonal components finds a jump point.
-//! The derivation and the measurements are in `src/search/jps.rs`. Its node budget and
-//! `expanded` counter count expanded jump points. Weighted and 4-connected grids are answered by
-//! A*.
+//! The derivation is in `src/search/jps.rs`. Its node budget and `expanded` counter count
+//! expanded jump points. Weighted and 4-connected grids are answered by A*.
+//!
+//! Mean µs per query of `throng scen` (best of 7 interleaved rounds, same machine as above):
+//!
+//! | map | A* | JPS | JPS expansions / A*'s |
+//! |---|---|---|---|
+//! | `random512-10-0` | 432 | 261 (1.7x) | 4,638 / 11,274 |
+//! | `8room_000` | 1793 | 323 (5.5x) | 3,970 / 38,020 |
+//! | `den520d` | 166 | 15.4 (10.8x) | 101 / 4,393 |
+//! | `arena` | 1.5 | 1.4 (1.1x) | 4.8 / 31.9 |
 
 mod astar;
 mod cost;
