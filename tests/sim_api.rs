@@ -228,7 +228,10 @@ fn agent_given_its_own_cell_as_goal_arrives_at_once() {
     let summary = sim.summary();
     assert_eq!(summary.arrived, 1);
     assert_eq!(summary.goals_reached, 1);
-    assert_eq!(summary.sum_of_costs, 0, "MAPF: starting on the goal costs nothing");
+    assert_eq!(
+        summary.sum_of_costs, 0,
+        "MAPF: starting on the goal costs nothing"
+    );
 }
 
 #[test]

@@ -251,10 +251,7 @@ fn one_shot_run_on_an_open_map_arrives_and_summary_matches_agents() {
     assert_eq!(summary.ticks, reports.len() as u64);
     // Every agent was added before tick 0 with its goal, so its trip lasted until the end of
     // the tick it arrived in.
-    let trips: Vec<u64> = arrived
-        .iter()
-        .map(|a| a.arrived_at().unwrap())
-        .collect();
+    let trips: Vec<u64> = arrived.iter().map(|a| a.arrived_at().unwrap()).collect();
     assert_eq!(summary.sum_of_costs, trips.iter().sum::<u64>());
     assert_eq!(summary.makespan, *trips.iter().max().unwrap());
     assert!(summary.makespan <= summary.ticks);
