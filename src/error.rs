@@ -87,6 +87,9 @@ pub enum Error {
         /// The agent standing there.
         agent: crate::sim::AgentId,
     },
+    /// A navigation file could not be saved or used (wrong map, wrong version, damaged).
+    #[error(transparent)]
+    NavFile(#[from] crate::nav::NavFileError),
     /// Anything else that is the caller's input being wrong, explained in words.
     #[error("{0}")]
     Invalid(String),

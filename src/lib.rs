@@ -7,6 +7,8 @@
 //!   procedural maps.
 //! - [`movingai`]: the Moving AI `.map` and `.map.scen` formats.
 //! - [`search`]: the per-thread [`SearchWorkspace`] and its A*.
+//! - [`nav`]: navigation points ([`nav::NavGraph`]): routes prepared ahead of time and
+//!   stitched for long trips.
 //! - [`scen_run`]: running a whole Moving AI scenario file and checking every answer.
 //!
 //! ```
@@ -29,6 +31,7 @@
 pub mod error;
 pub mod grid;
 pub mod movingai;
+pub mod nav;
 pub mod planner;
 pub mod scen_run;
 pub mod search;

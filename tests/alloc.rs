@@ -187,3 +187,41 @@ fn unreachable_and_invalid_queries_do_not_allocate() {
     }
     assert_eq!(allocations() - before, 0);
 }
+
+/// Navigation-point queries reuse their workspace too: no allocation once warm, for long
+/// trips (confined Dijkstras, search over the points, stitching, straightening) and short
+/// ones (direct search) alike.
+#[test]
+fn warm_nav_queries_do_not_allocate() {
+    use throng::nav::{NavGraph, NavOptions, NavWorkspace};
+    for name in ["den520d.map.scen", "random512-10-0.map.scen"] {
+        let scen = ScenFile::load(shipped(name)).unwrap();
+        let grid = load_map(scen.map_path().unwrap()).unwrap();
+        let nav = NavGraph::build(&grid, &NavOptions::default()).unwrap();
+        let queries: Vec<_> = scen
+            .resolve(&grid)
+            .unwrap()
+            .into_iter()
+            .step_by(3)
+            .collect();
+        let run = |ws: &mut NavWorkspace| {
+            let before = allocations();
+            let mut found = 0;
+            for &(start, goal) in &queries {
+                if nav
+                    .find_path(&grid, ws, start, goal)
+                    .is_ok_and(|o| o.is_found())
+                {
+                    found += 1;
+                }
+            }
+            (allocations() - before, found)
+        };
+        let mut ws = NavWorkspace::new();
+        let (warmup, found) = run(&mut ws);
+        assert!(warmup > 0 && found == queries.len());
+        let (warm, found) = run(&mut ws);
+        assert_eq!(warm, 0, "{name}: {warm} allocations in warm nav queries");
+        assert_eq!(found, queries.len());
+    }
+}

@@ -51,6 +51,9 @@ mod workspace;
 
 pub use workspace::SearchWorkspace;
 
+pub(crate) use astar::validate_endpoints;
+pub(crate) use heap::OpenList;
+
 use crate::grid::CellId;
 use serde::{Deserialize, Serialize};
 

@@ -1,0 +1,311 @@
+//! Building the graph: entrances on cluster borders, routes inside each cluster, repair after
+//! map changes.
+
+use rayon::prelude::*;
+
+use super::graph::{Cluster, NavGraph, cluster_rect, map_hash, pair_index};
+use super::local::{LocalSearch, Rect};
+use crate::error::{Error, Result};
+use crate::grid::{CellId, Grid};
+
+/// Runs of crossings up to this long get one navigation point pair, in their middle; longer
+/// runs get one at each end (the rule of Botea, Müller and Schaeffer's HPA*).
+pub(crate) const SINGLE_ENTRANCE_MAX: u32 = 6;
+
+/// Settings of [`NavGraph::build`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NavOptions {
+    /// Side of a cluster in cells (at least 4). Default: [`NavOptions::DEFAULT_CLUSTER_SIZE`].
+    pub cluster_size: u32,
+}
+
+impl NavOptions {
+    /// The default cluster side, chosen by measurement (see the [module docs](super)).
+    pub const DEFAULT_CLUSTER_SIZE: u32 = 16;
+}
+
+impl Default for NavOptions {
+    fn default() -> Self {
+        NavOptions {
+            cluster_size: Self::DEFAULT_CLUSTER_SIZE,
+        }
+    }
+}
+
+impl NavGraph {
+    /// Prepares the navigation points of `grid`: clusters of `options.cluster_size` cells a
+    /// side, built in parallel on the current rayon pool (the result does not depend on the
+    /// number of threads).
+    ///
+    /// ```
+    /// use throng::Grid;
+    /// use throng::nav::{NavGraph, NavOptions, NavWorkspace};
+    ///
+    /// let grid = Grid::new(64, 64)?;
+    /// let nav = NavGraph::build(&grid, &NavOptions { cluster_size: 8 })?;
+    /// let mut ws = NavWorkspace::new();
+    /// let (start, goal) = (grid.cell(0, 0).unwrap(), grid.cell(63, 40).unwrap());
+    /// let outcome = nav.find_path(&grid, &mut ws, start, goal)?;
+    /// assert_eq!(grid.path_cost(ws.path())?, outcome.cost().unwrap());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] when the cluster size is below 4.
+    pub fn build(grid: &Grid, options: &NavOptions) -> Result<NavGraph> {
+        let size = options.cluster_size;
+        if size < 4 {
+            return Err(Error::Invalid(format!(
+                "navigation cluster size {size} is too small (at least 4)"
+            )));
+        }
+        let clusters_x = grid.width().div_ceil(size);
+        let clusters_y = grid.height().div_ceil(size);
+        let count = clusters_x * clusters_y;
+        let clusters: Vec<Cluster> = (0..count)
+            .into_par_iter()
+            .map_init(LocalSearch::default, |search, c| {
+                build_cluster(grid, size, clusters_x, c, search)
+            })
+            .collect();
+        let mut graph = NavGraph {
+            width: grid.width(),
+            height: grid.height(),
+            neighborhood: grid.neighborhood(),
+            cluster_size: size,
+            clusters_x,
+            clusters_y,
+            map_hash: map_hash(grid),
+            clusters,
+            node_start: Vec::new(),
+            node_cell: Vec::new(),
+            node_cluster: Vec::new(),
+            node_xy: Vec::new(),
+            edge_start: Vec::new(),
+            edges: Vec::new(),
+        };
+        graph.link(grid);
+        Ok(graph)
+    }
+
+    /// Brings the graph up to date after `changed` cells of the grid changed (walkability or
+    /// cost; `grid` is the grid after the change): the clusters holding them, and the
+    /// neighbours whose navigation points moved because a shared border changed, are rebuilt
+    /// in parallel; every other cluster keeps its routes. The result is the graph a fresh
+    /// [`build`](Self::build) would give. Returns the number of clusters rebuilt.
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] when `grid` has another size or movement rule than the graph's.
+    pub fn apply_changes(&mut self, grid: &Grid, changed: &[CellId]) -> Result<usize> {
+        if grid.width() != self.width
+            || grid.height() != self.height
+            || grid.neighborhood() != self.neighborhood
+        {
+            return Err(Error::Invalid(format!(
+                "the navigation graph is for a {} x {} grid, not {} x {}",
+                self.width,
+                self.height,
+                grid.width(),
+                grid.height()
+            )));
+        }
+        let count = self.clusters.len();
+        let mut touched = vec![false; count];
+        for &cell in changed {
+            if !grid.contains(cell) {
+                continue;
+            }
+            let (x, y) = grid.coords(cell);
+            touched[self.cluster_of_xy(x, y) as usize] = true;
+        }
+        // Neighbours of a touched cluster share a border with it, so their points may move.
+        let (cw, ch) = (self.clusters_x, self.clusters_y);
+        let mut candidates: Vec<u32> = Vec::new();
+        for c in 0..count as u32 {
+            let (cx, cy) = (c % cw, c / cw);
+            let near = touched[c as usize]
+                || (cx > 0 && touched[(c - 1) as usize])
+                || (cx + 1 < cw && touched[(c + 1) as usize])
+                || (cy > 0 && touched[(c - cw) as usize])
+                || (cy + 1 < ch && touched[(c + cw) as usize]);
+            if near {
+                candidates.push(c);
+            }
+        }
+        let size = self.cluster_size;
+        let clusters = &self.clusters;
+        let rebuilt: Vec<(u32, Cluster)> = candidates
+            .par_iter()
+            .map_init(LocalSearch::default, |search, &c| {
+                let nodes = cluster_nodes(grid, size, cw, c);
+                if !touched[c as usize] && nodes == clusters[c as usize].nodes {
+                    return None;
+                }
+                let rect = cluster_rect(grid.width(), grid.height(), size, cw, c);
+                Some((c, cluster_routes(grid, rect, nodes, search)))
+            })
+            .flatten()
+            .collect();
+        let n = rebuilt.len();
+        for (c, cluster) in rebuilt {
+            self.clusters[c as usize] = cluster;
+        }
+        self.map_hash = map_hash(grid);
+        self.link(grid);
+        Ok(n)
+    }
+}
+
+fn build_cluster(
+    grid: &Grid,
+    size: u32,
+    clusters_x: u32,
+    c: u32,
+    search: &mut LocalSearch,
+) -> Cluster {
+    let rect = cluster_rect(grid.width(), grid.height(), size, clusters_x, c);
+    let nodes = cluster_nodes(grid, size, clusters_x, c);
+    cluster_routes(grid, rect, nodes, search)
+}
+
+/// The navigation points of cluster `c`: its side of every entrance on its four borders.
+fn cluster_nodes(grid: &Grid, size: u32, clusters_x: u32, c: u32) -> Vec<CellId> {
+    let r = cluster_rect(grid.width(), grid.height(), size, clusters_x, c);
+    let mut nodes = Vec::new();
+    let w = grid.width();
+    // West and east borders: crossings are horizontal steps between column `xa` and `xa + 1`.
+    let vertical = |xa: u32, own: u32, nodes: &mut Vec<CellId>| {
+        for_each_transition(
+            r.y0,
+            r.h,
+            |y| cross_open(grid, xa, y, xa + 1, y),
+            |y| {
+                nodes.push(y * w + own);
+            },
+        );
+    };
+    if r.x0 > 0 {
+        vertical(r.x0 - 1, r.x0, &mut nodes);
+    }
+    if r.x0 + r.w < grid.width() {
+        let xa = r.x0 + r.w - 1;
+        vertical(xa, xa, &mut nodes);
+    }
+    let horizontal = |ya: u32, own: u32, nodes: &mut Vec<CellId>| {
+        for_each_transition(
+            r.x0,
+            r.w,
+            |x| cross_open(grid, x, ya, x, ya + 1),
+            |x| {
+                nodes.push(own * w + x);
+            },
+        );
+    };
+    if r.y0 > 0 {
+        horizontal(r.y0 - 1, r.y0, &mut nodes);
+    }
+    if r.y0 + r.h < grid.height() {
+        let ya = r.y0 + r.h - 1;
+        horizontal(ya, ya, &mut nodes);
+    }
+    nodes.sort_unstable();
+    nodes.dedup();
+    nodes
+}
+
+#[inline]
+fn cross_open(grid: &Grid, ax: u32, ay: u32, bx: u32, by: u32) -> bool {
+    grid.is_walkable_xy(i64::from(ax), i64::from(ay))
+        && grid.is_walkable_xy(i64::from(bx), i64::from(by))
+}
+
+/// Calls `emit` with the positions along a border (`start..start + len`) where navigation
+/// points go: for each maximal run of positions where `open` holds, its middle when the run is
+/// short, both ends when it is long.
+fn for_each_transition(
+    start: u32,
+    len: u32,
+    open: impl Fn(u32) -> bool,
+    mut emit: impl FnMut(u32),
+) {
+    let end = start + len;
+    let mut p = start;
+    while p < end {
+        if !open(p) {
+            p += 1;
+            continue;
+        }
+        let run_start = p;
+        while p < end && open(p) {
+            p += 1;
+        }
+        let run = p - run_start;
+        if run <= SINGLE_ENTRANCE_MAX {
+            emit(run_start + (run - 1) / 2);
+        } else {
+            emit(run_start);
+            emit(p - 1);
+        }
+    }
+}
+
+/// Routes between every pair of `nodes` inside `rect`: one confined Dijkstra per node.
+fn cluster_routes(
+    grid: &Grid,
+    rect: Rect,
+    nodes: Vec<CellId>,
+    search: &mut LocalSearch,
+) -> Cluster {
+    let n = nodes.len();
+    let mut cost = vec![f64::INFINITY; n * n];
+    let mut route_start = Vec::with_capacity(n * n.saturating_sub(1) / 2 + 1);
+    let mut route_cells = Vec::new();
+    let mut scratch = Vec::new();
+    for i in 0..n {
+        cost[i * n + i] = 0.0;
+        if i + 1 == n {
+            break;
+        }
+        search.run(grid, rect, nodes[i], &nodes[i + 1..]);
+        for j in i + 1..n {
+            debug_assert_eq!(route_start.len(), pair_index(n, i, j));
+            route_start.push(route_cells.len() as u32);
+            if search.distance(grid, nodes[j]).is_none() {
+                continue;
+            }
+            scratch.clear();
+            search.trace_back(grid, nodes[j], &mut scratch);
+            scratch.reverse(); // i .. j
+            cost[i * n + j] = route_cost(grid, scratch.iter().copied());
+            cost[j * n + i] = route_cost(grid, scratch.iter().rev().copied());
+            route_cells.extend_from_slice(&scratch);
+        }
+    }
+    route_start.push(route_cells.len() as u32);
+    route_cells.shrink_to_fit();
+    Cluster {
+        nodes,
+        cost,
+        route_start,
+        route_cells,
+    }
+}
+
+/// Cost of a legal path, summed from its first cell as [`Grid::path_cost`] does.
+pub(crate) fn route_cost(grid: &Grid, cells: impl Iterator<Item = CellId>) -> f64 {
+    let mut cost = 0.0;
+    let mut prev: Option<(u32, u32)> = None;
+    for c in cells {
+        let (x, y) = grid.coords(c);
+        if let Some((px, py)) = prev {
+            let base = if px != x && py != y {
+                std::f64::consts::SQRT_2
+            } else {
+                1.0
+            };
+            cost += base * f64::from(grid.cost(c));
+        }
+        prev = Some((x, y));
+    }
+    cost
+}

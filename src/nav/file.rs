@@ -1,0 +1,356 @@
+//! Saving a prepared graph to a file and loading it back.
+//!
+//! Layout, all integers little-endian:
+//!
+//! | bytes | what |
+//! |---|---|
+//! | 8 | magic `THRONGNV` |
+//! | 4 | format version ([`FORMAT_VERSION`]) |
+//! | 4, 4, 1 | map width, height, movement rule (4 or 8) |
+//! | 8 | [`map_hash`] of the map |
+//! | 4, 4 | cluster size, number of clusters |
+//! | ... | per cluster: point count `n`, `n` cells, `n * n` costs (`f64` bits), route offset count and offsets, route cell count and cells |
+//! | 8 | FNV-1a hash of everything before it |
+//!
+//! Only the clusters are stored; the global numbering and edge lists are rebuilt on load (a
+//! linear pass), which keeps the file about the size of the routes.
+
+use std::path::{Path, PathBuf};
+
+use super::graph::{Cluster, NavGraph, cluster_rect, map_hash};
+use crate::grid::{Grid, Neighborhood};
+use crate::sim::StableHasher;
+
+const MAGIC: &[u8; 8] = b"THRONGNV";
+
+/// Version of the file format written by [`NavGraph::save`]; [`NavGraph::load`] refuses any
+/// other.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// Why a navigation file could not be saved or used.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum NavFileError {
+    /// The file could not be read or written.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The operating system's error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The file does not start with the navigation file magic.
+    #[error("{}: not a throng navigation file", path.display())]
+    NotNavFile {
+        /// The file.
+        path: PathBuf,
+    },
+    /// The file was written in another format version.
+    #[error(
+        "{}: navigation file format version {found}, this throng reads version {expected}; prepare the file again",
+        path.display()
+    )]
+    Version {
+        /// The file.
+        path: PathBuf,
+        /// Version in the file.
+        found: u32,
+        /// Version this build reads.
+        expected: u32,
+    },
+    /// The file was prepared for another map (size, movement rule, walls or costs differ).
+    #[error(
+        "{}: prepared for another map ({file_width} x {file_height}, map hash {file_hash:016x}), not this one ({width} x {height}, map hash {hash:016x}); prepare the file again for this map",
+        path.display()
+    )]
+    WrongMap {
+        /// The file.
+        path: PathBuf,
+        /// Map width in the file.
+        file_width: u32,
+        /// Map height in the file.
+        file_height: u32,
+        /// Map hash in the file.
+        file_hash: u64,
+        /// Width of the grid given.
+        width: u32,
+        /// Height of the grid given.
+        height: u32,
+        /// Hash of the grid given.
+        hash: u64,
+    },
+    /// The file is truncated or damaged.
+    #[error("{}: damaged navigation file: {reason}", path.display())]
+    Corrupt {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+impl NavGraph {
+    /// The graph as the bytes of a navigation file (see the [module docs](self)).
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(64 + self.memory_bytes());
+        out.extend_from_slice(MAGIC);
+        put_u32(&mut out, FORMAT_VERSION);
+        put_u32(&mut out, self.width);
+        put_u32(&mut out, self.height);
+        out.push(match self.neighborhood {
+            Neighborhood::Four => 4,
+            Neighborhood::Eight => 8,
+        });
+        out.extend_from_slice(&self.map_hash.to_le_bytes());
+        put_u32(&mut out, self.cluster_size);
+        put_u32(&mut out, self.clusters.len() as u32);
+        for c in &self.clusters {
+            put_u32(&mut out, c.nodes.len() as u32);
+            c.nodes.iter().for_each(|&v| put_u32(&mut out, v));
+            for v in &c.cost {
+                out.extend_from_slice(&v.to_bits().to_le_bytes());
+            }
+            put_u32(&mut out, c.route_start.len() as u32);
+            c.route_start.iter().for_each(|&v| put_u32(&mut out, v));
+            put_u32(&mut out, c.route_cells.len() as u32);
+            c.route_cells.iter().for_each(|&v| put_u32(&mut out, v));
+        }
+        let hash = fnv(&out);
+        out.extend_from_slice(&hash.to_le_bytes());
+        out
+    }
+
+    /// Writes the graph to `path`, to be loaded later with [`load`](Self::load).
+    ///
+    /// # Errors
+    /// [`NavFileError::Io`] when the file cannot be written.
+    pub fn save(&self, path: impl AsRef<Path>) -> Result<(), NavFileError> {
+        let path = path.as_ref();
+        std::fs::write(path, self.to_bytes()).map_err(|source| NavFileError::Io {
+            path: path.to_path_buf(),
+            source,
+        })
+    }
+
+    /// Loads a graph saved by [`save`](Self::save) for `grid`.
+    ///
+    /// # Errors
+    /// [`NavFileError`]: the file cannot be read, is not a navigation file, has another format
+    /// version, was prepared for another map, or is damaged.
+    pub fn load(path: impl AsRef<Path>, grid: &Grid) -> Result<NavGraph, NavFileError> {
+        let path = path.as_ref();
+        let bytes = std::fs::read(path).map_err(|source| NavFileError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Self::from_bytes(&bytes, grid, path)
+    }
+
+    /// Reads a graph from the bytes of a navigation file for `grid`; `path` names the source
+    /// in errors.
+    ///
+    /// # Errors
+    /// As [`load`](Self::load).
+    pub fn from_bytes(bytes: &[u8], grid: &Grid, path: &Path) -> Result<NavGraph, NavFileError> {
+        let corrupt = |reason: &str| NavFileError::Corrupt {
+            path: path.to_path_buf(),
+            reason: reason.to_string(),
+        };
+        if bytes.len() < MAGIC.len() || &bytes[..MAGIC.len()] != MAGIC {
+            return Err(NavFileError::NotNavFile {
+                path: path.to_path_buf(),
+            });
+        }
+        let mut r = Reader {
+            bytes,
+            at: MAGIC.len(),
+        };
+        let version = r.u32().ok_or_else(|| corrupt("truncated header"))?;
+        if version != FORMAT_VERSION {
+            return Err(NavFileError::Version {
+                path: path.to_path_buf(),
+                found: version,
+                expected: FORMAT_VERSION,
+            });
+        }
+        let header = (|| Some((r.u32()?, r.u32()?, r.u8()?, r.u64()?)))();
+        let (width, height, rule, file_hash) = header.ok_or_else(|| corrupt("truncated header"))?;
+        let hash = map_hash(grid);
+        let rule_matches = match grid.neighborhood() {
+            Neighborhood::Four => rule == 4,
+            Neighborhood::Eight => rule == 8,
+        };
+        if width != grid.width() || height != grid.height() || !rule_matches || file_hash != hash {
+            return Err(NavFileError::WrongMap {
+                path: path.to_path_buf(),
+                file_width: width,
+                file_height: height,
+                file_hash,
+                width: grid.width(),
+                height: grid.height(),
+                hash,
+            });
+        }
+        if bytes.len() < r.at + 8 {
+            return Err(corrupt("truncated"));
+        }
+        let body_end = bytes.len() - 8;
+        let stored = u64::from_le_bytes(bytes[body_end..].try_into().expect("8 bytes"));
+        if fnv(&bytes[..body_end]) != stored {
+            return Err(corrupt("checksum mismatch (truncated or altered)"));
+        }
+        let mut r = Reader {
+            bytes: &bytes[..body_end],
+            at: r.at,
+        };
+        let size = r.u32().ok_or_else(|| corrupt("truncated header"))?;
+        let count = r.u32().ok_or_else(|| corrupt("truncated header"))?;
+        if size < 4 {
+            return Err(corrupt("cluster size below 4"));
+        }
+        let clusters_x = width.div_ceil(size);
+        let clusters_y = height.div_ceil(size);
+        if u64::from(count) != u64::from(clusters_x) * u64::from(clusters_y) {
+            return Err(corrupt("wrong number of clusters for the map size"));
+        }
+        let mut clusters = Vec::with_capacity(count as usize);
+        for c in 0..count {
+            let cluster = read_cluster(&mut r, grid, size, clusters_x, c)
+                .ok_or_else(|| corrupt(&format!("cluster {c} is malformed")))?;
+            clusters.push(cluster);
+        }
+        if r.at != r.bytes.len() {
+            return Err(corrupt("trailing bytes"));
+        }
+        let mut graph = NavGraph {
+            width,
+            height,
+            neighborhood: grid.neighborhood(),
+            cluster_size: size,
+            clusters_x,
+            clusters_y,
+            map_hash: file_hash,
+            clusters,
+            node_start: Vec::new(),
+            node_cell: Vec::new(),
+            node_cluster: Vec::new(),
+            node_xy: Vec::new(),
+            edge_start: Vec::new(),
+            edges: Vec::new(),
+        };
+        graph.link(grid);
+        Ok(graph)
+    }
+}
+
+/// Reads one cluster, checking every index so that a damaged file cannot make a query panic.
+fn read_cluster(
+    r: &mut Reader<'_>,
+    grid: &Grid,
+    size: u32,
+    clusters_x: u32,
+    c: u32,
+) -> Option<Cluster> {
+    let rect = cluster_rect(grid.width(), grid.height(), size, clusters_x, c);
+    let inside = |cell: u32| {
+        grid.contains(cell) && {
+            let (x, y) = grid.coords(cell);
+            rect.contains(x, y)
+        }
+    };
+    let n = r.u32()? as usize;
+    if n > (rect.w * rect.h) as usize {
+        return None;
+    }
+    let nodes = r.u32s(n)?;
+    if !nodes.iter().all(|&v| inside(v)) || !nodes.windows(2).all(|w| w[0] < w[1]) {
+        return None;
+    }
+    let cost: Vec<f64> = (0..n * n)
+        .map(|_| r.u64().map(f64::from_bits))
+        .collect::<Option<_>>()?;
+    if cost.iter().any(|v| v.is_nan() || *v < 0.0) {
+        return None;
+    }
+    let starts = r.u32()? as usize;
+    if starts != n * n.saturating_sub(1) / 2 + 1 {
+        return None;
+    }
+    let route_start = r.u32s(starts)?;
+    let cells = r.u32()? as usize;
+    let route_cells = r.u32s(cells)?;
+    if route_start.windows(2).any(|w| w[0] > w[1])
+        || route_start.first() != Some(&0)
+        || route_start.last().map(|&v| v as usize) != Some(cells)
+        || !route_cells.iter().all(|&v| inside(v))
+    {
+        return None;
+    }
+    for i in 0..n {
+        for j in i + 1..n {
+            let p = super::graph::pair_index(n, i, j);
+            let route = &route_cells[route_start[p] as usize..route_start[p + 1] as usize];
+            let ends = route.first() == Some(&nodes[i]) && route.last() == Some(&nodes[j]);
+            if cost[i * n + j].is_finite() != ends || route.is_empty() == ends {
+                return None;
+            }
+        }
+    }
+    Some(Cluster {
+        nodes,
+        cost,
+        route_start,
+        route_cells,
+    })
+}
+
+fn put_u32(out: &mut Vec<u8>, v: u32) {
+    out.extend_from_slice(&v.to_le_bytes());
+}
+
+fn fnv(bytes: &[u8]) -> u64 {
+    let mut h = StableHasher::default();
+    let mut chunks = bytes.chunks_exact(8);
+    for chunk in &mut chunks {
+        h.write_u64(u64::from_le_bytes(chunk.try_into().expect("8 bytes")));
+    }
+    for &b in chunks.remainder() {
+        h.write_u64(u64::from(b));
+    }
+    h.finish()
+}
+
+struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl Reader<'_> {
+    fn take(&mut self, n: usize) -> Option<&[u8]> {
+        let end = self.at.checked_add(n)?;
+        let s = self.bytes.get(self.at..end)?;
+        self.at = end;
+        Some(s)
+    }
+    fn u8(&mut self) -> Option<u8> {
+        self.take(1).map(|b| b[0])
+    }
+    fn u32(&mut self) -> Option<u32> {
+        self.take(4)
+            .map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")))
+    }
+    fn u64(&mut self) -> Option<u64> {
+        self.take(8)
+            .map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")))
+    }
+    fn u32s(&mut self, n: usize) -> Option<Vec<u32>> {
+        let bytes = self.take(n.checked_mul(4)?)?;
+        Some(
+            bytes
+                .chunks_exact(4)
+                .map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")))
+                .collect(),
+        )
+    }
+}

@@ -1,0 +1,295 @@
+//! The prepared graph: clusters, their navigation points and the routes between them.
+
+use crate::grid::{CellId, Direction, Grid, Neighborhood};
+
+use super::local::Rect;
+
+/// Marks an edge that is one straight step across a cluster border (no stored route).
+pub(crate) const INTER: u32 = u32::MAX;
+/// Set in [`Edge::route`] when the stored route is walked backwards.
+pub(crate) const REVERSED: u32 = 1 << 31;
+
+/// One cluster: its navigation points and the routes between every pair of them, confined to
+/// the cluster.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub(crate) struct Cluster {
+    /// Cells of the navigation points, sorted.
+    pub nodes: Vec<CellId>,
+    /// `n * n` costs: `cost[i * n + j]` of the route from node `i` to node `j` (infinite when
+    /// there is none inside the cluster, 0 on the diagonal).
+    pub cost: Vec<f64>,
+    /// For each pair `i < j` (in [`pair_index`] order): where its route starts in
+    /// `route_cells`; one more entry closes the last route.
+    pub route_start: Vec<u32>,
+    /// Routes from `i` to `j` (`i < j`), cell by cell, both ends included; empty when none.
+    pub route_cells: Vec<CellId>,
+}
+
+impl Cluster {
+    pub fn memory_bytes(&self) -> usize {
+        self.nodes.capacity() * 4
+            + self.cost.capacity() * 8
+            + self.route_start.capacity() * 4
+            + self.route_cells.capacity() * 4
+    }
+
+    /// The stored route of pair `p`.
+    #[inline]
+    pub fn route(&self, p: usize) -> &[CellId] {
+        &self.route_cells[self.route_start[p] as usize..self.route_start[p + 1] as usize]
+    }
+}
+
+/// Position of the pair `i < j` among the `n * (n - 1) / 2` pairs of `n` nodes.
+#[inline]
+pub(crate) fn pair_index(n: usize, i: usize, j: usize) -> usize {
+    debug_assert!(i < j && j < n);
+    i * n - i * (i + 1) / 2 + (j - i - 1)
+}
+
+/// One edge of the abstract graph.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Edge {
+    /// Global id of the node it leads to.
+    pub to: u32,
+    /// Cost of the route.
+    pub cost: f64,
+    /// Pair index of the stored route in the source node's cluster (with [`REVERSED`] when it
+    /// is walked from `j` to `i`), or [`INTER`] for a single step across a border.
+    pub route: u32,
+}
+
+/// Navigation points over a grid, with routes between them computed ahead of time, for long
+/// queries (see the [module docs](super)).
+///
+/// Build it once per map with [`NavGraph::build`] (clusters in parallel on the current rayon
+/// pool), or load one prepared offline with [`NavGraph::load`]; query it from any number of
+/// threads at once with one [`NavWorkspace`](super::NavWorkspace) each. After the map changes,
+/// [`NavGraph::apply_changes`] rebuilds the clusters the changes touch.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NavGraph {
+    pub(crate) width: u32,
+    pub(crate) height: u32,
+    pub(crate) neighborhood: Neighborhood,
+    pub(crate) cluster_size: u32,
+    pub(crate) clusters_x: u32,
+    pub(crate) clusters_y: u32,
+    /// [`map_hash`] of the grid the graph was made for.
+    pub(crate) map_hash: u64,
+    pub(crate) clusters: Vec<Cluster>,
+    // Derived by `link` from the clusters (not saved).
+    /// Per cluster, the global id of its first node; one more entry closes the last cluster.
+    pub(crate) node_start: Vec<u32>,
+    pub(crate) node_cell: Vec<CellId>,
+    pub(crate) node_cluster: Vec<u32>,
+    /// Per node, its column and row (the search's heuristic reads them; no division).
+    pub(crate) node_xy: Vec<(u32, u32)>,
+    /// Per node, where its edges start in `edges`; one more entry closes the last node.
+    pub(crate) edge_start: Vec<u32>,
+    pub(crate) edges: Vec<Edge>,
+}
+
+impl NavGraph {
+    /// Side of a cluster, in cells.
+    pub fn cluster_size(&self) -> u32 {
+        self.cluster_size
+    }
+
+    /// Number of clusters.
+    pub fn cluster_count(&self) -> usize {
+        self.clusters.len()
+    }
+
+    /// Number of navigation points.
+    pub fn node_count(&self) -> usize {
+        self.node_cell.len()
+    }
+
+    /// Number of edges of the abstract graph (each direction counted).
+    pub fn edge_count(&self) -> usize {
+        self.edges.len()
+    }
+
+    /// The cells of every navigation point, cluster by cluster.
+    pub fn nodes(&self) -> &[CellId] {
+        &self.node_cell
+    }
+
+    /// Number of cells of all stored routes.
+    pub fn route_cells(&self) -> usize {
+        self.clusters.iter().map(|c| c.route_cells.len()).sum()
+    }
+
+    /// Bytes of memory held by the graph (capacities of every buffer).
+    pub fn memory_bytes(&self) -> usize {
+        self.clusters
+            .iter()
+            .map(Cluster::memory_bytes)
+            .sum::<usize>()
+            + self.clusters.capacity() * std::mem::size_of::<Cluster>()
+            + self.node_start.capacity() * 4
+            + self.node_cell.capacity() * 4
+            + self.node_cluster.capacity() * 4
+            + self.node_xy.capacity() * 8
+            + self.edge_start.capacity() * 4
+            + self.edges.capacity() * std::mem::size_of::<Edge>()
+    }
+
+    /// Whether the graph was made for a grid of this size, movement rule and walkability
+    /// (it must be repaired or rebuilt after the grid changes).
+    pub fn matches(&self, grid: &Grid) -> bool {
+        grid.width() == self.width
+            && grid.height() == self.height
+            && grid.neighborhood() == self.neighborhood
+            && map_hash(grid) == self.map_hash
+    }
+
+    /// Index of the cluster holding `(x, y)`.
+    #[inline]
+    pub(crate) fn cluster_of_xy(&self, x: u32, y: u32) -> u32 {
+        (y / self.cluster_size) * self.clusters_x + x / self.cluster_size
+    }
+
+    /// The rectangle of cluster `c`.
+    #[inline]
+    pub(crate) fn rect(&self, c: u32) -> Rect {
+        cluster_rect(
+            self.width,
+            self.height,
+            self.cluster_size,
+            self.clusters_x,
+            c,
+        )
+    }
+
+    /// Global id of the node at `cell` in cluster `c`, if it is one.
+    #[inline]
+    pub(crate) fn node_at(&self, c: u32, cell: CellId) -> Option<u32> {
+        let nodes = &self.clusters[c as usize].nodes;
+        nodes
+            .binary_search(&cell)
+            .ok()
+            .map(|k| self.node_start[c as usize] + k as u32)
+    }
+
+    /// Rebuilds the global node numbering and the edge lists from the clusters.
+    pub(crate) fn link(&mut self, grid: &Grid) {
+        self.node_start.clear();
+        self.node_cell.clear();
+        self.node_cluster.clear();
+        self.node_start.push(0);
+        for (c, cluster) in self.clusters.iter().enumerate() {
+            self.node_cell.extend_from_slice(&cluster.nodes);
+            self.node_cluster
+                .extend(std::iter::repeat_n(c as u32, cluster.nodes.len()));
+            self.node_start.push(self.node_cell.len() as u32);
+        }
+        self.node_xy.clear();
+        self.node_xy
+            .extend(self.node_cell.iter().map(|&c| grid.coords(c)));
+        let mut edges = std::mem::take(&mut self.edges);
+        edges.clear();
+        self.edge_start.clear();
+        for c in 0..self.clusters.len() {
+            let cluster = &self.clusters[c];
+            let n = cluster.nodes.len();
+            let base = self.node_start[c];
+            for i in 0..n {
+                self.edge_start.push(edges.len() as u32);
+                for j in 0..n {
+                    let cost = cluster.cost[i * n + j];
+                    if i == j || !cost.is_finite() || dominated(&cluster.cost, n, i, j) {
+                        continue;
+                    }
+                    let route = if i < j {
+                        pair_index(n, i, j) as u32
+                    } else {
+                        pair_index(n, j, i) as u32 | REVERSED
+                    };
+                    edges.push(Edge {
+                        to: base + j as u32,
+                        cost,
+                        route,
+                    });
+                }
+                let cell = cluster.nodes[i];
+                let (x, y) = grid.coords(cell);
+                let moves = grid.moves(cell);
+                for dir in [
+                    Direction::North,
+                    Direction::East,
+                    Direction::South,
+                    Direction::West,
+                ] {
+                    if !moves.contains(dir) {
+                        continue;
+                    }
+                    let next = grid.step(cell, dir);
+                    let (nx, ny) = grid.coords(next);
+                    let other = self.cluster_of_xy(nx, ny);
+                    if other == c as u32 {
+                        continue;
+                    }
+                    debug_assert_eq!(self.cluster_of_xy(x, y), c as u32);
+                    if let Some(to) = self.node_at(other, next) {
+                        edges.push(Edge {
+                            to,
+                            cost: grid.step_cost(dir, next),
+                            route: INTER,
+                        });
+                    }
+                }
+            }
+        }
+        self.edge_start.push(edges.len() as u32);
+        self.edges = edges;
+    }
+}
+
+/// Whether the route `i -> j` is no shorter than going through another point `k` of the
+/// cluster: such an edge adds branching to the search and no shorter path, so it is left out.
+/// Every point's distances are kept: with positive costs, an edge left out is replaced by two
+/// strictly shorter ones, and by induction on cost those are kept or replaced in turn.
+fn dominated(cost: &[f64], n: usize, i: usize, j: usize) -> bool {
+    let direct = cost[i * n + j];
+    let slack = direct * 1e-12;
+    (0..n).any(|k| k != i && k != j && cost[i * n + k] + cost[k * n + j] <= direct + slack)
+}
+
+/// The rectangle of cluster `c` of a `width x height` grid cut in `size x size` clusters.
+pub(crate) fn cluster_rect(width: u32, height: u32, size: u32, clusters_x: u32, c: u32) -> Rect {
+    let (cx, cy) = (c % clusters_x, c / clusters_x);
+    let (x0, y0) = (cx * size, cy * size);
+    Rect {
+        x0,
+        y0,
+        w: size.min(width - x0),
+        h: size.min(height - y0),
+    }
+}
+
+/// A hash of everything about a grid that the routes depend on: size, movement rule,
+/// walkability and cell costs (FNV-1a, stable across platforms and runs).
+pub fn map_hash(grid: &Grid) -> u64 {
+    let mut h = crate::sim::StableHasher::default();
+    h.write_u64(u64::from(grid.width()));
+    h.write_u64(u64::from(grid.height()));
+    h.write_u64(match grid.neighborhood() {
+        Neighborhood::Four => 4,
+        Neighborhood::Eight => 8,
+    });
+    let walkable = grid.walkable_table();
+    for chunk in walkable.chunks(64) {
+        let mut bits = 0u64;
+        for (i, w) in chunk.iter().enumerate() {
+            bits |= u64::from(*w) << i;
+        }
+        h.write_u64(bits);
+    }
+    if let Some(costs) = grid.cost_table() {
+        for c in costs {
+            h.write_u64(u64::from(c.to_bits()));
+        }
+    }
+    h.finish()
+}

@@ -1,0 +1,148 @@
+//! Navigation points: routes computed ahead of time and stitched together for long trips
+//! (hierarchical path-finding, HPA*: A. Botea, M. Müller, J. Schaeffer, "Near Optimal
+//! Hierarchical Path-Finding", Journal of Game Development 1(1), 2004, adapted).
+//!
+//! # Build
+//!
+//! The grid is cut into square clusters ([`NavOptions::cluster_size`], default 16). Where
+//! walkable cells face each other across a cluster border they form *entrances*: maximal runs
+//! of straight crossings. A run of at most 6 crossings gets one pair of navigation points (one
+//! cell on each side) in its middle, a longer run one pair at each end. Inside each cluster a
+//! Dijkstra confined to the cluster runs from every point and keeps the route (cell by cell,
+//! in one flat arena per cluster) and cost to every other point; points on either side of a
+//! border step are joined by an edge of one step. Clusters are built in parallel on the current
+//! rayon pool; each is a pure function of the grid, so the graph does not depend on the number
+//! of threads.
+//!
+//! # Query
+//!
+//! [`NavGraph::find_path`] with a per-thread [`NavWorkspace`]:
+//!
+//! 1. start and goal in the same or neighbouring clusters: a direct optimal search (JPS);
+//! 2. otherwise a Dijkstra confined to the start's cluster connects the start to its points,
+//!    one in the goal's cluster connects the goal (stopping once every point is settled),
+//!    and A* runs over the points (octile heuristic) from the start's points to the goal;
+//! 3. the stored routes of the chosen edges are stitched into one cell-by-cell path;
+//! 4. on uniform 8-connected grids the path is straightened by string pulling with lines that
+//!    obey the movement rules ([`refine`](self) module docs); it never gets longer and stays
+//!    legal and continuous.
+//!
+//! The workspace holds flat arrays with generation stamps (the per-point A* arrays, two
+//! cluster-sized Dijkstra arrays, a grid [`SearchWorkspace`] for direct searches): no lock and
+//! no allocation per query once warm.
+//!
+//! # Map changes
+//!
+//! [`NavGraph::apply_changes`] rebuilds the clusters holding changed cells, and the neighbours
+//! whose points moved because a shared border changed, in parallel, then relinks the graph; the
+//! result equals a fresh build.
+//!
+//! # Files
+//!
+//! [`NavGraph::save`] and [`NavGraph::load`] write and read a small binary file (magic, format
+//! version, map size, movement rule, a hash of the map's walls and costs, cluster size, then
+//! the clusters). Loading refuses a file made for another map or another format version with a
+//! [`NavFileError`].
+//!
+//! # Measurements
+//!
+//! Figures are filled in by the issue's closing measurements (see `throng scen --planner nav`).
+
+mod build;
+mod file;
+mod graph;
+mod local;
+mod query;
+mod refine;
+
+pub use build::NavOptions;
+pub use file::{FORMAT_VERSION, NavFileError};
+pub use graph::{NavGraph, map_hash};
+
+use crate::grid::CellId;
+use crate::search::{OpenList, SearchStats, SearchWorkspace};
+use local::LocalSearch;
+
+/// Reusable memory for navigation-point queries: one per thread, like [`SearchWorkspace`]
+/// (which it contains, for direct searches). Not tied to one graph; it grows to the largest
+/// graph and grid it has served.
+#[derive(Debug, Default)]
+pub struct NavWorkspace {
+    search: SearchWorkspace,
+    from_start: LocalSearch,
+    to_goal: LocalSearch,
+    /// Per point (plus the goal): stamp, cost from the start, parent point, edge taken.
+    stamp: Vec<u32>,
+    g: Vec<f64>,
+    parent: Vec<u32>,
+    parent_edge: Vec<u32>,
+    generation: u32,
+    open: OpenList,
+    node_path: Vec<u32>,
+    raw: Vec<CellId>,
+    path: Vec<CellId>,
+    stats: SearchStats,
+    direct: bool,
+}
+
+impl NavWorkspace {
+    /// An empty workspace; it sizes itself on the first queries.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The path of the last query that found one, start to goal, both included; empty after a
+    /// query that found none.
+    #[inline]
+    pub fn path(&self) -> &[CellId] {
+        &self.path
+    }
+
+    /// Counters of the last query: cells settled by the confined Dijkstras plus points
+    /// expanded, or the direct search's counters.
+    #[inline]
+    pub fn stats(&self) -> SearchStats {
+        self.stats
+    }
+
+    /// Whether the last query was answered by a direct (optimal) grid search.
+    #[inline]
+    pub fn was_direct(&self) -> bool {
+        self.direct
+    }
+
+    /// The grid workspace used for direct searches (also usable for other searches between
+    /// navigation queries).
+    pub fn search_workspace(&mut self) -> &mut SearchWorkspace {
+        &mut self.search
+    }
+
+    /// Bytes of memory held.
+    pub fn memory_bytes(&self) -> usize {
+        self.search.memory_bytes()
+            + self.from_start.memory_bytes()
+            + self.to_goal.memory_bytes()
+            + self.stamp.capacity() * 4
+            + self.g.capacity() * 8
+            + self.parent.capacity() * 4
+            + self.parent_edge.capacity() * 4
+            + self.open.capacity_bytes()
+            + (self.node_path.capacity() + self.raw.capacity() + self.path.capacity()) * 4
+    }
+
+    /// Starts an abstract search over `nodes` points: sizes the arrays, new generation.
+    fn begin_abstract(&mut self, nodes: usize) {
+        if self.stamp.len() < nodes {
+            self.stamp.resize(nodes, 0);
+            self.g.resize(nodes, 0.0);
+            self.parent.resize(nodes, 0);
+            self.parent_edge.resize(nodes, 0);
+        }
+        if self.generation >= u32::MAX - 3 {
+            self.stamp.fill(0);
+            self.generation = 0;
+        }
+        self.generation += 2;
+        self.open.clear();
+    }
+}

@@ -1,0 +1,242 @@
+//! Answering a query on the prepared graph.
+
+use super::NavWorkspace;
+use super::graph::{INTER, NavGraph, REVERSED};
+use super::refine::string_pull;
+use crate::grid::{CellId, Grid, Neighborhood};
+use crate::search::{QueryError, SearchOptions, SearchOutcome, SearchStats, validate_endpoints};
+
+/// Parent of a node reached straight from the start.
+const FROM_START: u32 = u32::MAX;
+
+impl NavGraph {
+    /// A path from `start` to `goal` through the navigation points, cell by cell in
+    /// [`NavWorkspace::path`]: legal, continuous, close to optimal but not always optimal.
+    ///
+    /// Trips within one cluster or between neighbouring clusters are searched directly (JPS on
+    /// uniform 8-connected grids, A* otherwise) and are optimal.
+    ///
+    /// # Errors
+    /// [`QueryError`] when a cell is outside the grid or blocked.
+    ///
+    /// # Panics
+    /// When `grid` is not the size the graph was built for (debug builds also check that the
+    /// graph is up to date with the grid's walls).
+    pub fn find_path(
+        &self,
+        grid: &Grid,
+        ws: &mut NavWorkspace,
+        start: CellId,
+        goal: CellId,
+    ) -> Result<SearchOutcome, QueryError> {
+        self.find_path_with(grid, ws, start, goal, &SearchOptions::default())
+    }
+
+    /// [`find_path`](Self::find_path) with options: the node budget applies to direct
+    /// searches only (long queries have bounded work by construction).
+    ///
+    /// # Errors
+    /// [`QueryError`] when a cell is outside the grid or blocked.
+    ///
+    /// # Panics
+    /// As [`find_path`](Self::find_path).
+    pub fn find_path_with(
+        &self,
+        grid: &Grid,
+        ws: &mut NavWorkspace,
+        start: CellId,
+        goal: CellId,
+        options: &SearchOptions,
+    ) -> Result<SearchOutcome, QueryError> {
+        assert!(
+            grid.width() == self.width && grid.height() == self.height,
+            "navigation graph built for a {} x {} grid, queried on {} x {}",
+            self.width,
+            self.height,
+            grid.width(),
+            grid.height()
+        );
+        ws.path.clear();
+        ws.stats = SearchStats::default();
+        validate_endpoints(grid, start, goal)?;
+        if !grid.connected(start, goal) {
+            return Ok(SearchOutcome::Unreachable);
+        }
+        let (sx, sy) = grid.coords(start);
+        let (gx, gy) = grid.coords(goal);
+        let cs = self.cluster_of_xy(sx, sy);
+        let cg = self.cluster_of_xy(gx, gy);
+        let near = (cs % self.clusters_x).abs_diff(cg % self.clusters_x) <= 1
+            && (cs / self.clusters_x).abs_diff(cg / self.clusters_x) <= 1;
+        if near || !self.abstract_search(grid, ws, start, goal, cs, cg) {
+            return Ok(self.direct(grid, ws, start, goal, options));
+        }
+        self.stitch(grid, ws, start, goal);
+        let uniform8 = !grid.is_weighted() && grid.neighborhood() == Neighborhood::Eight;
+        if uniform8 {
+            string_pull(grid, &ws.raw, &mut ws.path);
+        } else {
+            std::mem::swap(&mut ws.raw, &mut ws.path);
+        }
+        ws.direct = false;
+        let cost = super::build::route_cost(grid, ws.path.iter().copied());
+        Ok(SearchOutcome::Found { cost })
+    }
+
+    /// The optimal search on the grid, for short trips.
+    fn direct(
+        &self,
+        grid: &Grid,
+        ws: &mut NavWorkspace,
+        start: CellId,
+        goal: CellId,
+        options: &SearchOptions,
+    ) -> SearchOutcome {
+        let outcome = ws
+            .search
+            .find_path_jps(grid, start, goal, options)
+            .expect("endpoints were validated");
+        ws.stats = ws.search.stats();
+        ws.path.clear();
+        ws.path.extend_from_slice(ws.search.path());
+        ws.direct = true;
+        outcome
+    }
+
+    /// Connects start and goal to the points of their clusters and runs A* over the points.
+    /// On success the chosen chain of nodes is in `ws.node_path` (first node after the start
+    /// first) with the edge taken into each in `ws.edge_path`. False when no chain exists
+    /// (then the caller searches directly).
+    fn abstract_search(
+        &self,
+        grid: &Grid,
+        ws: &mut NavWorkspace,
+        start: CellId,
+        goal: CellId,
+        cs: u32,
+        cg: u32,
+    ) -> bool {
+        let start_nodes = &self.clusters[cs as usize].nodes;
+        let goal_nodes = &self.clusters[cg as usize].nodes;
+        ws.from_start.run(grid, self.rect(cs), start, start_nodes);
+        ws.to_goal.run(grid, self.rect(cg), goal, goal_nodes);
+        ws.stats.expanded += ws.from_start.expanded + ws.to_goal.expanded;
+
+        let n = self.node_cell.len();
+        let goal_id = n as u32;
+        ws.begin_abstract(n + 1);
+        let open_stamp = ws.generation;
+        let closed_stamp = open_stamp + 1;
+        let (gx, gy) = grid.coords(goal);
+        let h_scale = grid.min_cost();
+        let heuristic = |(x, y): (u32, u32)| {
+            crate::grid::distance(
+                grid.neighborhood(),
+                f64::from(x.abs_diff(gx)),
+                f64::from(y.abs_diff(gy)),
+            ) * h_scale
+        };
+        let base_s = self.node_start[cs as usize];
+        for (k, &cell) in start_nodes.iter().enumerate() {
+            if let Some(d) = ws.from_start.distance(grid, cell) {
+                let id = (base_s + k as u32) as usize;
+                ws.stamp[id] = open_stamp;
+                ws.g[id] = d;
+                ws.parent[id] = FROM_START;
+                ws.open
+                    .push((d + heuristic(self.node_xy[id])).to_bits(), id as u32);
+            }
+        }
+        let mut found = false;
+        while let Some((_, u)) = ws.open.pop() {
+            let ui = u as usize;
+            if ws.stamp[ui] == closed_stamp {
+                continue;
+            }
+            if u == goal_id {
+                found = true;
+                break;
+            }
+            ws.stamp[ui] = closed_stamp;
+            ws.stats.expanded += 1;
+            let gu = ws.g[ui];
+            if self.node_cluster[ui] == cg {
+                let cell = self.node_cell[ui];
+                if let Some(d) = ws.to_goal.distance(grid, cell) {
+                    let gi = goal_id as usize;
+                    let ng = gu + d;
+                    if ws.stamp[gi] != open_stamp || ng < ws.g[gi] {
+                        ws.stamp[gi] = open_stamp;
+                        ws.g[gi] = ng;
+                        ws.parent[gi] = u;
+                        ws.open.push(ng.to_bits(), goal_id);
+                    }
+                }
+            }
+            let edges = &self.edges[self.edge_start[ui] as usize..self.edge_start[ui + 1] as usize];
+            for (e, edge) in edges.iter().enumerate() {
+                let v = edge.to as usize;
+                let s = ws.stamp[v];
+                if s == closed_stamp {
+                    continue;
+                }
+                let ng = gu + edge.cost;
+                if s == open_stamp && ng >= ws.g[v] {
+                    continue;
+                }
+                ws.stamp[v] = open_stamp;
+                ws.g[v] = ng;
+                ws.parent[v] = u;
+                ws.parent_edge[v] = self.edge_start[ui] + e as u32;
+                ws.open
+                    .push((ng + heuristic(self.node_xy[v])).to_bits(), v as u32);
+            }
+        }
+        if !found {
+            return false;
+        }
+        // Chain of nodes, goal side first, then reversed.
+        ws.node_path.clear();
+        let mut v = ws.parent[goal_id as usize];
+        while v != FROM_START {
+            ws.node_path.push(v);
+            v = ws.parent[v as usize];
+        }
+        ws.node_path.reverse();
+        true
+    }
+
+    /// Writes the cell-by-cell path of the chain found by `abstract_search` into `ws.raw`.
+    fn stitch(&self, grid: &Grid, ws: &mut NavWorkspace, start: CellId, goal: CellId) {
+        ws.raw.clear();
+        let first = ws.node_path[0];
+        ws.from_start
+            .trace_back(grid, self.node_cell[first as usize], &mut ws.raw);
+        ws.raw.reverse();
+        debug_assert_eq!(ws.raw[0], start);
+        for k in 1..ws.node_path.len() {
+            let v = ws.node_path[k] as usize;
+            let edge = self.edges[ws.parent_edge[v] as usize];
+            debug_assert_eq!(edge.to as usize, v);
+            if edge.route == INTER {
+                ws.raw.push(self.node_cell[v]);
+                continue;
+            }
+            let from = ws.node_path[k - 1] as usize;
+            let cluster = &self.clusters[self.node_cluster[from] as usize];
+            let pair = (edge.route & !REVERSED) as usize;
+            let route = cluster.route(pair);
+            if edge.route & REVERSED == 0 {
+                ws.raw.extend_from_slice(&route[1..]);
+            } else {
+                ws.raw.extend(route[..route.len() - 1].iter().rev());
+            }
+        }
+        let last = *ws.node_path.last().expect("a chain has a node");
+        // The path ends on the last node; the goal's tree runs from it (included) to the goal.
+        ws.raw.pop();
+        ws.to_goal
+            .trace_back(grid, self.node_cell[last as usize], &mut ws.raw);
+        debug_assert_eq!(ws.raw.last(), Some(&goal));
+    }
+}
