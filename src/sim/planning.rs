@@ -46,7 +46,12 @@ pub struct PlanningTotals {
     pub deferred: u32,
 }
 
-/// See the [module docs](self). Owned by a [`crate::sim::Simulation`]; advanced users can run
+/// The planning phase: plans every agent with a pending request in parallel, each rayon worker
+/// with its own [`SearchWorkspace`] kept in a per-stage thread-local (no lock per query, no
+/// allocation once warm). Plans depend only on the grid, the agent and the occupancy snapshot,
+/// never on the thread, so any thread count gives the same plans.
+///
+/// Owned by a [`crate::sim::Simulation`]; advanced users can run
 /// it on their own [`AgentSet`].
 #[derive(Default)]
 pub struct PlanningStage {
