@@ -23,17 +23,39 @@ pub enum PlannerKind {
     /// [`SearchWorkspace::find_path_jps`]: crate::SearchWorkspace::find_path_jps
     #[serde(rename = "jps")]
     Jps,
+    /// Navigation points ([`NavGraph`]): routes between points on cluster borders computed
+    /// ahead of time and stitched, then straightened. Legal, close to optimal (not always
+    /// optimal), and much faster than A* on long trips; trips within one or two neighbouring
+    /// clusters are searched directly.
+    ///
+    /// [`NavGraph`]: crate::nav::NavGraph
+    #[serde(rename = "nav")]
+    Nav,
+    /// A* for short trips (octile distance below [`PlannerKind::AUTO_SHORT_TRIP`]),
+    /// navigation points for long ones.
+    #[serde(rename = "auto")]
+    Auto,
 }
 
 impl PlannerKind {
     /// Every planner, in the order the help text lists them.
-    pub const ALL: [PlannerKind; 2] = [PlannerKind::AStar, PlannerKind::Jps];
+    pub const ALL: [PlannerKind; 4] = [
+        PlannerKind::AStar,
+        PlannerKind::Jps,
+        PlannerKind::Nav,
+        PlannerKind::Auto,
+    ];
+
+    /// Octile distance below which [`PlannerKind::Auto`] uses A* rather than navigation points.
+    pub const AUTO_SHORT_TRIP: f64 = 64.0;
 
     /// The name used on the command line and in files.
     pub fn name(self) -> &'static str {
         match self {
             PlannerKind::AStar => "astar",
             PlannerKind::Jps => "jps",
+            PlannerKind::Nav => "nav",
+            PlannerKind::Auto => "auto",
         }
     }
 
@@ -41,7 +63,33 @@ impl PlannerKind {
     pub fn is_optimal(self) -> bool {
         match self {
             PlannerKind::AStar | PlannerKind::Jps => true,
+            PlannerKind::Nav | PlannerKind::Auto => false,
         }
+    }
+
+    /// Whether this planner answers the query `start -> goal` with navigation points: always for
+    /// [`PlannerKind::Nav`], for trips of octile length at least
+    /// [`AUTO_SHORT_TRIP`](Self::AUTO_SHORT_TRIP) for [`PlannerKind::Auto`], never for the others.
+    pub fn plans_by_nav(
+        self,
+        grid: &crate::Grid,
+        start: crate::CellId,
+        goal: crate::CellId,
+    ) -> bool {
+        match self {
+            PlannerKind::Nav => true,
+            PlannerKind::Auto => {
+                grid.contains(start)
+                    && grid.contains(goal)
+                    && grid.heuristic(start, goal) >= Self::AUTO_SHORT_TRIP * grid.min_cost()
+            }
+            PlannerKind::AStar | PlannerKind::Jps => false,
+        }
+    }
+
+    /// Whether the planner needs a prepared [`NavGraph`](crate::nav::NavGraph).
+    pub fn uses_nav(self) -> bool {
+        matches!(self, PlannerKind::Nav | PlannerKind::Auto)
     }
 }
 
@@ -85,6 +133,10 @@ mod tests {
         );
         assert_eq!("jps".parse::<PlannerKind>().unwrap(), PlannerKind::Jps);
         assert_eq!(PlannerKind::Jps.to_string(), "jps");
+        assert_eq!("nav".parse::<PlannerKind>().unwrap(), PlannerKind::Nav);
+        assert_eq!("auto".parse::<PlannerKind>().unwrap(), PlannerKind::Auto);
+        assert!(!PlannerKind::Nav.is_optimal() && PlannerKind::Auto.uses_nav());
+        assert!(PlannerKind::Jps.is_optimal() && !PlannerKind::AStar.uses_nav());
     }
 
     #[test]

@@ -248,3 +248,29 @@ fn generated_maps_and_scenarios_run_optimally() {
     let o = throng(&["gen", "random", "--out", "x.map", "--density", "2"]);
     assert_one_line_error(&o, "density 2 is not between 0 and 1");
 }
+
+/// `--planner nav` reports the length ratios and the graph's build time and memory, and exits
+/// 0 although some paths are longer than optimal: only illegal or missing paths fail it.
+#[test]
+fn scen_nav_reports_ratios_and_passes_on_legal_paths() {
+    let path = shipped("den520d.map.scen");
+    let o = throng(&["scen", path.to_str().unwrap(), "--json", "--planner", "nav"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["planner"], "nav");
+    assert_eq!(v["illegal"], 0);
+    assert_eq!(v["correct"], v["queries"]);
+    assert!(v["mismatched"].as_u64().unwrap() > 0, "{v}");
+    let mean = v["mean_len_ratio"].as_f64().unwrap();
+    let max = v["max_len_ratio"].as_f64().unwrap();
+    assert!(
+        (1.0..=1.02).contains(&mean) && (mean..=1.10).contains(&max),
+        "{v}"
+    );
+    assert!(v["nav_build_ms"].as_f64().unwrap() > 0.0);
+    assert!(v["nav_memory_bytes"].as_u64().unwrap() > 0);
+    // The table has the graph line; `auto` runs too.
+    let o = throng(&["scen", path.to_str().unwrap(), "--planner", "auto"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("nav graph"));
+}

@@ -300,3 +300,83 @@ fn build_does_not_depend_on_thread_count() {
     assert!(one == build(4));
     assert_eq!(one.to_bytes(), build(3).to_bytes());
 }
+
+/// A simulation with the `nav` (and `auto`) planner: every agent reaches its goal, a wall
+/// added mid-run is seen by the plans made after it, and 1 and 2 threads give the same run.
+#[test]
+fn simulation_plans_with_navigation_points() {
+    use throng::PlannerKind;
+    use throng::grid::procgen::MapGenerator;
+    use throng::sim::{ConflictMode, SimConfig, Simulation};
+
+    let grid = MapGenerator::Rooms {
+        width: 96,
+        height: 96,
+        room: 10,
+        door: 3,
+    }
+    .generate(5)
+    .unwrap();
+    let walkable: Vec<CellId> = (0..grid.len() as CellId)
+        .filter(|&c| grid.is_walkable(c))
+        .collect();
+    let play = |planner, threads| {
+        let config = SimConfig {
+            planner,
+            conflicts: ConflictMode::Off,
+            ..SimConfig::default()
+        };
+        let mut sim = Simulation::new(grid.clone(), config);
+        let mut rng = TestRng::new(11);
+        for _ in 0..60 {
+            let s = walkable[rng.below(walkable.len() as u64) as usize];
+            let g = walkable[rng.below(walkable.len() as u64) as usize];
+            if sim.grid().connected(s, g) {
+                sim.add_agent(s, Some(g)).unwrap();
+            }
+        }
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            for tick in 0..600 {
+                if tick == 3 {
+                    // Close a door-sized stretch somewhere no agent stands.
+                    let changes: Vec<CellChange> = walkable
+                        .iter()
+                        .copied()
+                        .filter(|&c| {
+                            sim.agents()
+                                .iter()
+                                .all(|(_, a)| a.position() != c && a.goal() != Some(c))
+                        })
+                        .skip(500)
+                        .step_by(97)
+                        .take(20)
+                        .map(|cell| CellChange::SetWalkable {
+                            cell,
+                            walkable: false,
+                        })
+                        .collect();
+                    sim.change_map(&changes).unwrap();
+                }
+                sim.step();
+                for (_, a) in sim.agents().iter() {
+                    assert!(sim.grid().is_walkable(a.position()));
+                }
+            }
+        });
+        (sim.summary(), sim.state_hash())
+    };
+    for planner in [PlannerKind::Nav, PlannerKind::Auto] {
+        let (one, hash_one) = play(planner, 1);
+        let (two, hash_two) = play(planner, 2);
+        assert_eq!(
+            hash_one, hash_two,
+            "{planner}: thread count changed the run"
+        );
+        assert_eq!(one.arrived, two.arrived);
+        assert!(one.arrived >= 55, "{planner}: {} arrived", one.arrived);
+    }
+}

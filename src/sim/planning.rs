@@ -16,6 +16,7 @@ use super::agent::{AgentSet, AgentState, PlanReason};
 use super::config::SimConfig;
 use super::occupancy::Occupancy;
 use crate::grid::{CellId, Grid};
+use crate::nav::{NavGraph, NavWorkspace};
 use crate::planner::PlannerKind;
 use crate::search::{QueryError, SearchOptions, SearchOutcome, SearchWorkspace};
 
@@ -56,6 +57,8 @@ pub struct PlanningTotals {
 #[derive(Default)]
 pub struct PlanningStage {
     workspaces: ThreadLocal<RefCell<SearchWorkspace>>,
+    /// Per-worker workspaces of the `nav` and `auto` planners (made on first use).
+    nav_workspaces: ThreadLocal<RefCell<NavWorkspace>>,
     jobs: Vec<PlanJob>,
     queue: Vec<(u64, u32)>,
     /// Per-plan latencies of the last phase, nanoseconds (in job order).
@@ -93,6 +96,19 @@ impl PlanningStage {
         occupancy: &Occupancy,
         config: &SimConfig,
     ) -> PlanningTotals {
+        self.run_with_nav(grid, agents, occupancy, config, None)
+    }
+
+    /// [`run`](Self::run) with the navigation graph of `grid`, which the `nav` and `auto`
+    /// planners use for long trips (without one they plan with A*).
+    pub fn run_with_nav(
+        &mut self,
+        grid: &Grid,
+        agents: &mut AgentSet,
+        occupancy: &Occupancy,
+        config: &SimConfig,
+        nav: Option<&NavGraph>,
+    ) -> PlanningTotals {
         self.queue.clear();
         for (slot, agent) in agents.iter_mut() {
             if let Some((_, since)) = agent.plan_request {
@@ -124,7 +140,16 @@ impl PlanningStage {
             node_budget: config.node_budget,
         };
         let workspaces = &self.workspaces;
+        let nav_workspaces = &self.nav_workspaces;
         let plan = |job: &mut PlanJob| {
+            if let Some(nav) = nav
+                && job.reason != Some(PlanReason::Blocked)
+                && config.planner.plans_by_nav(grid, job.start, job.goal)
+            {
+                let mut ws = nav_workspaces.get_or(RefCell::default).borrow_mut();
+                run_nav_job(job, grid, nav, &mut ws, &options);
+                return;
+            }
             let mut ws = workspaces
                 .get_or(|| RefCell::new(SearchWorkspace::for_grid(grid)))
                 .borrow_mut();
@@ -187,7 +212,8 @@ fn run_job(
         PlannerKind::Jps if job.reason != Some(PlanReason::Blocked) => {
             ws.find_path_jps(grid, job.start, job.goal, options)
         }
-        PlannerKind::AStar | PlannerKind::Jps => {
+        // Nav and auto come here for short trips and replans around agents.
+        PlannerKind::AStar | PlannerKind::Jps | PlannerKind::Nav | PlannerKind::Auto => {
             if job.reason == Some(PlanReason::Blocked) {
                 let (sx, sy) = grid.coords(job.start);
                 let radius = config.avoid_radius;
@@ -203,6 +229,25 @@ fn run_job(
             }
         }
     };
+    job.nanos = t0.elapsed().as_nanos() as u64;
+    job.expanded = ws.stats().expanded;
+    job.path.clear();
+    if matches!(outcome, Ok(SearchOutcome::Found { .. })) {
+        job.path.extend_from_slice(ws.path());
+    }
+    job.outcome = Some(outcome);
+}
+
+/// A plan through the navigation points (long trips of the `nav` and `auto` planners).
+fn run_nav_job(
+    job: &mut PlanJob,
+    grid: &Grid,
+    nav: &NavGraph,
+    ws: &mut NavWorkspace,
+    options: &SearchOptions,
+) {
+    let t0 = Instant::now();
+    let outcome = nav.find_path_with(grid, ws, job.start, job.goal, options);
     job.nanos = t0.elapsed().as_nanos() as u64;
     job.expanded = ws.stats().expanded;
     job.path.clear();

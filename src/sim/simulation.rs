@@ -14,6 +14,7 @@ use super::occupancy::Occupancy;
 use super::planning::PlanningStage;
 use crate::error::{Error, Result};
 use crate::grid::{CellChange, CellId, Grid};
+use crate::nav::{NavGraph, NavOptions};
 
 /// A crowd on a shared grid. Each [`step`](Self::step) plays one tick:
 ///
@@ -61,12 +62,20 @@ pub struct Simulation {
     metrics: Metrics,
     /// Walkable cells of each connected component, for seeded lifelong goals.
     component_cells: Vec<Vec<CellId>>,
+    /// Navigation points of the grid, for the `nav` and `auto` planners (built in `new`,
+    /// repaired by `change_map`).
+    nav: Option<NavGraph>,
 }
 
 impl Simulation {
     /// A simulation with no agent.
     pub fn new(grid: Grid, config: SimConfig) -> Simulation {
         let occupancy = Occupancy::new(grid.len());
+        let nav = config
+            .planner
+            .uses_nav()
+            .then(|| NavGraph::build(&grid, &NavOptions::default()).ok())
+            .flatten();
         let mut sim = Simulation {
             grid,
             agents: AgentSet::new(),
@@ -78,6 +87,7 @@ impl Simulation {
             movement: MovementStage::new(),
             metrics: Metrics::default(),
             component_cells: Vec::new(),
+            nav,
         };
         sim.index_components();
         sim
@@ -182,6 +192,15 @@ impl Simulation {
     /// As [`Grid::apply`]; on error nothing changes.
     pub fn change_map(&mut self, changes: &[CellChange]) -> Result<()> {
         self.grid.apply(changes)?;
+        if let Some(nav) = &mut self.nav {
+            let cells: Vec<CellId> = changes
+                .iter()
+                .map(|c| match *c {
+                    CellChange::SetWalkable { cell, .. } | CellChange::SetCost { cell, .. } => cell,
+                })
+                .collect();
+            nav.apply_changes(&self.grid, &cells)?;
+        }
         self.index_components();
         let tick = self.tick;
         for (_, agent) in self.agents.iter_mut() {
@@ -226,9 +245,13 @@ impl Simulation {
         let t1 = Instant::now();
 
         // 2-3. Planning.
-        let planned =
-            self.planning
-                .run(&self.grid, &mut self.agents, &self.occupancy, &self.config);
+        let planned = self.planning.run_with_nav(
+            &self.grid,
+            &mut self.agents,
+            &self.occupancy,
+            &self.config,
+            self.nav.as_ref(),
+        );
         self.metrics.record_plans(self.planning.latencies());
         // Agents whose goal is the cell they stand on arrive without moving.
         for &slot in &self.planning.arrivals {
