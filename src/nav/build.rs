@@ -21,7 +21,7 @@ pub struct NavOptions {
 
 impl NavOptions {
     /// The default cluster side, chosen by measurement (see the [module docs](super)).
-    pub const DEFAULT_CLUSTER_SIZE: u32 = 16;
+    pub const DEFAULT_CLUSTER_SIZE: u32 = 32;
 }
 
 impl Default for NavOptions {
