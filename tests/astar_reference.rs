@@ -206,6 +206,18 @@ fn unreachable_goal_is_answered_without_search() {
 fn invalid_queries_are_typed_errors() {
     let grid = Grid::from_ascii("..#\n...").unwrap();
     let mut ws = SearchWorkspace::new();
+    // A rejected query leaves no counters or path of the query before it.
+    assert!(ws.find_path(&grid, 0, 5).unwrap().is_found());
+    assert!(ws.stats().expanded > 0 && !ws.path().is_empty());
+    assert!(ws.find_path(&grid, 0, 2).is_err());
+    assert_eq!(ws.stats().expanded, 0);
+    assert!(ws.path().is_empty());
+    assert!(ws.find_path(&grid, 0, 5).unwrap().is_found());
+    assert!(
+        ws.find_path_jps(&grid, 0, 2, &throng::SearchOptions::default())
+            .is_err()
+    );
+    assert_eq!((ws.stats().expanded, ws.path().len()), (0, 0));
     assert!(matches!(
         ws.find_path(&grid, 0, 6),
         Err(QueryError::CellOutOfBounds { cell: 6, .. })

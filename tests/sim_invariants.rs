@@ -334,6 +334,32 @@ fn crowded_corridor_makes_progress_thanks_to_wait_then_replan() {
 }
 
 #[test]
+fn a_permanently_blocked_agent_backs_off_its_replans() {
+    // A one-cell corridor: agent P parks on its goal in the middle, agent B behind it wants to
+    // reach the far end. No route exists around P, so every replan of B fails; each failure
+    // doubles B's wait (3, 6, 12, 24, 48, 96, then 96 ticks), instead of a whole-map search
+    // every 3 ticks (which would be about 100 failed plans in 300 ticks).
+    let grid = Grid::from_ascii("##########\n..........\n##########").unwrap();
+    let c = |x| grid.cell(x, 1).unwrap();
+    let (p_cell, b_start, b_goal) = (c(5), c(1), c(9));
+    let mut sim = Simulation::new(grid.clone(), SimConfig::default());
+    let parked = sim.add_agent(p_cell, Some(p_cell)).unwrap();
+    let blocked = sim.add_agent(b_start, Some(b_goal)).unwrap();
+    let reports = run_checked(&mut sim, 300);
+    let failed: u32 = reports.iter().map(|r| r.plans_failed).sum();
+    assert_eq!(sim.agent(parked).unwrap().position(), p_cell);
+    assert_eq!(
+        sim.agent(blocked).unwrap().position(),
+        c(4),
+        "stuck behind the parked agent"
+    );
+    assert!(
+        (3..=8).contains(&failed),
+        "{failed} failed replans in 300 ticks"
+    );
+}
+
+#[test]
 fn head_on_pair_in_a_wide_corridor_pass_each_other() {
     let grid = Grid::from_ascii(
         "..........\n\

@@ -404,6 +404,9 @@ impl SearchWorkspace {
         if grid.is_weighted() || grid.neighborhood() == Neighborhood::Four {
             return self.find_path_with(grid, start, goal, options);
         }
+        // Counters and path describe this query even when it is rejected: a caller that records
+        // them (the simulation does) must not see the previous query's.
+        self.reset_counters();
         validate_endpoints(grid, start, goal)?;
         self.begin(grid);
         if !grid.connected(start, goal) {

@@ -130,6 +130,12 @@ impl SearchWorkspace {
         self.stats = SearchStats::default();
     }
 
+    /// Clears the counters and the path of the last query.
+    pub(crate) fn reset_counters(&mut self) {
+        self.stats = SearchStats::default();
+        self.path.clear();
+    }
+
     /// Writes the path ending at `goal` into the path buffer by following parent moves, and
     /// returns its cost, summed in `f64` from start to goal exactly as [`Grid::path_cost`] does.
     pub(crate) fn reconstruct(&mut self, grid: &Grid, goal: CellId) -> f64 {

@@ -86,6 +86,9 @@ pub struct Agent {
     pub(crate) plan_request: Option<(PlanReason, u64)>,
     /// Consecutive ticks spent waiting.
     pub(crate) waited: u32,
+    /// Failed plans around other agents since the agent last moved: each one doubles the wait
+    /// before the next try (see [`crate::sim::SimConfig::replan_after_waits`]).
+    pub(crate) blocked_failures: u32,
     /// Tick the agent was added or last given a goal (start of its current trip).
     pub(crate) trip_start: u64,
     /// Time it last arrived at its goal (see [`Agent::arrived_at`]).
@@ -104,6 +107,7 @@ impl Agent {
             state: AgentState::Idle,
             plan_request: None,
             waited: 0,
+            blocked_failures: 0,
             trip_start: tick,
             arrived_at: None,
             goals_reached: 0,

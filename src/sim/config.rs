@@ -31,7 +31,9 @@ pub struct SimConfig {
     /// first. Default: `None` (no cap).
     pub max_plans_per_tick: Option<usize>,
     /// After this many consecutive ticks waiting, an agent replans treating nearby agents as
-    /// obstacles. Default: 3.
+    /// obstacles. When such a plan fails (the agent is boxed in), the wait before the next try
+    /// doubles, up to 32 times this value, until the agent moves again: a permanently blocked
+    /// agent does not search the whole map every few ticks. Default: 3.
     pub replan_after_waits: u32,
     /// Radius (in cells, Chebyshev distance) within which other agents are obstacles for such a
     /// replan. Default: 4.

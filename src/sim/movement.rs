@@ -87,7 +87,11 @@ impl MovementStage {
             if agent.state == AgentState::Waiting {
                 totals.waiting += 1;
                 agent.waited += 1;
-                if agent.waited >= config.replan_after_waits && agent.plan_request.is_none() {
+                // Each failed replan around the others doubles the wait (at most 32 times).
+                let patience = config
+                    .replan_after_waits
+                    .saturating_mul(1 << agent.blocked_failures.min(5));
+                if agent.waited >= patience && agent.plan_request.is_none() {
                     agent.plan_request = Some((PlanReason::Blocked, tick));
                     agent.waited = 0;
                 }
@@ -168,6 +172,7 @@ fn step(
     agent.cursor += 1;
     agent.moves += 1;
     agent.waited = 0;
+    agent.blocked_failures = 0;
     totals.moved += 1;
     if agent.cursor + 1 == agent.path.len() {
         agent.state = AgentState::Arrived;

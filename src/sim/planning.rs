@@ -183,8 +183,10 @@ impl PlanningStage {
                     };
                 }
                 _ if job.reason == Some(PlanReason::Blocked) => {
-                    // Boxed in by agents: keep the old path and keep waiting for them to move.
+                    // Boxed in by agents: keep the old path and keep waiting for them to move,
+                    // twice as long before the next try.
                     totals.failed += 1;
+                    agent.blocked_failures += 1;
                 }
                 _ => {
                     totals.failed += 1;
