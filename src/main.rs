@@ -13,7 +13,8 @@ use clap::{Parser, Subcommand};
 use serde::Serialize;
 use throng::grid::procgen::MapGenerator;
 use throng::movingai::{self, ScenFile};
-use throng::scen_run::{ScenReport, ScenRunOptions, run_scen};
+use throng::nav::{NavGraph, NavOptions};
+use throng::scen_run::{ScenReport, ScenRunOptions, run_scen, run_scen_with_nav};
 use throng::sim::{RunSummary, Scenario, TickReport};
 use throng::{Grid, PlannerKind};
 
@@ -43,21 +44,18 @@ enum Command {
     /// Run every query of Moving AI scenario files and check each path against the optimal
     /// length. With no FILE, runs the scenario files shipped in sims/maps. Exits 1 when a path
     /// is illegal or missing, or (optimal planners) not optimal.
-    Scen {
-        /// `.map.scen` files (default: every one in sims/maps).
-        files: Vec<PathBuf>,
-        /// The map to use (default: the map named in the file, beside the scenario file).
-        #[arg(long)]
-        map: Option<PathBuf>,
-        /// Print one JSON object per scenario file on stdout instead of the table.
-        #[arg(long)]
-        json: bool,
-        /// Planner to run.
-        #[arg(long, default_value = "astar", value_parser = parse_planner)]
-        planner: PlannerKind,
-        /// Stop a query after this many node expansions.
-        #[arg(long)]
-        budget: Option<u64>,
+    Scen(ScenArgs),
+    /// Prepare the navigation points of a map (for `--planner nav` or `auto`) and save them to
+    /// a file, so a big map is prepared once, offline; `throng scen --nav-file` loads it.
+    Nav {
+        /// The `.map` file.
+        map: PathBuf,
+        /// Output file.
+        #[arg(long, short)]
+        out: PathBuf,
+        /// Cluster side in cells.
+        #[arg(long, default_value_t = NavOptions::DEFAULT_CLUSTER_SIZE)]
+        cluster: u32,
     },
     /// Generate a procedural map (and a scenario file of random queries with their optimal
     /// lengths), in the Moving AI formats, so everything runs without map files.
@@ -125,6 +123,30 @@ struct RunArgs {
     compare_threads: bool,
 }
 
+#[derive(clap::Args)]
+struct ScenArgs {
+    /// `.map.scen` files (default: every one in sims/maps).
+    files: Vec<PathBuf>,
+    /// The map to use (default: the map named in the file, beside the scenario file).
+    #[arg(long)]
+    map: Option<PathBuf>,
+    /// Print one JSON object per scenario file on stdout instead of the table.
+    #[arg(long)]
+    json: bool,
+    /// Planner to run.
+    #[arg(long, default_value = "astar", value_parser = parse_planner)]
+    planner: PlannerKind,
+    /// Stop a query after this many node expansions.
+    #[arg(long)]
+    budget: Option<u64>,
+    /// Navigation points saved by `throng nav` (nav and auto planners; default: build them).
+    #[arg(long)]
+    nav_file: Option<PathBuf>,
+    /// Cluster side when building navigation points.
+    #[arg(long, default_value_t = NavOptions::DEFAULT_CLUSTER_SIZE)]
+    cluster: u32,
+}
+
 #[derive(Clone, Copy, clap::ValueEnum)]
 enum GenKind {
     Random,
@@ -154,13 +176,8 @@ fn main() -> ExitCode {
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Run(args) => run_scenario(args),
-        Command::Scen {
-            files,
-            map,
-            json,
-            planner,
-            budget,
-        } => scen(files, map, json, planner, budget),
+        Command::Scen(args) => scen(args),
+        Command::Nav { map, out, cluster } => prepare_nav(&map, &out, cluster),
         Command::Gen {
             kind,
             out,
@@ -231,13 +248,16 @@ fn generate(
     Ok(ExitCode::SUCCESS)
 }
 
-fn scen(
-    files: Vec<PathBuf>,
-    map: Option<PathBuf>,
-    json: bool,
-    planner: PlannerKind,
-    budget: Option<u64>,
-) -> anyhow::Result<ExitCode> {
+fn scen(args: ScenArgs) -> anyhow::Result<ExitCode> {
+    let ScenArgs {
+        files,
+        map,
+        json,
+        planner,
+        budget,
+        nav_file,
+        cluster,
+    } = args;
     let files = if files.is_empty() {
         shipped_scen_files()?
     } else {
@@ -262,7 +282,28 @@ fn scen(
             None => scen.map_path()?,
         };
         let grid = movingai::load_map(&map_path)?;
-        let mut report = run_scen(&grid, &scen, &options)?;
+        let mut report = if !planner.uses_nav() {
+            run_scen(&grid, &scen, &options)?
+        } else if let Some(path) = &nav_file {
+            let t0 = Instant::now();
+            let nav = NavGraph::load(path, &grid)?;
+            let load_ms = t0.elapsed().as_secs_f64() * 1e3;
+            let mut report = run_scen_with_nav(&grid, &scen, &options, Some(&nav))?;
+            report.nav_load_ms = Some(load_ms);
+            report
+        } else {
+            let t0 = Instant::now();
+            let nav = NavGraph::build(
+                &grid,
+                &NavOptions {
+                    cluster_size: cluster,
+                },
+            )?;
+            let build_ms = t0.elapsed().as_secs_f64() * 1e3;
+            let mut report = run_scen_with_nav(&grid, &scen, &options, Some(&nav))?;
+            report.nav_build_ms = Some(build_ms);
+            report
+        };
         report.map = map_path.display().to_string();
         all_optimal &= report.passed();
         if json {
@@ -278,6 +319,31 @@ fn scen(
     } else {
         ExitCode::from(1)
     })
+}
+
+fn prepare_nav(map: &Path, out: &Path, cluster: u32) -> anyhow::Result<ExitCode> {
+    let grid = movingai::load_map(map)?;
+    let t0 = Instant::now();
+    let nav = NavGraph::build(
+        &grid,
+        &NavOptions {
+            cluster_size: cluster,
+        },
+    )?;
+    let build_ms = t0.elapsed().as_secs_f64() * 1e3;
+    nav.save(out)?;
+    let bytes = std::fs::metadata(out).map(|m| m.len()).unwrap_or(0);
+    writeln!(
+        io::stdout().lock(),
+        "wrote {} ({} points, {} edges, clusters of {cluster}; built in {build_ms:.1} ms on {} threads, {:.1} MiB in memory, {:.1} MiB on disk)",
+        out.display(),
+        nav.node_count(),
+        nav.edge_count(),
+        rayon::current_num_threads(),
+        nav.memory_bytes() as f64 / (1 << 20) as f64,
+        bytes as f64 / (1 << 20) as f64,
+    )?;
+    Ok(ExitCode::SUCCESS)
 }
 
 fn print_report(out: &mut impl Write, r: &ScenReport, grid: &Grid) -> io::Result<()> {
@@ -325,10 +391,15 @@ fn print_report(out: &mut impl Write, r: &ScenReport, grid: &Grid) -> io::Result
         "length       mean {:.4} x optimal, max {:.4} x (tolerance {:e})",
         r.mean_len_ratio, r.max_len_ratio, r.tolerance
     )?;
-    if let (Some(ms), Some(bytes)) = (r.nav_build_ms, r.nav_memory_bytes) {
+    if let Some(bytes) = r.nav_memory_bytes {
+        let how = match (r.nav_build_ms, r.nav_load_ms) {
+            (_, Some(ms)) => format!("loaded in {ms:.1} ms"),
+            (Some(ms), None) => format!("built in {ms:.1} ms"),
+            (None, None) => "given".to_string(),
+        };
         writeln!(
             out,
-            "nav graph    {} points, built in {ms:.1} ms, {:.1} MiB",
+            "nav graph    {} points, {how}, {:.1} MiB",
             r.nav_points.unwrap_or(0),
             bytes as f64 / (1024.0 * 1024.0)
         )?;

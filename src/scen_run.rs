@@ -85,6 +85,9 @@ pub struct ScenReport {
     /// Milliseconds to build the navigation graph (`nav` and `auto` planners only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub nav_build_ms: Option<f64>,
+    /// Milliseconds to load the navigation graph from a file instead (`--nav-file`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nav_load_ms: Option<f64>,
     /// Bytes of memory held by the navigation graph (`nav` and `auto` planners only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub nav_memory_bytes: Option<usize>,
@@ -183,6 +186,7 @@ pub fn run_scen_with_nav(
         mean_len_ratio: 0.0,
         max_len_ratio: 0.0,
         nav_build_ms: None,
+        nav_load_ms: None,
         nav_memory_bytes: nav.map(NavGraph::memory_bytes),
         nav_points: nav.map(NavGraph::node_count),
         failures: Vec::new(),

@@ -274,3 +274,42 @@ fn scen_nav_reports_ratios_and_passes_on_legal_paths() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(String::from_utf8_lossy(&o.stdout).contains("nav graph"));
 }
+
+#[test]
+fn navigation_points_prepared_offline_are_loaded_and_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let nav = dir.path().join("arena.nav");
+    let p = |p: &Path| p.to_str().unwrap().to_string();
+    let o = throng(&[
+        "nav",
+        &p(&shipped("arena.map")),
+        "--out",
+        &p(&nav),
+        "--cluster",
+        "8",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("points"));
+    let scen = p(&shipped("arena.map.scen"));
+    let o = throng(&[
+        "scen",
+        &scen,
+        "--planner",
+        "nav",
+        "--nav-file",
+        &p(&nav),
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["illegal"], 0);
+    assert!(v["nav_load_ms"].as_f64().is_some() && v.get("nav_build_ms").is_none());
+    // A file prepared for another map is refused, on one line.
+    let other = p(&shipped("den520d.map.scen"));
+    let o = throng(&["scen", &other, "--planner", "nav", "--nav-file", &p(&nav)]);
+    assert_one_line_error(&o, "prepared for another map");
+    // Not a navigation file at all.
+    let o = throng(&["scen", &scen, "--planner", "nav", "--nav-file", &scen]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(!stderr(&o).contains("panicked"));
+}

@@ -73,7 +73,7 @@
 //! second level of clusters.
 
 mod build;
-mod file;
+pub mod file;
 mod graph;
 mod local;
 mod query;

@@ -13,7 +13,7 @@ mod movement;
 mod occupancy;
 mod planning;
 mod runner;
-mod scenario;
+pub mod scenario;
 mod simulation;
 
 pub use agent::{Agent, AgentId, AgentSet, AgentState};
