@@ -292,14 +292,7 @@ fn scen(args: ScenArgs) -> anyhow::Result<ExitCode> {
             report.nav_load_ms = Some(load_ms);
             report
         } else {
-            let t0 = Instant::now();
-            let nav = NavGraph::build(
-                &grid,
-                &NavOptions {
-                    cluster_size: cluster,
-                },
-            )?;
-            let build_ms = t0.elapsed().as_secs_f64() * 1e3;
+            let (nav, build_ms) = build_nav(&grid, cluster)?;
             let mut report = run_scen_with_nav(&grid, &scen, &options, Some(&nav))?;
             report.nav_build_ms = Some(build_ms);
             report
@@ -321,16 +314,19 @@ fn scen(args: ScenArgs) -> anyhow::Result<ExitCode> {
     })
 }
 
+/// Builds the navigation points of `grid`; returns them with the build time in milliseconds.
+fn build_nav(grid: &Grid, cluster: u32) -> throng::Result<(NavGraph, f64)> {
+    let t0 = Instant::now();
+    let options = NavOptions {
+        cluster_size: cluster,
+    };
+    let nav = NavGraph::build(grid, &options)?;
+    Ok((nav, t0.elapsed().as_secs_f64() * 1e3))
+}
+
 fn prepare_nav(map: &Path, out: &Path, cluster: u32) -> anyhow::Result<ExitCode> {
     let grid = movingai::load_map(map)?;
-    let t0 = Instant::now();
-    let nav = NavGraph::build(
-        &grid,
-        &NavOptions {
-            cluster_size: cluster,
-        },
-    )?;
-    let build_ms = t0.elapsed().as_secs_f64() * 1e3;
+    let (nav, build_ms) = build_nav(&grid, cluster)?;
     nav.save(out)?;
     let bytes = std::fs::metadata(out).map(|m| m.len()).unwrap_or(0);
     writeln!(

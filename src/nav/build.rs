@@ -68,24 +68,12 @@ impl NavGraph {
                 build_cluster(grid, size, clusters_x, c, search)
             })
             .collect();
-        let mut graph = NavGraph {
-            width: grid.width(),
-            height: grid.height(),
-            neighborhood: grid.neighborhood(),
-            cluster_size: size,
-            clusters_x,
-            clusters_y,
-            map_hash: map_hash(grid),
+        Ok(NavGraph::from_clusters(
+            grid,
+            size,
+            map_hash(grid),
             clusters,
-            node_start: Vec::new(),
-            node_cell: Vec::new(),
-            node_cluster: Vec::new(),
-            node_xy: Vec::new(),
-            edge_start: Vec::new(),
-            edges: Vec::new(),
-        };
-        graph.link(grid);
-        Ok(graph)
+        ))
     }
 
     /// Brings the graph up to date after `changed` cells of the grid changed (walkability or

@@ -223,24 +223,7 @@ impl NavGraph {
         if r.at != r.bytes.len() {
             return Err(corrupt("trailing bytes"));
         }
-        let mut graph = NavGraph {
-            width,
-            height,
-            neighborhood: grid.neighborhood(),
-            cluster_size: size,
-            clusters_x,
-            clusters_y,
-            map_hash: file_hash,
-            clusters,
-            node_start: Vec::new(),
-            node_cell: Vec::new(),
-            node_cluster: Vec::new(),
-            node_xy: Vec::new(),
-            edge_start: Vec::new(),
-            edges: Vec::new(),
-        };
-        graph.link(grid);
-        Ok(graph)
+        Ok(NavGraph::from_clusters(grid, size, file_hash, clusters))
     }
 }
 

@@ -172,6 +172,34 @@ impl NavGraph {
             .map(|k| self.node_start[c as usize] + k as u32)
     }
 
+    /// Assembles a graph from its clusters (built or read from a file) for `grid` and derives
+    /// the linked node and edge tables.
+    pub(crate) fn from_clusters(
+        grid: &Grid,
+        cluster_size: u32,
+        map_hash: u64,
+        clusters: Vec<Cluster>,
+    ) -> NavGraph {
+        let mut graph = NavGraph {
+            width: grid.width(),
+            height: grid.height(),
+            neighborhood: grid.neighborhood(),
+            cluster_size,
+            clusters_x: grid.width().div_ceil(cluster_size),
+            clusters_y: grid.height().div_ceil(cluster_size),
+            map_hash,
+            clusters,
+            node_start: Vec::new(),
+            node_cell: Vec::new(),
+            node_cluster: Vec::new(),
+            node_xy: Vec::new(),
+            edge_start: Vec::new(),
+            edges: Vec::new(),
+        };
+        graph.link(grid);
+        graph
+    }
+
     /// Rebuilds the global node numbering and the edge lists from the clusters.
     pub(crate) fn link(&mut self, grid: &Grid) {
         self.node_start.clear();

@@ -1,7 +1,6 @@
 //! A* on the grid with the octile heuristic.
 
 use super::cost::{CostModel, FixedCost, FloatCost};
-use super::workspace::NO_PARENT;
 use super::{QueryError, SearchOptions, SearchOutcome, SearchWorkspace};
 use crate::grid::{CellId, Direction, Grid};
 
@@ -109,6 +108,8 @@ impl SearchWorkspace {
         });
 
         let div = FastDiv::new(width);
+        let (sx, sy) = grid.coords(start);
+        self.open_start(start, model.heuristic(sx.abs_diff(gx), sy.abs_diff(gy)));
         let open_stamp = self.generation;
         let closed_stamp = open_stamp + 1;
         let stamp = &mut self.stamp[..grid.len()];
@@ -116,14 +117,6 @@ impl SearchWorkspace {
         let parent = &mut self.parent[..grid.len()];
         let open = &mut self.open;
         let stats = &mut self.stats;
-
-        let (sx, sy) = grid.coords(start);
-        stamp[start as usize] = open_stamp;
-        g_of[start as usize] = 0;
-        parent[start as usize] = NO_PARENT;
-        let h = model.heuristic(sx.abs_diff(gx), sy.abs_diff(gy));
-        open.push(h, start);
-        stats.pushed = 1;
 
         while let Some((_, cell)) = open.pop() {
             if stamp[cell as usize] == closed_stamp {

@@ -444,6 +444,8 @@ impl SearchWorkspace {
         let moves = grid.move_table();
         let (gx, gy) = grid.coords(goal);
         let div = FastDiv::new(width);
+        let (sx, sy) = grid.coords(start);
+        self.open_start(start, model.heuristic(sx.abs_diff(gx), sy.abs_diff(gy)));
         let open_stamp = self.generation;
         let closed_stamp = open_stamp + 1;
         let stamp = &mut self.stamp[..grid.len()];
@@ -451,13 +453,6 @@ impl SearchWorkspace {
         let parent = &mut self.parent[..grid.len()];
         let open = &mut self.open;
         let stats = &mut self.stats;
-
-        let (sx, sy) = grid.coords(start);
-        stamp[start as usize] = open_stamp;
-        g_of[start as usize] = 0;
-        parent[start as usize] = NO_PARENT;
-        open.push(model.heuristic(sx.abs_diff(gx), sy.abs_diff(gy)), start);
-        stats.pushed = 1;
 
         while let Some((_, cell)) = open.pop() {
             let c = cell as usize;

@@ -130,6 +130,15 @@ impl SearchWorkspace {
         self.stats = SearchStats::default();
     }
 
+    /// Opens `start` with cost 0 and open-list key `h`: the first step of every search.
+    pub(crate) fn open_start(&mut self, start: CellId, h: u64) {
+        self.stamp[start as usize] = self.generation;
+        self.g[start as usize] = 0;
+        self.parent[start as usize] = NO_PARENT;
+        self.open.push(h, start);
+        self.stats.pushed = 1;
+    }
+
     /// Clears the counters and the path of the last query.
     pub(crate) fn reset_counters(&mut self) {
         self.stats = SearchStats::default();
