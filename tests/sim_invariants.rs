@@ -616,12 +616,28 @@ fn reopened_map_lets_agents_with_no_path_try_again() {
         walkable: true,
     }])
     .unwrap();
-    // A new goal (even the same one) is the documented way to try again.
-    sim.set_goal(id, goal).unwrap();
+    // Opening the door is enough: the agent tries again by itself.
+    assert_eq!(sim.agent(id).unwrap().state(), AgentState::Planning);
     for _ in 0..20 {
         checked_step(&mut sim);
     }
     assert_eq!(sim.agent(id).unwrap().position(), goal);
+    // Closing a door elsewhere does not make agents without a path replan in vain.
+    let other = sim.add_agent(start, Some(goal)).unwrap();
+    sim.change_map(&[CellChange::SetWalkable {
+        cell: door,
+        walkable: false,
+    }])
+    .unwrap();
+    checked_step(&mut sim);
+    assert_eq!(sim.agent(other).unwrap().state(), AgentState::NoPath);
+    let wall = sim.grid().cell(0, 2).unwrap();
+    sim.change_map(&[CellChange::SetWalkable {
+        cell: wall,
+        walkable: false,
+    }])
+    .unwrap();
+    assert_eq!(sim.agent(other).unwrap().state(), AgentState::NoPath);
 }
 
 #[test]

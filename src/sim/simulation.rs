@@ -203,9 +203,18 @@ impl Simulation {
         }
         self.index_components();
         let tick = self.tick;
+        let opened = changes
+            .iter()
+            .any(|c| matches!(c, CellChange::SetWalkable { walkable: true, .. }));
         for (_, agent) in self.agents.iter_mut() {
             let rest = match agent.state {
                 AgentState::Moving | AgentState::Waiting => &agent.path[agent.cursor..],
+                // A way may have opened to a goal that had none: try again.
+                AgentState::NoPath if opened && agent.goal.is_some() => {
+                    agent.state = AgentState::Planning;
+                    agent.plan_request = Some((PlanReason::MapChanged, tick));
+                    continue;
+                }
                 _ => continue,
             };
             if self.grid.path_cost(rest).is_err() {
