@@ -43,8 +43,10 @@ use crate::search::QueryError;
 /// Index of a cell in a [`Grid`]: `y * width + x`.
 pub type CellId = u32;
 
-/// The largest number of cells a grid may have (`u32::MAX` is kept as a "no cell" marker).
-pub const MAX_CELLS: u64 = u32::MAX as u64 - 1;
+/// The largest number of cells a grid may have: 2^28, e.g. 16384 x 16384. A grid that size
+/// takes about 1.5 GiB and each search workspace 3 GiB more, so larger inputs are refused with
+/// an error rather than allowed to exhaust memory.
+pub const MAX_CELLS: u64 = 1 << 28;
 
 /// Which moves are allowed between cells.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]

@@ -141,8 +141,18 @@ pub fn parse_map(text: &str, file: &str, options: &MapOptions) -> Result<Grid, P
     let width = width.ok_or_else(|| ParseError::whole(file, "header has no width"))?;
     let height = height.ok_or_else(|| ParseError::whole(file, "header has no height"))?;
 
-    let cells = width as usize * height as usize;
-    let mut walkable = Vec::with_capacity(cells);
+    let cells = u64::from(width) * u64::from(height);
+    if cells > crate::grid::MAX_CELLS {
+        return Err(ParseError::whole(
+            file,
+            format!(
+                "{width} x {height} is {cells} cells, more than the {} supported",
+                crate::grid::MAX_CELLS
+            ),
+        ));
+    }
+    // Sized by what the file holds, not by what its header claims.
+    let mut walkable = Vec::with_capacity((cells as usize).min(text.len()));
     let mut costs: Option<Vec<f32>> = None;
     let mut rows = 0u32;
     for (n, line) in lines.by_ref() {
@@ -181,11 +191,12 @@ pub fn parse_map(text: &str, file: &str, options: &MapOptions) -> Result<Grid, P
                     ));
                 }
             };
+            if cost != 1.0 && costs.is_none() {
+                costs = Some(vec![1.0; walkable.len()]);
+            }
             walkable.push(walk);
-            if cost != 1.0 || costs.is_some() {
-                let idx = walkable.len() - 1;
-                let costs = costs.get_or_insert_with(|| vec![1.0; cells]);
-                costs[idx] = cost;
+            if let Some(costs) = &mut costs {
+                costs.push(cost);
             }
         }
         rows += 1;
@@ -302,6 +313,11 @@ mod tests {
             (
                 "type octile\nheight 1\nwidth 2\nmap\n.?\n",
                 "t.map:5: unknown terrain character '?' in column 2",
+            ),
+            // A header that announces a huge map is refused before anything is allocated.
+            (
+                "type octile\nheight 60000\nwidth 60000\nmap\n..\n",
+                "t.map: 60000 x 60000 is 3600000000 cells, more than",
             ),
         ];
         for (text, want) in cases {
