@@ -147,7 +147,7 @@ impl ScenFile {
             .collect();
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let mut ws = SearchWorkspace::for_grid(grid);
-        let mut queries = Vec::with_capacity(count);
+        let mut queries = Vec::with_capacity(count.min(1 << 16));
         for i in 0..count {
             let start = cells[rng.random_range(0..cells.len())];
             let goal = cells[rng.random_range(0..cells.len())];
