@@ -7,6 +7,8 @@
 //!   procedural maps.
 //! - [`movingai`]: the Moving AI `.map` and `.map.scen` formats.
 //! - [`search`]: the per-thread [`SearchWorkspace`] and its A*.
+//! - [`dstar`]: per-agent D* Lite ([`dstar::DStarLite`]): incremental replanning as the agent
+//!   moves and the map changes, with memory sized by the cells searched.
 //! - [`nav`]: navigation points ([`nav::NavGraph`]): routes prepared ahead of time and
 //!   stitched for long trips.
 //! - [`scen_run`]: running a whole Moving AI scenario file and checking every answer.
@@ -28,6 +30,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+pub mod dstar;
 pub mod error;
 pub mod grid;
 pub mod movingai;
