@@ -1,0 +1,839 @@
+//! Peer comparison: throng's planners against other Rust grid path-finding crates on the same
+//! Moving AI queries, plus a multi-threaded batch. One command prints every table:
+//!
+//! ```text
+//! cargo bench --bench peers               # full run (about 3 minutes on 2 cores)
+//! cargo bench --bench peers -- --quick    # one timed round per planner (under a minute)
+//! cargo test --bench peers                # correctness pass only, nothing timed
+//! ```
+//!
+//! # Planners
+//!
+//! - **throng astar**: [`SearchWorkspace::find_path`], one workspace per map, reused.
+//! - **throng jps**: [`SearchWorkspace::find_path_jps`], same workspace.
+//! - **throng nav**: [`NavGraph::find_path`] with a [`NavWorkspace`] (navigation points,
+//!   HPA*-like; cluster size [`NavOptions::DEFAULT_CLUSTER_SIZE`]); its build time is reported
+//!   apart, and its paths are near-optimal, not optimal.
+//! - **pathfinding astar**: `pathfinding::directed::astar::astar` over `(x, y)` nodes with
+//!   fixed-point `u64` costs and the same movement rules as throng (8-connected, no corner
+//!   cutting, diagonal `sqrt(2)`), as in `benches/astar.rs`. Every ratio column is relative to it.
+//! - **grid_pathfinding jps**: `grid_pathfinding::PathingGrid::get_path_single_goal` (JPS with
+//!   improved pruning, connected components precomputed). Its rules differ: diagonal moves may
+//!   cut corners (a diagonal needs only its destination free), and costs are integers 70
+//!   (straight) and 99 (diagonal, ratio 1.41429).
+//! - **hierarchical_pathfinding**: `hierarchical_pathfinding::PathCache::find_path` (HPA*,
+//!   chunk size [`HPA_CHUNK`], default config otherwise: cached paths, A* fallback on short
+//!   trips), resolved to a full cell path. Its rules differ: the cost of a move is the cost of
+//!   the tile, so a diagonal costs the same as a straight step (Chebyshev metric), and the
+//!   stock `MooreNeighborhood` cuts corners. It is run twice: with `MooreNeighborhood` (stock)
+//!   and with a neighbourhood written here that forbids corner cutting (`hpa nocut`), the
+//!   closest to throng's rules its API allows. Its build time is reported apart.
+//!
+//! # Correctness before timing
+//!
+//! Every planner answers every query once before anything is timed. Each returned path is
+//! judged by throng's [`Grid::path_cost`] (continuity, walkability, no corner cutting) and its
+//! cost compared with the scenario file's optimal length: **optimal** (within [`SCEN_TOLERANCE`]
+//! relative), **longer**, **illegal** (the path breaks throng's rules, or has the wrong
+//! endpoints), **missing** (no path returned). throng astar, throng jps and pathfinding astar
+//! must be optimal on every query and throng nav legal, or the bench panics; the peers with
+//! other rules are counted, not judged.
+//!
+//! # Timing
+//!
+//! Per map, rounds alternate between the planners (each round: every planner answers the whole
+//! query set once, in turn); the figure is the mean over [`ROUNDS`] rounds ([`QUICK_ROUNDS`]
+//! with `--quick`), after the correctness pass as warm-up. All in one process, on the same
+//! query subset: every `k`-th scenario line, `k = max(1, lines / TARGET_QUERIES)`.
+//!
+//! # Batch
+//!
+//! [`BATCH_QUERIES`] random queries (seeded; start and goal in the largest connected component
+//! of `random512-10-0`) answered by throng jps on rayon pools of 1, 2, ...,
+//! `available_parallelism()` threads, one workspace per thread; best of [`BATCH_ROUNDS`] runs.
+
+use std::hint::black_box;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use grid_pathfinding::PathingGrid;
+use grid_util::grid::ValueGrid;
+use grid_util::point::Point;
+use hierarchical_pathfinding::neighbors::{MooreNeighborhood, Neighborhood};
+use hierarchical_pathfinding::{PathCache, PathCacheConfig};
+use rayon::prelude::*;
+use throng::movingai::{ScenFile, load_map};
+use throng::nav::{NavGraph, NavOptions, NavWorkspace};
+use throng::scen_run::within;
+use throng::{CellId, Grid, SearchOptions, SearchWorkspace};
+
+/// The maps compared, by file stem in `sims/maps/`.
+const MAPS: [&str; 4] = ["random512-10-0", "8room_000", "den520d", "arena"];
+
+/// Each map keeps every `k`-th scenario query, `k = max(1, queries / TARGET_QUERIES)`.
+const TARGET_QUERIES: usize = 128;
+
+/// Timed rounds per map in a full run.
+const ROUNDS: usize = 5;
+
+/// Timed rounds per map with `--quick`.
+const QUICK_ROUNDS: usize = 1;
+
+/// Relative tolerance between a path's cost and the scenario file's optimal length.
+const SCEN_TOLERANCE: f64 = 1e-6;
+
+/// Relative tolerance between `pathfinding`'s fixed-point cost and the optimum.
+const PEER_TOLERANCE: f64 = 1e-5;
+
+/// Fixed-point scale of `pathfinding`'s costs: the cost of a straight step.
+const STRAIGHT: u64 = 1_000_000;
+
+/// Cost of a diagonal step in the fixed-point scale: `round(sqrt(2) * STRAIGHT)`.
+const DIAGONAL: u64 = 1_414_214;
+
+/// Chunk size of `hierarchical_pathfinding`'s `PathCache`.
+const HPA_CHUNK: usize = 16;
+
+/// Queries in the batch section.
+const BATCH_QUERIES: usize = 10_000;
+
+/// Runs of the batch per thread count (the best is kept).
+const BATCH_ROUNDS: usize = 3;
+
+/// Map of the batch section.
+const BATCH_MAP: &str = "random512-10-0";
+
+/// Seed of the batch queries.
+const BATCH_SEED: u64 = 0x7468_726f_6e67;
+
+/// The eight moves `(dx, dy)`: four straight, then four diagonal.
+const MOVES: [(i64, i64); 8] = [
+    (1, 0),
+    (-1, 0),
+    (0, 1),
+    (0, -1),
+    (1, 1),
+    (1, -1),
+    (-1, 1),
+    (-1, -1),
+];
+
+/// The planners compared, in table order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Planner {
+    ThrongAstar,
+    ThrongJps,
+    ThrongNav,
+    Pathfinding,
+    GridPathfinding,
+    Hpa,
+    HpaNoCut,
+}
+
+impl Planner {
+    const ALL: [Planner; 7] = [
+        Planner::ThrongAstar,
+        Planner::ThrongJps,
+        Planner::ThrongNav,
+        Planner::Pathfinding,
+        Planner::GridPathfinding,
+        Planner::Hpa,
+        Planner::HpaNoCut,
+    ];
+
+    fn name(self) -> &'static str {
+        match self {
+            Planner::ThrongAstar => "throng astar",
+            Planner::ThrongJps => "throng jps",
+            Planner::ThrongNav => "throng nav",
+            Planner::Pathfinding => "pathfinding astar",
+            Planner::GridPathfinding => "grid_pathfinding jps",
+            Planner::Hpa => "hierarchical_pathfinding",
+            Planner::HpaNoCut => "hierarchical_pathfinding nocut",
+        }
+    }
+
+    /// Movement rules, as they differ from throng's.
+    fn rules(self) -> &'static str {
+        match self {
+            Planner::ThrongAstar | Planner::ThrongJps | Planner::Pathfinding => "same",
+            Planner::ThrongNav => "same, near-optimal",
+            Planner::GridPathfinding => "cuts corners, diag 99/70",
+            Planner::Hpa => "cuts corners, diag = 1, near-optimal",
+            Planner::HpaNoCut => "diag = 1, near-optimal",
+        }
+    }
+}
+
+/// One map with its query subset.
+struct MapCase {
+    name: &'static str,
+    grid: Grid,
+    queries: Vec<(CellId, CellId)>,
+    lines: Vec<usize>,
+    optimal: Vec<f64>,
+    total_in_file: usize,
+}
+
+/// `hierarchical_pathfinding` neighbourhood with throng's corner rule: 8-connected, a diagonal
+/// only when both orthogonal cells beside it are walkable. Diagonals still cost one tile.
+#[derive(Clone, Debug)]
+struct NoCornerCut {
+    width: usize,
+    height: usize,
+    walkable: Arc<Vec<bool>>,
+}
+
+impl NoCornerCut {
+    fn open(&self, x: i64, y: i64) -> bool {
+        x >= 0
+            && y >= 0
+            && (x as usize) < self.width
+            && (y as usize) < self.height
+            && self.walkable[y as usize * self.width + x as usize]
+    }
+}
+
+impl Neighborhood for NoCornerCut {
+    fn get_all_neighbors(&self, (x, y): (usize, usize), target: &mut Vec<(usize, usize)>) {
+        let (x, y) = (x as i64, y as i64);
+        for &(dx, dy) in &MOVES {
+            let (nx, ny) = (x + dx, y + dy);
+            if nx < 0 || ny < 0 || nx >= self.width as i64 || ny >= self.height as i64 {
+                continue;
+            }
+            if dx != 0 && dy != 0 && !(self.open(x + dx, y) && self.open(x, y + dy)) {
+                continue;
+            }
+            target.push((nx as usize, ny as usize));
+        }
+    }
+
+    fn heuristic(&self, a: (usize, usize), b: (usize, usize)) -> usize {
+        a.0.abs_diff(b.0).max(a.1.abs_diff(b.1))
+    }
+}
+
+/// Every planner's prepared state for one map.
+struct Prepared {
+    workspace: SearchWorkspace,
+    nav: NavGraph,
+    nav_ws: NavWorkspace,
+    nav_build: Duration,
+    gp: PathingGrid,
+    gp_build: Duration,
+    hpa: PathCache<MooreNeighborhood>,
+    hpa_build: Duration,
+    hpa_nocut: PathCache<NoCornerCut>,
+    hpa_nocut_build: Duration,
+}
+
+/// Tile cost for `hierarchical_pathfinding`: 1 for walkable, -1 (solid) for blocked.
+fn hpa_cost(grid: &Grid) -> impl Fn((usize, usize)) -> isize + Sync + '_ {
+    move |(x, y)| {
+        if grid.is_walkable_xy(x as i64, y as i64) {
+            1
+        } else {
+            -1
+        }
+    }
+}
+
+impl Prepared {
+    fn new(grid: &Grid) -> Prepared {
+        let (w, h) = (grid.width() as usize, grid.height() as usize);
+
+        let t0 = Instant::now();
+        let nav = NavGraph::build(grid, &NavOptions::default()).expect("nav build");
+        let nav_build = t0.elapsed();
+
+        let t0 = Instant::now();
+        let mut gp = PathingGrid::new(w, h, false);
+        for y in 0..h {
+            for x in 0..w {
+                if !grid.is_walkable_xy(x as i64, y as i64) {
+                    gp.set(x as i32, y as i32, true);
+                }
+            }
+        }
+        gp.generate_components();
+        let gp_build = t0.elapsed();
+
+        let config = PathCacheConfig::with_chunk_size(HPA_CHUNK);
+        let t0 = Instant::now();
+        let hpa = PathCache::new((w, h), hpa_cost(grid), MooreNeighborhood::new(w, h), config);
+        let hpa_build = t0.elapsed();
+
+        let walkable: Vec<bool> = (0..h)
+            .flat_map(|y| (0..w).map(move |x| (x, y)))
+            .map(|(x, y)| grid.is_walkable_xy(x as i64, y as i64))
+            .collect();
+        let nocut = NoCornerCut {
+            width: w,
+            height: h,
+            walkable: Arc::new(walkable),
+        };
+        let t0 = Instant::now();
+        let hpa_nocut = PathCache::new((w, h), hpa_cost(grid), nocut, config);
+        let hpa_nocut_build = t0.elapsed();
+
+        Prepared {
+            workspace: SearchWorkspace::for_grid(grid),
+            nav,
+            nav_ws: NavWorkspace::new(),
+            nav_build,
+            gp,
+            gp_build,
+            hpa,
+            hpa_build,
+            hpa_nocut,
+            hpa_nocut_build,
+        }
+    }
+
+    /// Answers one query and returns the path's cell count (0 when none), for timing.
+    fn timed(&mut self, planner: Planner, grid: &Grid, start: CellId, goal: CellId) -> usize {
+        let (sx, sy) = grid.coords(start);
+        let (gx, gy) = grid.coords(goal);
+        match planner {
+            Planner::ThrongAstar => {
+                let outcome = self.workspace.find_path(grid, start, goal);
+                black_box(outcome.ok());
+                self.workspace.path().len()
+            }
+            Planner::ThrongJps => {
+                let outcome =
+                    self.workspace
+                        .find_path_jps(grid, start, goal, &SearchOptions::default());
+                black_box(outcome.ok());
+                self.workspace.path().len()
+            }
+            Planner::ThrongNav => {
+                let outcome = self.nav.find_path(grid, &mut self.nav_ws, start, goal);
+                black_box(outcome.ok());
+                self.nav_ws.path().len()
+            }
+            Planner::Pathfinding => peer_astar(grid, start, goal).map_or(0, |(p, c)| {
+                black_box(c);
+                black_box(p).len()
+            }),
+            Planner::GridPathfinding => self
+                .gp
+                .get_path_single_goal(
+                    Point::new(sx as i32, sy as i32),
+                    Point::new(gx as i32, gy as i32),
+                    false,
+                )
+                .map_or(0, |p| black_box(p).len()),
+            Planner::Hpa => self
+                .hpa
+                .find_path(
+                    (sx as usize, sy as usize),
+                    (gx as usize, gy as usize),
+                    hpa_cost(grid),
+                )
+                .map_or(0, |p| black_box(p.resolve(hpa_cost(grid))).len()),
+            Planner::HpaNoCut => self
+                .hpa_nocut
+                .find_path(
+                    (sx as usize, sy as usize),
+                    (gx as usize, gy as usize),
+                    hpa_cost(grid),
+                )
+                .map_or(0, |p| black_box(p.resolve(hpa_cost(grid))).len()),
+        }
+    }
+
+    /// Answers one query and returns the path as cells, start to goal (consecutive repeats
+    /// removed), or `None` when the planner found none.
+    fn answer(
+        &mut self,
+        planner: Planner,
+        grid: &Grid,
+        start: CellId,
+        goal: CellId,
+    ) -> Option<Vec<CellId>> {
+        let (sx, sy) = grid.coords(start);
+        let (gx, gy) = grid.coords(goal);
+        let cell = |x: i64, y: i64| -> CellId {
+            // Out-of-grid points become an impossible id, which path_cost rejects.
+            if x < 0 || y < 0 || x >= i64::from(grid.width()) || y >= i64::from(grid.height()) {
+                CellId::MAX
+            } else {
+                grid.cell(x as u32, y as u32).expect("inside the grid")
+            }
+        };
+        let mut path: Vec<CellId> = match planner {
+            Planner::ThrongAstar => {
+                let outcome = self.workspace.find_path(grid, start, goal).ok()?;
+                outcome.is_found().then(|| self.workspace.path().to_vec())?
+            }
+            Planner::ThrongJps => {
+                let outcome = self
+                    .workspace
+                    .find_path_jps(grid, start, goal, &SearchOptions::default())
+                    .ok()?;
+                outcome.is_found().then(|| self.workspace.path().to_vec())?
+            }
+            Planner::ThrongNav => {
+                let outcome = self
+                    .nav
+                    .find_path(grid, &mut self.nav_ws, start, goal)
+                    .ok()?;
+                outcome.is_found().then(|| self.nav_ws.path().to_vec())?
+            }
+            Planner::Pathfinding => {
+                let (p, c) = peer_astar(grid, start, goal)?;
+                let cells: Vec<CellId> = p.iter().map(|&(x, y)| cell(x.into(), y.into())).collect();
+                // The fixed-point cost must agree with the cells it returned.
+                let judged = grid.path_cost(&cells).ok()?;
+                assert!(
+                    within(c as f64 / STRAIGHT as f64, judged, PEER_TOLERANCE),
+                    "pathfinding's reported cost disagrees with its path"
+                );
+                cells
+            }
+            Planner::GridPathfinding => self
+                .gp
+                .get_path_single_goal(
+                    Point::new(sx as i32, sy as i32),
+                    Point::new(gx as i32, gy as i32),
+                    false,
+                )?
+                .iter()
+                .map(|p| cell(p.x.into(), p.y.into()))
+                .collect(),
+            Planner::Hpa | Planner::HpaNoCut => {
+                let found = if planner == Planner::Hpa {
+                    self.hpa
+                        .find_path(
+                            (sx as usize, sy as usize),
+                            (gx as usize, gy as usize),
+                            hpa_cost(grid),
+                        )?
+                        .resolve(hpa_cost(grid))
+                } else {
+                    self.hpa_nocut
+                        .find_path(
+                            (sx as usize, sy as usize),
+                            (gx as usize, gy as usize),
+                            hpa_cost(grid),
+                        )?
+                        .resolve(hpa_cost(grid))
+                };
+                // The resolved path leaves out the start.
+                std::iter::once(start)
+                    .chain(found.iter().map(|&(x, y)| cell(x as i64, y as i64)))
+                    .collect()
+            }
+        };
+        path.dedup();
+        Some(path)
+    }
+}
+
+/// Octile distance between `a` and `b` in the fixed-point scale.
+fn octile(a: (u32, u32), b: (u32, u32)) -> u64 {
+    let dx = u64::from(a.0.abs_diff(b.0));
+    let dy = u64::from(a.1.abs_diff(b.1));
+    let (lo, hi) = if dx < dy { (dx, dy) } else { (dy, dx) };
+    lo * DIAGONAL + (hi - lo) * STRAIGHT
+}
+
+/// The legal moves out of `(x, y)` with their fixed-point costs (throng's rules).
+fn successors(grid: &Grid, (x, y): (u32, u32)) -> impl Iterator<Item = ((u32, u32), u64)> + '_ {
+    let (x, y) = (i64::from(x), i64::from(y));
+    MOVES.iter().filter_map(move |&(dx, dy)| {
+        let (nx, ny) = (x + dx, y + dy);
+        if !grid.is_walkable_xy(nx, ny) {
+            return None;
+        }
+        let cost = if dx != 0 && dy != 0 {
+            if !(grid.is_walkable_xy(x + dx, y) && grid.is_walkable_xy(x, y + dy)) {
+                return None;
+            }
+            DIAGONAL
+        } else {
+            STRAIGHT
+        };
+        Some(((nx as u32, ny as u32), cost))
+    })
+}
+
+/// `pathfinding`'s A* from `start` to `goal`: the path of `(x, y)` nodes and its fixed-point cost.
+fn peer_astar(grid: &Grid, start: CellId, goal: CellId) -> Option<(Vec<(u32, u32)>, u64)> {
+    let start = grid.coords(start);
+    let goal = grid.coords(goal);
+    pathfinding::directed::astar::astar(
+        &start,
+        |&node| successors(grid, node),
+        |&node| octile(node, goal),
+        |&node| node == goal,
+    )
+}
+
+/// Directory of the Moving AI maps shipped with the crate.
+fn maps_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("sims")
+        .join("maps")
+}
+
+/// Loads a map and its scenario file and keeps every `k`-th query.
+fn load_case(name: &'static str) -> MapCase {
+    let dir = maps_dir();
+    let map_path = dir.join(format!("{name}.map"));
+    let scen_path = dir.join(format!("{name}.map.scen"));
+    let grid = load_map(&map_path)
+        .unwrap_or_else(|e| panic!("cannot load map {}: {e}", map_path.display()));
+    assert!(
+        !grid.is_weighted(),
+        "{name}: the peers need an unweighted grid"
+    );
+    let scen = ScenFile::load(&scen_path)
+        .unwrap_or_else(|e| panic!("cannot load scenario {}: {e}", scen_path.display()));
+    let cells = scen
+        .resolve(&grid)
+        .unwrap_or_else(|e| panic!("scenario {} does not fit its map: {e}", scen_path.display()));
+    let total_in_file = cells.len();
+    assert!(total_in_file > 0, "{name}: the scenario file has no query");
+    let stride = (total_in_file / TARGET_QUERIES).max(1);
+    let mut case = MapCase {
+        name,
+        grid,
+        queries: Vec::new(),
+        lines: Vec::new(),
+        optimal: Vec::new(),
+        total_in_file,
+    };
+    for (query, &pair) in scen.queries.iter().zip(&cells).step_by(stride) {
+        case.queries.push(pair);
+        case.lines.push(query.line);
+        case.optimal.push(query.optimal);
+    }
+    case
+}
+
+/// How each planner's answers compare with the scenario file's optima.
+#[derive(Debug, Default, Clone, Copy)]
+struct Verdicts {
+    optimal: usize,
+    longer: usize,
+    illegal: usize,
+    missing: usize,
+    /// Sum and maximum of cost / optimum over legal paths.
+    ratio_sum: f64,
+    ratio_max: f64,
+}
+
+impl Verdicts {
+    fn legal(&self) -> usize {
+        self.optimal + self.longer
+    }
+
+    fn mean_ratio(&self) -> f64 {
+        if self.legal() == 0 {
+            f64::NAN
+        } else {
+            self.ratio_sum / self.legal() as f64
+        }
+    }
+}
+
+/// Answers every query once with `planner`, judges each path, and panics where throng's own
+/// planners or `pathfinding` (same rules) are wrong.
+fn verify(case: &MapCase, prepared: &mut Prepared, planner: Planner) -> Verdicts {
+    let grid = &case.grid;
+    let mut v = Verdicts::default();
+    for (i, &(start, goal)) in case.queries.iter().enumerate() {
+        let optimal = case.optimal[i];
+        let what = || {
+            format!(
+                "{} on {} (scenario line {}, {:?} -> {:?}, optimal {optimal:.8})",
+                planner.name(),
+                case.name,
+                case.lines[i],
+                grid.coords(start),
+                grid.coords(goal)
+            )
+        };
+        let must_be_optimal = matches!(
+            planner,
+            Planner::ThrongAstar | Planner::ThrongJps | Planner::Pathfinding
+        );
+        let must_be_legal = must_be_optimal || planner == Planner::ThrongNav;
+        let Some(path) = prepared.answer(planner, grid, start, goal) else {
+            assert!(!must_be_legal, "no path from {}", what());
+            v.missing += 1;
+            continue;
+        };
+        let ends_ok = path.first() == Some(&start) && path.last() == Some(&goal);
+        match grid.path_cost(&path) {
+            Ok(cost) if ends_ok => {
+                let ratio = if optimal > 0.0 { cost / optimal } else { 1.0 };
+                v.ratio_sum += ratio;
+                v.ratio_max = v.ratio_max.max(ratio);
+                if within(cost, optimal, SCEN_TOLERANCE) {
+                    v.optimal += 1;
+                } else {
+                    assert!(
+                        !must_be_optimal,
+                        "cost {cost:.8} is not optimal for {}",
+                        what()
+                    );
+                    v.longer += 1;
+                }
+            }
+            result => {
+                assert!(
+                    !must_be_legal,
+                    "illegal path ({result:?}, endpoints ok: {ends_ok}) from {}",
+                    what()
+                );
+                v.illegal += 1;
+            }
+        }
+    }
+    v
+}
+
+/// Mean microseconds per query of each planner over `rounds` alternating rounds.
+fn time_case(case: &MapCase, prepared: &mut Prepared, rounds: usize) -> Vec<f64> {
+    let mut total = vec![Duration::ZERO; Planner::ALL.len()];
+    for _ in 0..rounds {
+        for (k, &planner) in Planner::ALL.iter().enumerate() {
+            let t0 = Instant::now();
+            let mut cells = 0;
+            for &(start, goal) in &case.queries {
+                cells += prepared.timed(planner, black_box(&case.grid), start, goal);
+            }
+            total[k] += t0.elapsed();
+            black_box(cells);
+        }
+    }
+    total
+        .iter()
+        .map(|d| d.as_secs_f64() * 1e6 / (rounds * case.queries.len()) as f64)
+        .collect()
+}
+
+/// Small deterministic generator (SplitMix64) for the batch queries.
+struct SplitMix(u64);
+
+impl SplitMix {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+}
+
+/// [`BATCH_QUERIES`] seeded queries with both ends in the largest component of `grid`.
+fn batch_queries(grid: &Grid) -> Vec<(CellId, CellId)> {
+    let largest = grid
+        .components()
+        .largest()
+        .expect("the map has walkable cells");
+    let cells: Vec<CellId> = (0..grid.len() as CellId)
+        .filter(|&c| grid.is_walkable(c) && grid.components().of(c) == Some(largest))
+        .collect();
+    let mut rng = SplitMix(BATCH_SEED);
+    let mut pick = || cells[(rng.next() % cells.len() as u64) as usize];
+    (0..BATCH_QUERIES).map(|_| (pick(), pick())).collect()
+}
+
+/// Answers every batch query with throng jps on a pool of `threads` threads; returns the
+/// elapsed time and the sum of the costs (to check every pool computed the same answers).
+fn run_batch(grid: &Grid, queries: &[(CellId, CellId)], threads: usize) -> (Duration, f64) {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .expect("rayon pool");
+    pool.install(|| {
+        let t0 = Instant::now();
+        let costs: Vec<f64> = queries
+            .par_iter()
+            .map_init(
+                || SearchWorkspace::for_grid(grid),
+                |ws, &(start, goal)| {
+                    ws.find_path_jps(grid, start, goal, &SearchOptions::default())
+                        .expect("valid query")
+                        .cost()
+                        .expect("same component")
+                },
+            )
+            .collect();
+        (t0.elapsed(), costs.iter().sum())
+    })
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let has = |flag: &str| args.iter().any(|a| a == flag);
+    if has("--list") {
+        println!("peers: bench");
+        return;
+    }
+    // `cargo bench` passes --bench; `cargo test --bench peers` does not: correctness only.
+    let timing = has("--bench");
+    let quick = has("--quick");
+    let rounds = if quick { QUICK_ROUNDS } else { ROUNDS };
+
+    let cases: Vec<MapCase> = MAPS.iter().map(|&name| load_case(name)).collect();
+    let mut results = Vec::new();
+    let mut builds = Vec::new();
+    for case in &cases {
+        eprintln!("{}: preparing", case.name);
+        let mut prepared = Prepared::new(&case.grid);
+        builds.push((
+            case.name,
+            prepared.nav_build,
+            prepared.gp_build,
+            prepared.hpa_build,
+            prepared.hpa_nocut_build,
+        ));
+        let verdicts: Vec<Verdicts> = Planner::ALL
+            .iter()
+            .map(|&p| verify(case, &mut prepared, p))
+            .collect();
+        eprintln!(
+            "{}: verified {} of {} scenario queries with every planner",
+            case.name,
+            case.queries.len(),
+            case.total_in_file
+        );
+        let times = if timing {
+            eprintln!("{}: timing {rounds} round(s)", case.name);
+            time_case(case, &mut prepared, rounds)
+        } else {
+            Vec::new()
+        };
+        results.push((case, verdicts, times));
+    }
+
+    if !timing {
+        for (case, verdicts, _) in &results {
+            for (planner, v) in Planner::ALL.iter().zip(verdicts) {
+                eprintln!(
+                    "{:<16} {:<32} optimal {:>4} longer {:>4} illegal {:>4} missing {:>4}",
+                    case.name,
+                    planner.name(),
+                    v.optimal,
+                    v.longer,
+                    v.illegal,
+                    v.missing
+                );
+            }
+        }
+        eprintln!("correctness only (run `cargo bench --bench peers` for the tables)");
+        return;
+    }
+
+    let threads = std::thread::available_parallelism().map_or(1, usize::from);
+    println!();
+    println!(
+        "## Per query: mean µs over {rounds} alternating round(s), same query subset for every \
+         planner"
+    );
+    println!();
+    println!(
+        "Ratio = pathfinding astar µs / planner µs (above 1: faster than `pathfinding`). \
+         Optimal/longer/illegal/missing: each returned path judged by throng's rules \
+         (8-connected, no corner cutting, diagonal sqrt 2) against the scenario optimum; \
+         len/opt: mean and max cost ÷ optimum over legal paths."
+    );
+    println!();
+    println!(
+        "| map | planner | rules vs throng | µs/query | ratio | optimal | longer | illegal | \
+         missing | len/opt mean / max |"
+    );
+    println!("|---|---|---|---:|---:|---:|---:|---:|---:|---|");
+    let peer_index = Planner::ALL
+        .iter()
+        .position(|&p| p == Planner::Pathfinding)
+        .expect("pathfinding is compared");
+    for (case, verdicts, times) in &results {
+        for (k, (planner, v)) in Planner::ALL.iter().zip(verdicts).enumerate() {
+            println!(
+                "| `{}` ({} q) | {} | {} | {:.1} | {:.2}x | {} | {} | {} | {} | {:.4} / {:.4} |",
+                case.name,
+                case.queries.len(),
+                planner.name(),
+                planner.rules(),
+                times[k],
+                times[peer_index] / times[k],
+                v.optimal,
+                v.longer,
+                v.illegal,
+                v.missing,
+                v.mean_ratio(),
+                v.ratio_max
+            );
+        }
+    }
+
+    println!();
+    println!(
+        "## Preprocessing (ms, once per map, not in the per-query times; throng nav and \
+         hierarchical_pathfinding build on a rayon pool of {threads} threads)"
+    );
+    println!();
+    println!(
+        "| map | throng nav (cluster {}) | grid_pathfinding | hierarchical_pathfinding \
+         (chunk {HPA_CHUNK}) | hierarchical_pathfinding nocut |",
+        NavOptions::DEFAULT_CLUSTER_SIZE
+    );
+    println!("|---|---:|---:|---:|---:|");
+    for (name, nav, gp, hpa, nocut) in &builds {
+        println!(
+            "| `{name}` | {:.1} | {:.1} | {:.1} | {:.1} |",
+            ms(*nav),
+            ms(*gp),
+            ms(*hpa),
+            ms(*nocut)
+        );
+    }
+
+    let grid = &cases
+        .iter()
+        .find(|c| c.name == BATCH_MAP)
+        .expect("batch map loaded")
+        .grid;
+    let queries = batch_queries(grid);
+    let mut reference = None;
+    let mut base = None;
+    println!();
+    println!(
+        "## Batch: {BATCH_QUERIES} random queries (seed {BATCH_SEED:#x}, largest component of \
+         `{BATCH_MAP}`), throng jps, one workspace per thread, best of {BATCH_ROUNDS}"
+    );
+    println!();
+    println!("| threads | total ms | queries/s | speed-up |");
+    println!("|---:|---:|---:|---:|");
+    for n in 1..=threads {
+        let mut best = Duration::MAX;
+        for _ in 0..BATCH_ROUNDS {
+            let (elapsed, sum) = run_batch(grid, &queries, n);
+            let expected = *reference.get_or_insert(sum);
+            assert!(
+                within(sum, expected, 1e-9),
+                "batch on {n} threads: cost sum {sum} differs from {expected}"
+            );
+            best = best.min(elapsed);
+        }
+        let base = *base.get_or_insert(best);
+        println!(
+            "| {n} | {:.1} | {:.0} | {:.2}x |",
+            ms(best),
+            BATCH_QUERIES as f64 / best.as_secs_f64(),
+            base.as_secs_f64() / best.as_secs_f64()
+        );
+    }
+}
