@@ -109,8 +109,9 @@ enum Stop {
     OverBudget,
 }
 
-/// The D* Lite state of one agent. See the [module docs](self).
-#[derive(Debug)]
+/// The D* Lite state of one agent. See the [module docs](self). Cloning copies the whole
+/// search state (the benchmark replays one repair many times from a clone).
+#[derive(Debug, Clone)]
 pub struct DStarLite {
     goal: CellId,
     /// `s_last`: the start of the current search (where the agent was at the last plan).

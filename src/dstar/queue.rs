@@ -7,7 +7,7 @@ use super::table::{NONE, Slot};
 pub(crate) type Key = (u64, u64);
 
 /// See the [module docs](self).
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 pub(crate) struct Queue {
     heap: Vec<(Key, u32)>,
 }

@@ -25,7 +25,7 @@ pub(crate) struct Slot {
 
 /// Cell id -> slot, linear probing, load at most 1/2, no deletion (a search only ever adds
 /// vertices; starting over clears everything).
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 pub(crate) struct SlotTable {
     /// Slot index per bucket, [`NONE`] when empty. Length is 0 or a power of two.
     index: Vec<u32>,
