@@ -32,7 +32,8 @@
 //! iteration answers every trip; throughput = trips). Then a table on stdout, measured in the
 //! same process with [`Instant`] over [`SUMMARY_ROUNDS`] rounds: mean µs per repair and per A*
 //! query, their ratio, nodes expanded by each, and the bytes the agent holds (after its first
-//! plan and after the repair).
+//! plan and after the repair) with the number of cells its state holds after the repair.
+//! `cargo bench --bench dstar -- --quick skip` prints the table without the criterion runs.
 //!
 //! ```text
 //! cargo bench --bench dstar               # criterion groups + summary table
@@ -265,6 +266,7 @@ struct Row {
     fresh_nodes: f64,
     first_bytes: f64,
     after_bytes: f64,
+    touched: f64,
 }
 
 fn summarize(case: &MapCase, ws: &mut SearchWorkspace) -> Row {
@@ -296,6 +298,7 @@ fn summarize(case: &MapCase, ws: &mut SearchWorkspace) -> Row {
                 row.fresh_nodes += fresh.stats().expanded as f64 / n;
                 row.first_bytes += trip.first_bytes as f64 / n;
                 row.after_bytes += agent.memory_bytes() as f64 / n;
+                row.touched += agent.stats().touched as f64 / n;
                 continue;
             }
             t_repair += d_repair;
@@ -317,7 +320,7 @@ fn print_summary(rows: &[Row]) {
          {SUMMARY_ROUNDS} rounds (same process, after criterion)"
     );
     println!(
-        "{:<9} {:<6} {:>5} {:>10} {:>9} {:>8} {:>9} {:>11} {:>9} {:>11} {:>10} {:>10}",
+        "{:<9} {:<6} {:>5} {:>10} {:>9} {:>8} {:>9} {:>11} {:>9} {:>11} {:>10} {:>10} {:>8}",
         "map",
         "change",
         "path",
@@ -329,11 +332,12 @@ fn print_summary(rows: &[Row]) {
         "A* nodes",
         "fresh nodes",
         "B first",
-        "B after"
+        "B after",
+        "touched"
     );
     for r in rows {
         println!(
-            "{:<9} {:<6} {:>5.0} {:>10.1} {:>9.1} {:>7.2}x {:>9.1} {:>11.0} {:>9.0} {:>11.0} {:>10.0} {:>10.0}",
+            "{:<9} {:<6} {:>5.0} {:>10.1} {:>9.1} {:>7.2}x {:>9.1} {:>11.0} {:>9.0} {:>11.0} {:>10.0} {:>10.0} {:>8.0}",
             r.name,
             r.place,
             r.path_len,
@@ -345,7 +349,8 @@ fn print_summary(rows: &[Row]) {
             r.astar_nodes,
             r.fresh_nodes,
             r.first_bytes,
-            r.after_bytes
+            r.after_bytes,
+            r.touched
         );
     }
 }
