@@ -35,15 +35,23 @@ pub enum PlannerKind {
     /// navigation points for long ones.
     #[serde(rename = "auto")]
     Auto,
+    /// D* Lite ([`DStarLite`]): optimal paths like A*. In a simulation each agent keeps its
+    /// search between plans and repairs it when the map changes (replans around other agents
+    /// use A*); elsewhere each query is planned from scratch.
+    ///
+    /// [`DStarLite`]: crate::dstar::DStarLite
+    #[serde(rename = "dstar")]
+    DStar,
 }
 
 impl PlannerKind {
     /// Every planner, in the order the help text lists them.
-    pub const ALL: [PlannerKind; 4] = [
+    pub const ALL: [PlannerKind; 5] = [
         PlannerKind::AStar,
         PlannerKind::Jps,
         PlannerKind::Nav,
         PlannerKind::Auto,
+        PlannerKind::DStar,
     ];
 
     /// Octile distance below which [`PlannerKind::Auto`] uses A* rather than navigation points.
@@ -56,13 +64,14 @@ impl PlannerKind {
             PlannerKind::Jps => "jps",
             PlannerKind::Nav => "nav",
             PlannerKind::Auto => "auto",
+            PlannerKind::DStar => "dstar",
         }
     }
 
     /// Whether the planner promises optimal paths (so a longer path is an error, not a trade).
     pub fn is_optimal(self) -> bool {
         match self {
-            PlannerKind::AStar | PlannerKind::Jps => true,
+            PlannerKind::AStar | PlannerKind::Jps | PlannerKind::DStar => true,
             PlannerKind::Nav | PlannerKind::Auto => false,
         }
     }
@@ -83,7 +92,7 @@ impl PlannerKind {
                     && grid.contains(goal)
                     && grid.heuristic(start, goal) >= Self::AUTO_SHORT_TRIP * grid.min_cost()
             }
-            PlannerKind::AStar | PlannerKind::Jps => false,
+            PlannerKind::AStar | PlannerKind::Jps | PlannerKind::DStar => false,
         }
     }
 
@@ -135,6 +144,8 @@ mod tests {
         assert_eq!(PlannerKind::Jps.to_string(), "jps");
         assert_eq!("nav".parse::<PlannerKind>().unwrap(), PlannerKind::Nav);
         assert_eq!("auto".parse::<PlannerKind>().unwrap(), PlannerKind::Auto);
+        assert_eq!("dstar".parse::<PlannerKind>().unwrap(), PlannerKind::DStar);
+        assert!(PlannerKind::DStar.is_optimal() && !PlannerKind::DStar.uses_nav());
         assert!(!PlannerKind::Nav.is_optimal() && PlannerKind::Auto.uses_nav());
         assert!(PlannerKind::Jps.is_optimal() && !PlannerKind::AStar.uses_nav());
     }

@@ -161,6 +161,8 @@ pub fn run_scen_with_nav(
     let mut nav_ws = NavWorkspace::new();
     let cells = scen.resolve(grid)?;
     let mut workspace = SearchWorkspace::for_grid(grid);
+    // The `dstar` planner answers each query from scratch (cleared state, no node budget).
+    let mut dstar = crate::dstar::DStarLite::new(0);
     let search_options = SearchOptions {
         node_budget: options.node_budget,
     };
@@ -200,6 +202,11 @@ pub fn run_scen_with_nav(
         let t0 = Instant::now();
         let by_nav = nav.is_some() && options.planner.plans_by_nav(grid, start, goal);
         let result = match (options.planner, nav) {
+            (PlannerKind::DStar, _) => {
+                dstar.set_goal(goal);
+                dstar.clear();
+                dstar.plan(grid, start)
+            }
             (PlannerKind::Jps, _) => workspace.find_path_jps(grid, start, goal, &search_options),
             (_, Some(nav)) if by_nav => {
                 nav.find_path_with(grid, &mut nav_ws, start, goal, &search_options)
@@ -210,12 +217,14 @@ pub fn run_scen_with_nav(
         total_ns += ns;
         hist.record(u64::try_from(ns).unwrap_or(u64::MAX).max(1))
             .expect("auto-resizing histogram accepts any value");
-        let (path, stats) = if by_nav {
-            (nav_ws.path(), nav_ws.stats())
+        let (path, expanded) = if options.planner == PlannerKind::DStar {
+            (dstar.path(), dstar.stats().expanded)
+        } else if by_nav {
+            (nav_ws.path(), nav_ws.stats().expanded)
         } else {
-            (workspace.path(), workspace.stats())
+            (workspace.path(), workspace.stats().expanded)
         };
-        total_expanded += stats.expanded;
+        total_expanded += expanded;
 
         let failure = match result {
             Err(e) => {

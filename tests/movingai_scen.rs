@@ -56,3 +56,26 @@ fn all_shipped_scenarios_are_solved_optimally_by_jps() {
         assert!(j * 2.0 < *a, "JPS {j} vs A* {a} expansions per query");
     }
 }
+
+#[test]
+fn shipped_scenarios_are_solved_optimally_by_dstar() {
+    // D* Lite first plans cost more than A*: a subset keeps the test quick (the CLI checks the
+    // rest: `throng scen --planner dstar`).
+    for name in [
+        "arena.map.scen",
+        "den520d.map.scen",
+        "mapf/random-32-32-10-random-1.scen",
+    ] {
+        let scen = ScenFile::load(shipped(name)).unwrap();
+        let grid = load_map(scen.map_path().unwrap()).unwrap();
+        let options = ScenRunOptions {
+            planner: PlannerKind::DStar,
+            ..ScenRunOptions::default()
+        };
+        let report = run_scen(&grid, &scen, &options).unwrap();
+        assert_eq!(report.planner, "dstar");
+        assert_eq!(report.queries, scen.queries.len());
+        assert!(report.all_optimal(), "dstar {name}: {:#?}", report.failures);
+        assert!(report.mean_expanded > 0.0);
+    }
+}

@@ -12,7 +12,7 @@ use common::TestRng;
 use throng::grid::CellChange;
 use throng::grid::procgen::MapGenerator;
 use throng::sim::{AgentId, AgentState, Command, ConflictMode, SimConfig, Simulation, TickReport};
-use throng::{CellId, Grid};
+use throng::{CellId, Grid, PlannerKind};
 
 /// `n` distinct walkable cells of the largest component, drawn from `seed`, none in `exclude`.
 fn distinct_cells(grid: &Grid, n: usize, seed: u64, exclude: &[CellId]) -> Vec<CellId> {
@@ -492,10 +492,15 @@ fn wall_changes(sim: &Simulation, x: u32, y0: u32, y1: u32) -> Vec<CellChange> {
 }
 
 fn map_change_run(cap: Option<usize>, through_command: bool) {
+    map_change_run_with(cap, through_command, PlannerKind::AStar);
+}
+
+fn map_change_run_with(cap: Option<usize>, through_command: bool, planner: PlannerKind) {
     // An open 60 x 40 field; agents cross it left to right.
     let grid = Grid::from_ascii(&vec![".".repeat(60); 40].join("\n")).unwrap();
     let config = SimConfig {
         max_plans_per_tick: cap,
+        planner,
         ..SimConfig::default()
     };
     let mut sim = Simulation::new(grid, config);
@@ -576,6 +581,13 @@ fn map_change_run(cap: Option<usize>, through_command: bool) {
 #[test]
 fn map_change_makes_affected_agents_replan() {
     map_change_run(None, false);
+}
+
+#[test]
+fn map_change_makes_dstar_agents_repair_their_plans() {
+    // D* Lite agents are told of the change and resume their own searches.
+    map_change_run_with(None, true, PlannerKind::DStar);
+    map_change_run_with(Some(3), false, PlannerKind::DStar);
 }
 
 #[test]

@@ -6,6 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::dstar::DStarLite;
 use crate::grid::CellId;
 
 /// Handle of an agent. Copyable; stale handles (of removed agents) resolve to nothing.
@@ -95,6 +96,9 @@ pub struct Agent {
     pub(crate) arrived_at: Option<u64>,
     pub(crate) goals_reached: u32,
     pub(crate) moves: u64,
+    /// D* Lite state of an agent planned by [`crate::PlannerKind::DStar`] (made on its first
+    /// plan, kept between plans and repaired on map changes).
+    pub(crate) dstar: Option<Box<DStarLite>>,
 }
 
 impl Agent {
@@ -112,6 +116,7 @@ impl Agent {
             arrived_at: None,
             goals_reached: 0,
             moves: 0,
+            dstar: None,
         }
     }
 
@@ -181,6 +186,14 @@ impl Agent {
         self.waited = 0;
         self.state = AgentState::Planning;
         self.plan_request = Some((PlanReason::NewGoal, tick));
+        if let Some(dstar) = &mut self.dstar {
+            dstar.set_goal(goal);
+        }
+    }
+
+    /// Bytes held by the agent's D* Lite state (0 without one).
+    pub fn dstar_bytes(&self) -> usize {
+        self.dstar.as_ref().map_or(0, |d| d.memory_bytes())
     }
 }
 

@@ -45,6 +45,10 @@ pub struct SimConfig {
     pub parallel: bool,
     /// Seed of everything random in the run (lifelong goals). Default: 0.
     pub seed: u64,
+    /// Memory budget of each agent's D* Lite state (planner `dstar`), bytes: a repair whose
+    /// state grows past it starts over, a first search past it fails (see
+    /// [`crate::dstar::DStarLite::set_max_bytes`]). Default: `None` (no limit).
+    pub dstar_max_bytes: Option<usize>,
 }
 
 impl Default for SimConfig {
@@ -59,6 +63,7 @@ impl Default for SimConfig {
             node_budget: None,
             parallel: true,
             seed: 0,
+            dstar_max_bytes: None,
         }
     }
 }

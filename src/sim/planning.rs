@@ -15,6 +15,7 @@ use thread_local::ThreadLocal;
 use super::agent::{AgentSet, AgentState, PlanReason};
 use super::config::SimConfig;
 use super::occupancy::Occupancy;
+use crate::dstar::DStarLite;
 use crate::grid::{CellId, Grid};
 use crate::nav::{NavGraph, NavWorkspace};
 use crate::planner::PlannerKind;
@@ -32,6 +33,9 @@ struct PlanJob {
     outcome: Option<Result<SearchOutcome, QueryError>>,
     expanded: u64,
     nanos: u64,
+    /// The agent's D* Lite state, moved out of the agent for the parallel section and back
+    /// after (planner `dstar`, plans other than replans around agents).
+    dstar: Option<Box<DStarLite>>,
 }
 
 /// Totals of one planning phase.
@@ -133,6 +137,16 @@ impl PlanningStage {
             job.goal = agent.goal.unwrap_or(agent.position);
             job.reason = agent.plan_request.take().map(|(r, _)| r);
             job.outcome = None;
+            job.dstar = None;
+            if config.planner == PlannerKind::DStar && job.reason != Some(PlanReason::Blocked) {
+                let mut dstar = agent
+                    .dstar
+                    .take()
+                    .unwrap_or_else(|| Box::new(DStarLite::new(job.goal)));
+                dstar.set_max_bytes(config.dstar_max_bytes);
+                dstar.set_goal(job.goal);
+                job.dstar = Some(dstar);
+            }
         }
 
         let jobs = &mut self.jobs[..count];
@@ -168,6 +182,9 @@ impl PlanningStage {
             totals.plans += 1;
             totals.expanded += job.expanded;
             let agent = agents.at_mut(job.slot).expect("planned agents are live");
+            if let Some(dstar) = job.dstar.take() {
+                agent.dstar = Some(dstar);
+            }
             match job.outcome.take() {
                 Some(Ok(SearchOutcome::Found { .. })) => {
                     std::mem::swap(&mut agent.path, &mut job.path);
@@ -208,6 +225,18 @@ fn run_job(
     config: &SimConfig,
     options: &SearchOptions,
 ) {
+    if let Some(dstar) = job.dstar.as_deref_mut() {
+        let t0 = Instant::now();
+        let outcome = dstar.plan(grid, job.start);
+        job.nanos = t0.elapsed().as_nanos() as u64;
+        job.expanded = dstar.stats().expanded;
+        job.path.clear();
+        if matches!(outcome, Ok(SearchOutcome::Found { .. })) {
+            job.path.extend_from_slice(dstar.path());
+        }
+        job.outcome = Some(outcome);
+        return;
+    }
     let t0 = Instant::now();
     let outcome = match config.planner {
         // JPS cannot route around other agents; replans after a block use A* below.
@@ -215,7 +244,12 @@ fn run_job(
             ws.find_path_jps(grid, job.start, job.goal, options)
         }
         // Nav and auto come here for short trips and replans around agents.
-        PlannerKind::AStar | PlannerKind::Jps | PlannerKind::Nav | PlannerKind::Auto => {
+        // D* Lite comes here for replans around agents (moving agents are not map changes).
+        PlannerKind::AStar
+        | PlannerKind::Jps
+        | PlannerKind::Nav
+        | PlannerKind::Auto
+        | PlannerKind::DStar => {
             if job.reason == Some(PlanReason::Blocked) {
                 let (sx, sy) = grid.coords(job.start);
                 let radius = config.avoid_radius;

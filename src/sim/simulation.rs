@@ -202,6 +202,11 @@ impl Simulation {
             nav.apply_changes(&self.grid, &cells)?;
         }
         self.index_components();
+        for (_, agent) in self.agents.iter_mut() {
+            if let Some(dstar) = &mut agent.dstar {
+                dstar.notify_cell_changes(&self.grid, changes);
+            }
+        }
         let tick = self.tick;
         let opened = changes
             .iter()
