@@ -49,12 +49,7 @@ impl SearchWorkspace {
         options: &SearchOptions,
         avoid: F,
     ) -> Result<SearchOutcome, QueryError> {
-        // Counters and path describe this query even when it is rejected: a caller that records
-        // them (the simulation does) must not see the previous query's.
-        self.reset_counters();
-        validate_endpoints(grid, start, goal)?;
-        self.begin(grid);
-        if !grid.connected(start, goal) {
+        if !self.start_query(grid, start, goal)? {
             return Ok(SearchOutcome::Unreachable);
         }
         let budget = options.node_budget.unwrap_or(u64::MAX);

@@ -109,7 +109,7 @@
 //! [`SearchStats::expanded`]: super::SearchStats::expanded
 //! [`SearchStats::pushed`]: super::SearchStats::pushed
 
-use super::astar::{FastDiv, validate_endpoints};
+use super::astar::FastDiv;
 use super::cost::{CostModel, DIAGONAL, FixedCost, SCALE};
 use super::workspace::NO_PARENT;
 use super::{QueryError, SearchOptions, SearchOutcome, SearchWorkspace};
@@ -404,12 +404,7 @@ impl SearchWorkspace {
         if grid.is_weighted() || grid.neighborhood() == Neighborhood::Four {
             return self.find_path_with(grid, start, goal, options);
         }
-        // Counters and path describe this query even when it is rejected: a caller that records
-        // them (the simulation does) must not see the previous query's.
-        self.reset_counters();
-        validate_endpoints(grid, start, goal)?;
-        self.begin(grid);
-        if !grid.connected(start, goal) {
+        if !self.start_query(grid, start, goal)? {
             return Ok(SearchOutcome::Unreachable);
         }
         let budget = options.node_budget.unwrap_or(u64::MAX);

@@ -130,6 +130,23 @@ impl SearchWorkspace {
         self.stats = SearchStats::default();
     }
 
+    /// The preamble of every query: clears the counters and the path (also for a query that is
+    /// then rejected, so that a caller recording them never sees the previous query's), checks
+    /// the endpoints and moves to a fresh generation. `Ok(false)` when start and goal lie in
+    /// different components: unreachable, answered without a search.
+    pub(crate) fn start_query(
+        &mut self,
+        grid: &Grid,
+        start: CellId,
+        goal: CellId,
+    ) -> Result<bool, super::QueryError> {
+        self.stats = SearchStats::default();
+        self.path.clear();
+        super::astar::validate_endpoints(grid, start, goal)?;
+        self.begin(grid);
+        Ok(grid.connected(start, goal))
+    }
+
     /// Opens `start` with cost 0 and open-list key `h`: the first step of every search.
     pub(crate) fn open_start(&mut self, start: CellId, h: u64) {
         self.stamp[start as usize] = self.generation;
@@ -137,12 +154,6 @@ impl SearchWorkspace {
         self.parent[start as usize] = NO_PARENT;
         self.open.push(h, start);
         self.stats.pushed = 1;
-    }
-
-    /// Clears the counters and the path of the last query.
-    pub(crate) fn reset_counters(&mut self) {
-        self.stats = SearchStats::default();
-        self.path.clear();
     }
 
     /// Writes the path ending at `goal` into the path buffer by following parent moves, and
