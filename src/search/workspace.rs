@@ -114,8 +114,7 @@ impl SearchWorkspace {
         }
     }
 
-    /// Starts a query: sizes the arrays for `grid`, moves to a fresh generation, clears the open
-    /// list, the path and the counters.
+    /// Sizes the arrays for `grid`, moves to a fresh generation and clears the open list.
     pub(crate) fn begin(&mut self, grid: &Grid) {
         self.ensure_cells(grid.len());
         // Generations advance by 2: `generation` = open, `generation + 1` = closed.
@@ -126,8 +125,6 @@ impl SearchWorkspace {
         }
         self.generation += 2;
         self.open.clear();
-        self.path.clear();
-        self.stats = SearchStats::default();
     }
 
     /// The preamble of every query: clears the counters and the path (also for a query that is
