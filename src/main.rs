@@ -637,11 +637,13 @@ fn play_interleaved(
         reports: Vec<TickReport>,
         setup_s: f64,
         done: bool,
+        schedule: throng::sim::ChangeSchedule,
     }
     let mut copies = Vec::with_capacity(threads.len());
     for &n in threads {
         let t0 = Instant::now();
         let sim = scenario.build()?;
+        let schedule = scenario.schedule(sim.grid())?;
         let setup_s = t0.elapsed().as_secs_f64();
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(n)
@@ -653,6 +655,7 @@ fn play_interleaved(
             reports: Vec::with_capacity(scenario.ticks.min(1 << 20) as usize),
             setup_s,
             done: false,
+            schedule,
         });
     }
     let bar = if progress {
@@ -684,8 +687,11 @@ fn play_interleaved(
                 continue;
             }
             let sim = &mut copy.sim;
+            copy.schedule.queue_due(sim);
             let report = copy.pool.install(|| sim.step());
-            copy.done = !lifelong && report.at_goal + report.no_path == report.agents;
+            copy.done = !lifelong
+                && copy.schedule.is_finished()
+                && report.at_goal + report.no_path == report.agents;
             if i == 0 {
                 plans += u64::from(report.plans);
                 bar.set_position(tick + 1);

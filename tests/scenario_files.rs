@@ -442,3 +442,78 @@ fn one_shot_goals_never_wall_others_off() {
         .to_string();
     assert!(err.contains("agents") && err.contains("cut"), "{err}");
 }
+
+#[test]
+fn scripted_changes_and_doors_parse_and_errors_name_key_and_line() {
+    let s = parse(&small(
+        "[[changes]]\ntick = 5\nblock = [1, 2, 3, 4]\n\
+         [[changes]]\ntick = 9\nopen = [1, 2, 3, 4]\n\
+         [doors]\ncount = 4\nperiod = 10\nseed = 2\n",
+    ))
+    .unwrap();
+    assert_eq!(s.changes.len(), 2);
+    assert_eq!(
+        (s.changes[0].tick, s.changes[0].rect, s.changes[0].walkable),
+        (5, [1, 2, 3, 4], false)
+    );
+    assert!(s.changes[1].walkable);
+    let doors = s.doors.unwrap();
+    assert_eq!((doors.count, doors.period, doors.seed), (4, 10, 2));
+    let sim = s.build().unwrap();
+    let schedule = s.schedule(sim.grid()).unwrap();
+    assert_eq!(schedule.entries()[0].0, 5);
+    assert_eq!(schedule.entries()[0].1.len(), 9);
+    assert!(schedule.entries().windows(2).all(|w| w[0].0 < w[1].0));
+
+    parse_error(
+        &small("[[changes]]\ntick = 5\nblock = [3, 2, 1, 4]\n"),
+        8,
+        &["changes[0].block", "x0 <= x1"],
+    );
+    parse_error(
+        &small(
+            "[[changes]]\ntick = 5\nblock = [1, 2, 1, 4]\n[[changes]]\ntick = 6\nopen = [0, 0, 64, 0]\n",
+        ),
+        11,
+        &["changes[1].open", "outside the 64 x 64 map"],
+    );
+    parse_error(
+        &small("[[changes]]\ntick = 5\n"),
+        7,
+        &["changes[0]", "block"],
+    );
+    parse_error(
+        &small("[[changes]]\ntick = 5\nblock = [1, 2, 3]\n"),
+        8,
+        &["changes", "length"],
+    );
+    parse_error(
+        &small("[[changes]]\ntick = 5\nshut = [1, 2, 3, 4]\n"),
+        8,
+        &["shut"],
+    );
+    parse_error(
+        &small("[doors]\ncount = 0\nperiod = 3\n"),
+        7,
+        &["doors.count"],
+    );
+    parse_error(
+        &small("[doors]\ncount = 2\nperiod = 0\n"),
+        8,
+        &["doors.period"],
+    );
+    parse_error(
+        &small("[doors]\ncount = 2\nperiod = 4\nwidth = 2\n"),
+        9,
+        &["width"],
+    );
+}
+
+#[test]
+fn doors_scenario_is_the_documented_one() {
+    let s = Scenario::load(sims().join("doors.toml")).unwrap();
+    assert_eq!(s.sim.planner, throng::PlannerKind::DStar);
+    assert!(s.doors.is_some());
+    let sim = s.build().unwrap();
+    assert!(!s.schedule(sim.grid()).unwrap().entries().is_empty());
+}

@@ -693,3 +693,49 @@ fn agent_waiting_for_a_deferred_replan_does_not_step_into_a_new_wall() {
     assert_eq!(sim.agent(a).unwrap().position(), cell(&sim, 9, 1));
     assert_eq!(sim.agent(b).unwrap().position(), cell(&sim, 5, 2));
 }
+
+/// Plays `sims/doors.toml` (cut to `ticks` ticks) with `planner` on a pool of `threads`,
+/// checking every invariant each tick; returns the final state hash and the cells changed.
+fn play_doors(planner: PlannerKind, threads: usize, ticks: u64) -> (u64, usize) {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("sims/doors.toml");
+    let mut scenario = throng::sim::Scenario::load(path).unwrap();
+    scenario.sim.planner = planner;
+    scenario.ticks = ticks;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap();
+    pool.install(|| {
+        let mut sim = scenario.build().unwrap();
+        let mut schedule = scenario.schedule(sim.grid()).unwrap();
+        let mut changed = 0;
+        for _ in 0..ticks {
+            changed += schedule.queue_due(&mut sim);
+            let report = checked_step(&mut sim);
+            assert!(report.rejected.is_empty(), "{:?}", report.rejected);
+        }
+        (sim.state_hash(), changed)
+    })
+}
+
+#[test]
+fn doors_scenario_keeps_agents_off_shut_doors_and_is_deterministic() {
+    for planner in [PlannerKind::DStar, PlannerKind::AStar] {
+        let (one, changed) = play_doors(planner, 1, 300);
+        assert!(changed > 0, "doors changed");
+        let (two, _) = play_doors(planner, 2, 300);
+        assert_eq!(one, two, "{planner}: 1 and 2 threads end in the same state");
+    }
+}
+
+#[test]
+fn scenario_play_runs_the_schedule() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("sims/doors.toml");
+    let mut scenario = throng::sim::Scenario::load(path).unwrap();
+    scenario.ticks = 100;
+    let mut plans = 0;
+    let sim = scenario.play(|_, r| plans += r.plans).unwrap();
+    assert_eq!(sim.tick(), 100);
+    assert!(plans > 0);
+    assert!(sim.agents().iter().any(|(_, a)| a.dstar_bytes() > 0));
+}

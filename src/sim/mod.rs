@@ -14,6 +14,7 @@ mod occupancy;
 mod planning;
 mod runner;
 pub mod scenario;
+pub mod schedule;
 mod simulation;
 
 pub use agent::{Agent, AgentId, AgentSet, AgentState};
@@ -25,4 +26,5 @@ pub use occupancy::Occupancy;
 pub use planning::{PlanningStage, PlanningTotals};
 pub use runner::{RunnerConfig, RunnerStopped, SimulationHandle, WhenFull};
 pub use scenario::{MapSource, Placement, Scenario};
+pub use schedule::{ChangeSchedule, Doors, ScriptedChange};
 pub use simulation::Simulation;

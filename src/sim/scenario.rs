@@ -30,6 +30,10 @@
 //! max_plans_per_tick = 2000
 //! ```
 //!
+//! Scripted map changes (`[[changes]]` rectangles blocked or opened at a tick, and a `[doors]`
+//! generator that shuts and opens doorways) are described in [`super::schedule`];
+//! [`Scenario::schedule`] turns them into a [`ChangeSchedule`].
+//!
 //! Unknown keys and bad values are errors that name the file, the line and the key.
 //!
 //! Placement rules, all seeded by `seed`:
@@ -55,6 +59,7 @@ use serde::{Deserialize, Serialize};
 use toml::Spanned;
 
 use super::config::{ConflictMode, SimConfig};
+use super::schedule::{ChangeSchedule, Doors, ScriptedChange, door_changes, rect_cells};
 use super::simulation::Simulation;
 use crate::error::{Error, ParseError, Result, read_text};
 use crate::grid::procgen::MapGenerator;
@@ -140,6 +145,10 @@ pub struct Scenario {
     pub placement: Placement,
     /// Simulation settings (its `seed` is replaced by [`Scenario::seed`] when building).
     pub sim: SimConfig,
+    /// Scripted map changes (`[[changes]]`), in file order.
+    pub changes: Vec<ScriptedChange>,
+    /// The door generator (`[doors]`), if any.
+    pub doors: Option<Doors>,
     origin: Origin,
 }
 
@@ -183,6 +192,26 @@ struct RawScenario {
     map: Spanned<RawMap>,
     placement: Option<Spanned<RawPlacement>>,
     sim: Option<Spanned<SimConfig>>,
+    #[serde(default)]
+    changes: Vec<Spanned<RawChange>>,
+    doors: Option<Spanned<RawDoors>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawChange {
+    tick: Spanned<u64>,
+    block: Option<Spanned<[u32; 4]>>,
+    open: Option<Spanned<[u32; 4]>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawDoors {
+    count: Spanned<u32>,
+    period: Spanned<u64>,
+    #[serde(default)]
+    seed: u64,
 }
 
 #[derive(Deserialize)]
@@ -538,6 +567,74 @@ impl Scenario {
             }
         };
 
+        // [[changes]]
+        let mut changes = Vec::with_capacity(raw.changes.len());
+        for (i, c) in raw.changes.into_iter().enumerate() {
+            let c = c.into_inner();
+            let (walkable, rect) = match (c.block, c.open) {
+                (Some(r), None) => (false, r),
+                (None, Some(r)) => (true, r),
+                (Some(_), Some(r)) => {
+                    return Err(ParseError::at(
+                        file,
+                        at(r.span()),
+                        format!("changes[{i}].open: give either block or open, not both"),
+                    )
+                    .into());
+                }
+                (None, None) => {
+                    return Err(ParseError::at(
+                        file,
+                        at(c.tick.span()),
+                        format!("changes[{i}]: needs `block = [x0, y0, x1, y1]` or `open = [...]`"),
+                    )
+                    .into());
+                }
+            };
+            let line = at(rect.span());
+            let rect = rect.into_inner();
+            let [x0, y0, x1, y1] = rect;
+            if x0 > x1 || y0 > y1 {
+                let key = if walkable { "open" } else { "block" };
+                return Err(ParseError::at(
+                    file,
+                    line,
+                    format!(
+                        "changes[{i}].{key}: [{x0}, {y0}, {x1}, {y1}] must be [x0, y0, x1, y1] \
+                         with x0 <= x1 and y0 <= y1"
+                    ),
+                )
+                .into());
+            }
+            changes.push(ScriptedChange {
+                tick: c.tick.into_inner(),
+                rect,
+                walkable,
+                line,
+            });
+        }
+
+        // [doors]
+        let doors = match raw.doors {
+            None => None,
+            Some(d) => {
+                let d = d.into_inner();
+                mark(&mut origin, "doors.count", d.count.span());
+                mark(&mut origin, "doors.period", d.period.span());
+                if *d.count.get_ref() == 0 {
+                    return Err(origin.error("doors.count", "must be at least 1"));
+                }
+                if *d.period.get_ref() == 0 {
+                    return Err(origin.error("doors.period", "must be at least 1"));
+                }
+                Some(Doors {
+                    count: d.count.into_inner(),
+                    period: d.period.into_inner(),
+                    seed: d.seed,
+                })
+            }
+        };
+
         Ok(Scenario {
             name: raw.name.unwrap_or_default(),
             description: raw.description.unwrap_or_default(),
@@ -548,6 +645,8 @@ impl Scenario {
             map,
             placement,
             sim,
+            changes,
+            doors,
             origin,
         })
     }
@@ -815,12 +914,74 @@ impl Scenario {
             .collect())
     }
 
+    /// The scripted map changes on `grid` (the scenario's map) for the ticks played, by tick:
+    /// the `[[changes]]` rectangles, then the doors. Queue them with
+    /// [`ChangeSchedule::queue_due`] before each step (as [`play`](Self::play) does).
+    ///
+    /// # Errors
+    /// [`Error::Parse`] at the line of a rectangle outside the map.
+    pub fn schedule(&self, grid: &Grid) -> Result<ChangeSchedule> {
+        let mut entries = Vec::new();
+        for (i, c) in self.changes.iter().enumerate() {
+            let cells = rect_cells(grid, c.rect).map_err(|m| {
+                let key = if c.walkable { "open" } else { "block" };
+                let message = format!("changes[{i}].{key}: {m}");
+                Error::from(if c.line > 0 {
+                    ParseError::at(&self.origin.file, c.line, message)
+                } else {
+                    ParseError::whole(&self.origin.file, message)
+                })
+            })?;
+            let batch = cells
+                .into_iter()
+                .map(|cell| crate::grid::CellChange::SetWalkable {
+                    cell,
+                    walkable: c.walkable,
+                })
+                .collect();
+            entries.push((c.tick, batch));
+        }
+        if let Some(doors) = &self.doors {
+            entries.extend(door_changes(grid, doors, self.ticks));
+        }
+        Ok(ChangeSchedule::new(entries))
+    }
+
+    /// Builds the simulation and plays up to [`ticks`](Self::ticks) ticks on the current
+    /// rayon pool, with the scripted map changes, calling `each` after every tick. A one-shot
+    /// run stops early once every agent is at its goal or has no path and no change is left.
+    ///
+    /// # Errors
+    /// As [`build`](Self::build) and [`schedule`](Self::schedule).
+    pub fn play(
+        &self,
+        mut each: impl FnMut(&Simulation, &super::TickReport),
+    ) -> Result<Simulation> {
+        let mut sim = self.build()?;
+        let mut schedule = self.schedule(sim.grid())?;
+        let lifelong = self.sim.lifelong;
+        for _ in 0..self.ticks {
+            schedule.queue_due(&mut sim);
+            let report = sim.step();
+            each(&sim, &report);
+            if !lifelong
+                && schedule.is_finished()
+                && report.at_goal + report.no_path == report.agents
+            {
+                break;
+            }
+        }
+        Ok(sim)
+    }
+
     /// Builds the simulation: the map, the settings (with the scenario's seed) and the agents.
     ///
     /// # Errors
-    /// The map's errors, and [`place`](Self::place)'s.
+    /// The map's errors, [`place`](Self::place)'s, and [`schedule`](Self::schedule)'s (a
+    /// changed rectangle outside the map).
     pub fn build(&self) -> Result<Simulation> {
         let grid = self.load_grid()?;
+        self.schedule(&grid)?;
         let pairs = self.place(&grid)?;
         let mut sim = Simulation::new(grid, self.sim_config());
         for (start, goal) in pairs {

@@ -1,0 +1,292 @@
+//! Scripted map changes of a scenario: `[[changes]]` rectangles and the `[doors]` generator,
+//! turned into a schedule of [`CellChange`] batches by tick.
+//!
+//! ```toml
+//! [[changes]]
+//! tick = 50
+//! block = [10, 0, 10, 20]         # x0, y0, x1, y1 (inclusive rectangle)
+//! [[changes]]
+//! tick = 80
+//! open = [10, 0, 10, 20]
+//!
+//! [doors]                         # `count` doors, each shut or opened at random every
+//! count = 20                      # `period` ticks (tick period, 2 * period, ...)
+//! period = 40
+//! seed = 3                        # default 0
+//! ```
+//!
+//! Doors are gaps of 1 to 3 walkable cells in a line of walls (a vertical or horizontal run
+//! bounded by blocked cells at both ends, with walkable cells on both sides), the doorways of
+//! a rooms map; on a map without such gaps, single walkable cells. They are chosen among the
+//! cells walkable at the start, seeded by `seed`; all start open. At every multiple of
+//! `period` each door is drawn shut or open (one chance in two).
+//!
+//! A change never blocks a cell an agent stands on: [`ChangeSchedule::queue_due`] drops such
+//! cells from the batch when it is queued, just before the tick that applies it (the cell stays
+//! walkable until its next scheduled change). Everything depends only on the file and the
+//! agents' positions, so the same file gives the same run on any number of threads.
+
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde::Serialize;
+
+use super::command::Command;
+use super::simulation::Simulation;
+use crate::grid::{CellChange, CellId, Grid};
+
+/// One `[[changes]]` entry: block or open an inclusive rectangle of cells at a tick.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct ScriptedChange {
+    /// Tick at the start of which the change is applied.
+    pub tick: u64,
+    /// `[x0, y0, x1, y1]`, inclusive.
+    pub rect: [u32; 4],
+    /// `true` for `open`, `false` for `block`.
+    pub walkable: bool,
+    /// Line in the scenario file (0 when not read from a file), for errors.
+    #[serde(skip)]
+    pub line: usize,
+}
+
+/// The `[doors]` generator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Doors {
+    /// Doors wanted (fewer when the map has fewer gaps or cells).
+    pub count: u32,
+    /// Ticks between door changes (at least 1).
+    pub period: u64,
+    /// Seed of the door choice and of the openings and closings.
+    pub seed: u64,
+}
+
+/// Batches of map changes by tick, queued on a simulation as their ticks come.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ChangeSchedule {
+    entries: Vec<(u64, Vec<CellChange>)>,
+    next: usize,
+}
+
+impl ChangeSchedule {
+    /// A schedule of `entries` (sorted by tick here; batches of equal ticks are merged, in
+    /// order).
+    pub fn new(mut entries: Vec<(u64, Vec<CellChange>)>) -> ChangeSchedule {
+        entries.sort_by_key(|(tick, _)| *tick);
+        let mut merged: Vec<(u64, Vec<CellChange>)> = Vec::with_capacity(entries.len());
+        for (tick, changes) in entries {
+            match merged.last_mut() {
+                Some((t, batch)) if *t == tick => batch.extend(changes),
+                _ => merged.push((tick, changes)),
+            }
+        }
+        ChangeSchedule {
+            entries: merged,
+            next: 0,
+        }
+    }
+
+    /// The batches, by tick.
+    pub fn entries(&self) -> &[(u64, Vec<CellChange>)] {
+        &self.entries
+    }
+
+    /// Whether no batch is left to queue.
+    pub fn is_finished(&self) -> bool {
+        self.next >= self.entries.len()
+    }
+
+    /// Queues on `sim`, as [`Command::ChangeMap`], every batch due at or before its next tick
+    /// ([`Simulation::tick`]), without the cells an agent stands on now that the batch would
+    /// block. Call it before each [`Simulation::step`]. Returns the number of cell changes
+    /// queued.
+    pub fn queue_due(&mut self, sim: &mut Simulation) -> usize {
+        let mut queued = 0;
+        while let Some((tick, changes)) = self.entries.get(self.next) {
+            if *tick > sim.tick() {
+                break;
+            }
+            self.next += 1;
+            let mut occupied: Vec<CellId> =
+                sim.agents().iter().map(|(_, a)| a.position()).collect();
+            occupied.sort_unstable();
+            let batch: Vec<CellChange> = changes
+                .iter()
+                .filter(|c| match **c {
+                    CellChange::SetWalkable {
+                        cell,
+                        walkable: false,
+                    } => occupied.binary_search(&cell).is_err(),
+                    _ => true,
+                })
+                .copied()
+                .collect();
+            if !batch.is_empty() {
+                queued += batch.len();
+                sim.queue(Command::ChangeMap(batch));
+            }
+        }
+        queued
+    }
+}
+
+/// The cells of `rect` on `grid`, or a message when it is not inside the grid or not ordered.
+pub(crate) fn rect_cells(grid: &Grid, rect: [u32; 4]) -> Result<Vec<CellId>, String> {
+    let [x0, y0, x1, y1] = rect;
+    if x0 > x1 || y0 > y1 {
+        return Err(format!(
+            "[{x0}, {y0}, {x1}, {y1}] must be [x0, y0, x1, y1] with x0 <= x1 and y0 <= y1"
+        ));
+    }
+    if x1 >= grid.width() || y1 >= grid.height() {
+        return Err(format!(
+            "[{x0}, {y0}, {x1}, {y1}] is outside the {} x {} map",
+            grid.width(),
+            grid.height()
+        ));
+    }
+    Ok((y0..=y1)
+        .flat_map(|y| (x0..=x1).map(move |x| (x, y)))
+        .map(|(x, y)| grid.cell(x, y).expect("inside"))
+        .collect())
+}
+
+/// Gaps of 1 to 3 walkable cells in lines of walls (see the [module docs](self)).
+fn wall_gaps(grid: &Grid) -> Vec<Vec<CellId>> {
+    let (w, h) = (i64::from(grid.width()), i64::from(grid.height()));
+    let cell = |x: i64, y: i64| grid.cell(x as u32, y as u32).expect("inside");
+    let inside = |x: i64, y: i64| x >= 0 && y >= 0 && x < w && y < h;
+    let walk = |x: i64, y: i64| inside(x, y) && grid.is_walkable(cell(x, y));
+    let wall = |x: i64, y: i64| inside(x, y) && !grid.is_walkable(cell(x, y));
+    let mut gaps = Vec::new();
+    // `vertical`: runs along a column (a gap in a vertical wall), else along a row.
+    for vertical in [true, false] {
+        let (lines, len) = if vertical { (w, h) } else { (h, w) };
+        let at = |line: i64, i: i64| if vertical { (line, i) } else { (i, line) };
+        for line in 0..lines {
+            let mut i = 0;
+            while i < len {
+                let (x, y) = at(line, i);
+                if !walk(x, y) {
+                    i += 1;
+                    continue;
+                }
+                let first = i;
+                while i < len && {
+                    let (x, y) = at(line, i);
+                    walk(x, y)
+                } {
+                    i += 1;
+                }
+                let last = i - 1;
+                if last - first >= 3 {
+                    continue;
+                }
+                let (bx, by) = at(line, first - 1);
+                let (ax, ay) = at(line, last + 1);
+                let sides_open = (first..=last).all(|j| {
+                    let (x, y) = at(line, j);
+                    if vertical {
+                        walk(x - 1, y) && walk(x + 1, y)
+                    } else {
+                        walk(x, y - 1) && walk(x, y + 1)
+                    }
+                });
+                if wall(bx, by) && wall(ax, ay) && sides_open {
+                    gaps.push(
+                        (first..=last)
+                            .map(|j| {
+                                let (x, y) = at(line, j);
+                                cell(x, y)
+                            })
+                            .collect(),
+                    );
+                }
+            }
+        }
+    }
+    gaps
+}
+
+/// The door changes of `doors` on `grid` for ticks below `ticks`.
+pub(crate) fn door_changes(grid: &Grid, doors: &Doors, ticks: u64) -> Vec<(u64, Vec<CellChange>)> {
+    let mut rng = ChaCha8Rng::seed_from_u64(doors.seed);
+    let mut pool = wall_gaps(grid);
+    if pool.is_empty() {
+        pool = (0..grid.len() as CellId)
+            .filter(|&c| grid.is_walkable(c))
+            .map(|c| vec![c])
+            .collect();
+    }
+    let n = (doors.count as usize).min(pool.len());
+    // Partial Fisher-Yates: the first `n` of a seeded shuffle.
+    for i in 0..n {
+        let j = rng.random_range(i..pool.len());
+        pool.swap(i, j);
+    }
+    pool.truncate(n);
+    let mut shut = vec![false; n];
+    let mut out = Vec::new();
+    let period = doors.period.max(1);
+    let mut tick = period;
+    while tick < ticks {
+        let mut batch = Vec::new();
+        for (door, cells) in pool.iter().enumerate() {
+            let close = rng.random_bool(0.5);
+            if close != shut[door] {
+                shut[door] = close;
+                batch.extend(cells.iter().map(|&cell| CellChange::SetWalkable {
+                    cell,
+                    walkable: !close,
+                }));
+            }
+        }
+        if !batch.is_empty() {
+            out.push((tick, batch));
+        }
+        tick += period;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::grid::procgen::MapGenerator;
+
+    #[test]
+    fn doors_are_the_doorways_of_a_rooms_map() {
+        let grid = MapGenerator::Rooms {
+            width: 64,
+            height: 64,
+            room: 15,
+            door: 3,
+        }
+        .generate(1)
+        .unwrap();
+        let gaps = wall_gaps(&grid);
+        assert!(!gaps.is_empty());
+        for gap in &gaps {
+            assert!((1..=3).contains(&gap.len()));
+        }
+        let doors = Doors {
+            count: 5,
+            period: 10,
+            seed: 3,
+        };
+        let changes = door_changes(&grid, &doors, 100);
+        assert!(!changes.is_empty());
+        assert_eq!(changes, door_changes(&grid, &doors, 100), "seeded");
+        assert!(changes.iter().all(|(t, _)| t % 10 == 0 && *t < 100));
+    }
+
+    #[test]
+    fn rectangles_are_checked() {
+        let grid = Grid::new(10, 5).unwrap();
+        assert_eq!(rect_cells(&grid, [1, 1, 2, 2]).unwrap().len(), 4);
+        assert!(rect_cells(&grid, [2, 1, 1, 2]).is_err());
+        assert!(
+            rect_cells(&grid, [0, 0, 10, 0])
+                .unwrap_err()
+                .contains("outside")
+        );
+    }
+}
