@@ -57,10 +57,12 @@
 //! of `random512-10-0`) answered by throng jps on rayon pools of 1, 2, ...,
 //! `available_parallelism()` threads, one workspace per thread; best of [`BATCH_ROUNDS`] runs.
 
+mod common;
+
+use common::*;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::hint::black_box;
-use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -71,34 +73,15 @@ use hierarchical_pathfinding::neighbors::{MooreNeighborhood, Neighborhood};
 use hierarchical_pathfinding::{PathCache, PathCacheConfig};
 use rayon::prelude::*;
 use thread_local::ThreadLocal;
-use throng::movingai::{ScenFile, load_map};
 use throng::nav::{NavGraph, NavOptions, NavWorkspace};
 use throng::scen_run::within;
 use throng::{CellId, Grid, SearchOptions, SearchWorkspace};
-
-/// The maps compared, by file stem in `sims/maps/`.
-const MAPS: [&str; 4] = ["random512-10-0", "8room_000", "den520d", "arena"];
-
-/// Each map keeps every `k`-th scenario query, `k = max(1, queries / TARGET_QUERIES)`.
-const TARGET_QUERIES: usize = 128;
 
 /// Timed rounds per map in a full run.
 const ROUNDS: usize = 5;
 
 /// Timed rounds per map with `--quick`.
 const QUICK_ROUNDS: usize = 1;
-
-/// Relative tolerance between a path's cost and the scenario file's optimal length.
-const SCEN_TOLERANCE: f64 = 1e-6;
-
-/// Relative tolerance between `pathfinding`'s fixed-point cost and the optimum.
-const PEER_TOLERANCE: f64 = 1e-5;
-
-/// Fixed-point scale of `pathfinding`'s costs: the cost of a straight step.
-const STRAIGHT: u64 = 1_000_000;
-
-/// Cost of a diagonal step in the fixed-point scale: `round(sqrt(2) * STRAIGHT)`.
-const DIAGONAL: u64 = 1_414_214;
 
 /// Chunk size of `hierarchical_pathfinding`'s `PathCache`: throng nav's cluster size. Of 8 (the
 /// crate's default), 16 and 32, 32 was the fastest on the three 512-cell maps (8 and 16 only
@@ -116,18 +99,6 @@ const BATCH_MAP: &str = "random512-10-0";
 
 /// Seed of the batch queries.
 const BATCH_SEED: u64 = 0x7468_726f_6e67;
-
-/// The eight moves `(dx, dy)`: four straight, then four diagonal.
-const MOVES: [(i64, i64); 8] = [
-    (1, 0),
-    (-1, 0),
-    (0, 1),
-    (0, -1),
-    (1, 1),
-    (1, -1),
-    (-1, 1),
-    (-1, -1),
-];
 
 /// The planners compared, in table order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -174,16 +145,6 @@ impl Planner {
             Planner::HpaNoCut => "diag = 1, near-optimal",
         }
     }
-}
-
-/// One map with its query subset.
-struct MapCase {
-    name: &'static str,
-    grid: Grid,
-    queries: Vec<(CellId, CellId)>,
-    lines: Vec<usize>,
-    optimal: Vec<f64>,
-    total_in_file: usize,
 }
 
 /// `hierarchical_pathfinding` neighbourhood with throng's corner rule: 8-connected, a diagonal
@@ -441,88 +402,6 @@ impl Prepared {
         path.dedup();
         Some(path)
     }
-}
-
-/// Octile distance between `a` and `b` in the fixed-point scale.
-fn octile(a: (u32, u32), b: (u32, u32)) -> u64 {
-    let dx = u64::from(a.0.abs_diff(b.0));
-    let dy = u64::from(a.1.abs_diff(b.1));
-    let (lo, hi) = if dx < dy { (dx, dy) } else { (dy, dx) };
-    lo * DIAGONAL + (hi - lo) * STRAIGHT
-}
-
-/// The legal moves out of `(x, y)` with their fixed-point costs (throng's rules).
-fn successors(grid: &Grid, (x, y): (u32, u32)) -> impl Iterator<Item = ((u32, u32), u64)> + '_ {
-    let (x, y) = (i64::from(x), i64::from(y));
-    MOVES.iter().filter_map(move |&(dx, dy)| {
-        let (nx, ny) = (x + dx, y + dy);
-        if !grid.is_walkable_xy(nx, ny) {
-            return None;
-        }
-        let cost = if dx != 0 && dy != 0 {
-            if !(grid.is_walkable_xy(x + dx, y) && grid.is_walkable_xy(x, y + dy)) {
-                return None;
-            }
-            DIAGONAL
-        } else {
-            STRAIGHT
-        };
-        Some(((nx as u32, ny as u32), cost))
-    })
-}
-
-/// `pathfinding`'s A* from `start` to `goal`: the path of `(x, y)` nodes and its fixed-point cost.
-fn peer_astar(grid: &Grid, start: CellId, goal: CellId) -> Option<(Vec<(u32, u32)>, u64)> {
-    let start = grid.coords(start);
-    let goal = grid.coords(goal);
-    pathfinding::directed::astar::astar(
-        &start,
-        |&node| successors(grid, node),
-        |&node| octile(node, goal),
-        |&node| node == goal,
-    )
-}
-
-/// Directory of the Moving AI maps shipped with the crate.
-fn maps_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("sims")
-        .join("maps")
-}
-
-/// Loads a map and its scenario file and keeps every `k`-th query.
-fn load_case(name: &'static str) -> MapCase {
-    let dir = maps_dir();
-    let map_path = dir.join(format!("{name}.map"));
-    let scen_path = dir.join(format!("{name}.map.scen"));
-    let grid = load_map(&map_path)
-        .unwrap_or_else(|e| panic!("cannot load map {}: {e}", map_path.display()));
-    assert!(
-        !grid.is_weighted(),
-        "{name}: the peers need an unweighted grid"
-    );
-    let scen = ScenFile::load(&scen_path)
-        .unwrap_or_else(|e| panic!("cannot load scenario {}: {e}", scen_path.display()));
-    let cells = scen
-        .resolve(&grid)
-        .unwrap_or_else(|e| panic!("scenario {} does not fit its map: {e}", scen_path.display()));
-    let total_in_file = cells.len();
-    assert!(total_in_file > 0, "{name}: the scenario file has no query");
-    let stride = (total_in_file / TARGET_QUERIES).max(1);
-    let mut case = MapCase {
-        name,
-        grid,
-        queries: Vec::new(),
-        lines: Vec::new(),
-        optimal: Vec::new(),
-        total_in_file,
-    };
-    for (query, &pair) in scen.queries.iter().zip(&cells).step_by(stride) {
-        case.queries.push(pair);
-        case.lines.push(query.line);
-        case.optimal.push(query.optimal);
-    }
-    case
 }
 
 /// How each planner's answers compare with the scenario file's optima.
