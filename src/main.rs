@@ -817,6 +817,13 @@ fn print_run(out: &mut impl Write, scenario: &Scenario, played: &Played) -> io::
         "goals        {} reached, {:.2} per tick",
         s.goals_reached, s.goals_per_tick
     )?;
+    if s.dstar_bytes_max > 0 {
+        writeln!(
+            out,
+            "D* Lite      {} bytes per agent (median), {} max; {} repairs, {} restarts",
+            s.dstar_bytes_p50, s.dstar_bytes_max, s.dstar_repairs, s.dstar_restarts
+        )?;
+    }
     writeln!(out, "state hash   {:016x}", s.final_state_hash)
 }
 

@@ -738,4 +738,19 @@ fn scenario_play_runs_the_schedule() {
     assert_eq!(sim.tick(), 100);
     assert!(plans > 0);
     assert!(sim.agents().iter().any(|(_, a)| a.dstar_bytes() > 0));
+    let summary = sim.summary();
+    assert!(summary.dstar_bytes_p50 > 0 && summary.dstar_bytes_max >= summary.dstar_bytes_p50);
+    let max = sim.agents().iter().map(|(_, a)| a.dstar_bytes()).max();
+    assert_eq!(Some(summary.dstar_bytes_max as usize), max);
+
+    scenario.sim.planner = PlannerKind::AStar;
+    let summary = scenario.play(|_, _| {}).unwrap().summary();
+    assert_eq!(
+        (
+            summary.dstar_bytes_max,
+            summary.dstar_repairs,
+            summary.dstar_restarts
+        ),
+        (0, 0, 0)
+    );
 }

@@ -103,6 +103,21 @@ pub struct RunSummary {
     pub makespan: u64,
     /// [`crate::sim::Simulation::state_hash`] after the last tick.
     pub final_state_hash: u64,
+    /// Median bytes held by the D* Lite state of the agents that have one (planner `dstar`),
+    /// at the end; 0 when none has.
+    #[serde(default)]
+    pub dstar_bytes_p50: u64,
+    /// Largest such state, bytes; 0 when none.
+    #[serde(default)]
+    pub dstar_bytes_max: u64,
+    /// Plans that repaired (resumed) a D* Lite search, summed over the agents at the end: their
+    /// plans minus their starts from scratch (first plans, new goals, restarts, budget resets).
+    #[serde(default)]
+    pub dstar_repairs: u64,
+    /// D* Lite searches started over (new goal, cheaper terrain, over the byte budget), summed
+    /// over the agents at the end.
+    #[serde(default)]
+    pub dstar_restarts: u64,
 }
 
 /// Accumulates tick reports and plan latencies into a [`RunSummary`].

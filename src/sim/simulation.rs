@@ -339,7 +339,22 @@ impl Simulation {
         } else {
             1
         };
-        self.metrics.summary(trips, threads)
+        let mut summary = self.metrics.summary(trips, threads);
+        let mut bytes = Vec::new();
+        for (_, agent) in self.agents.iter() {
+            if let Some(dstar) = &agent.dstar {
+                bytes.push(dstar.memory_bytes() as u64);
+                let stats = dstar.stats();
+                let restarts = stats.restarts + stats.budget_resets;
+                summary.dstar_restarts += restarts;
+                // Each agent's first plan, and each restart, searches from scratch.
+                summary.dstar_repairs += stats.plans.saturating_sub(1 + restarts);
+            }
+        }
+        bytes.sort_unstable();
+        summary.dstar_bytes_p50 = bytes.get(bytes.len() / 2).copied().unwrap_or(0);
+        summary.dstar_bytes_max = bytes.last().copied().unwrap_or(0);
+        summary
     }
 
     /// A hash of every live agent's slot, position and state, in slot order: equal hashes mean
