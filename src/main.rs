@@ -824,6 +824,18 @@ fn print_run(out: &mut impl Write, scenario: &Scenario, played: &Played) -> io::
             s.dstar_bytes_p50, s.dstar_bytes_max, s.dstar_repairs, s.dstar_restarts
         )?;
     }
+    if s.repairs > 0 || s.replans > 0 {
+        writeln!(
+            out,
+            "repairs      {} (p50 {:.1} us, p99 {:.1} us); replans {} (p50 {:.1} us, p99 {:.1} us)",
+            s.repairs,
+            s.repair_us_p50,
+            s.repair_us_p99,
+            s.replans,
+            s.replan_us_p50,
+            s.replan_us_p99
+        )?;
+    }
     writeln!(out, "state hash   {:016x}", s.final_state_hash)
 }
 

@@ -495,7 +495,11 @@ fn map_change_run(cap: Option<usize>, through_command: bool) {
     map_change_run_with(cap, through_command, PlannerKind::AStar);
 }
 
-fn map_change_run_with(cap: Option<usize>, through_command: bool, planner: PlannerKind) {
+fn map_change_run_with(
+    cap: Option<usize>,
+    through_command: bool,
+    planner: PlannerKind,
+) -> throng::sim::RunSummary {
     // An open 60 x 40 field; agents cross it left to right.
     let grid = Grid::from_ascii(&vec![".".repeat(60); 40].join("\n")).unwrap();
     let config = SimConfig {
@@ -576,6 +580,7 @@ fn map_change_run_with(cap: Option<usize>, through_command: bool, planner: Plann
         let a = sim.agent(id).unwrap();
         assert_eq!(Some(a.position()), a.goal());
     }
+    sim.summary()
 }
 
 #[test]
@@ -588,6 +593,23 @@ fn map_change_makes_dstar_agents_repair_their_plans() {
     // D* Lite agents are told of the change and resume their own searches.
     map_change_run_with(None, true, PlannerKind::DStar);
     map_change_run_with(Some(3), false, PlannerKind::DStar);
+}
+
+#[test]
+fn summary_splits_repair_and_replan_latencies() {
+    // A wall closing on the agents' paths: D* Lite agents repair, A* agents replan.
+    let dstar = map_change_run_with(None, false, PlannerKind::DStar);
+    assert!(dstar.repairs > 0, "{dstar:?}");
+    assert!(dstar.repair_us_p50 > 0.0 && dstar.repair_us_p50 <= dstar.repair_us_p99);
+    assert!(dstar.repairs <= dstar.dstar_repairs);
+    let astar = map_change_run_with(None, false, PlannerKind::AStar);
+    assert!(astar.replans > 0, "{astar:?}");
+    assert!(astar.replan_us_p50 > 0.0 && astar.replan_us_p50 <= astar.replan_us_p99);
+    assert_eq!(
+        (astar.repairs, astar.repair_us_p50, astar.repair_us_p99),
+        (0, 0.0, 0.0)
+    );
+    assert!(astar.replans + astar.repairs <= astar.plans);
 }
 
 #[test]

@@ -223,6 +223,12 @@ impl DStarLite {
         }
     }
 
+    /// Whether a search is under way, so that the next [`plan`](Self::plan) resumes it
+    /// (unless it has to start over) rather than starting from scratch.
+    pub fn has_search(&self) -> bool {
+        self.initialized
+    }
+
     /// Counters; see [`DStarStats`].
     pub fn stats(&self) -> DStarStats {
         let mut stats = self.stats;

@@ -118,12 +118,33 @@ pub struct RunSummary {
     /// over the agents at the end.
     #[serde(default)]
     pub dstar_restarts: u64,
+    /// Repairs: D* Lite plans that resumed an earlier search.
+    #[serde(default)]
+    pub repairs: u64,
+    /// Repair latency percentiles, microseconds (0 without repairs).
+    #[serde(default)]
+    pub repair_us_p50: f64,
+    /// 99th percentile.
+    #[serde(default)]
+    pub repair_us_p99: f64,
+    /// Replans: plans made because the map changed under the agent's path or because other
+    /// agents blocked it, that were not repairs.
+    #[serde(default)]
+    pub replans: u64,
+    /// Replan latency percentiles, microseconds (0 without replans).
+    #[serde(default)]
+    pub replan_us_p50: f64,
+    /// 99th percentile.
+    #[serde(default)]
+    pub replan_us_p99: f64,
 }
 
 /// Accumulates tick reports and plan latencies into a [`RunSummary`].
 #[derive(Debug, Clone)]
 pub struct Metrics {
     plan_ns: Histogram<u64>,
+    repair_ns: Histogram<u64>,
+    replan_ns: Histogram<u64>,
     tick_ns: Histogram<u64>,
     summary: RunSummary,
 }
@@ -132,6 +153,8 @@ impl Default for Metrics {
     fn default() -> Self {
         Metrics {
             plan_ns: Histogram::new(3).expect("valid precision"),
+            repair_ns: Histogram::new(3).expect("valid precision"),
+            replan_ns: Histogram::new(3).expect("valid precision"),
             tick_ns: Histogram::new(3).expect("valid precision"),
             summary: RunSummary::default(),
         }
@@ -143,6 +166,26 @@ impl Metrics {
     pub fn record_plans(&mut self, latencies_ns: &[u64]) {
         for &ns in latencies_ns {
             self.plan_ns
+                .record(ns.max(1))
+                .expect("auto-resizing histogram accepts any value");
+        }
+    }
+
+    /// Records the latency of each repair of a tick (D* Lite plans that resumed an earlier
+    /// search), in nanoseconds.
+    pub fn record_repairs(&mut self, latencies_ns: &[u64]) {
+        for &ns in latencies_ns {
+            self.repair_ns
+                .record(ns.max(1))
+                .expect("auto-resizing histogram accepts any value");
+        }
+    }
+
+    /// Records the latency of each replan of a tick (map changed or blocked, not a repair),
+    /// in nanoseconds.
+    pub fn record_replans(&mut self, latencies_ns: &[u64]) {
+        for &ns in latencies_ns {
+            self.replan_ns
                 .record(ns.max(1))
                 .expect("auto-resizing histogram accepts any value");
         }
@@ -196,6 +239,12 @@ impl Metrics {
         } else {
             self.plan_ns.max() as f64 / 1e3
         };
+        s.repairs = self.repair_ns.len();
+        s.repair_us_p50 = us(&self.repair_ns, 0.5);
+        s.repair_us_p99 = us(&self.repair_ns, 0.99);
+        s.replans = self.replan_ns.len();
+        s.replan_us_p50 = us(&self.replan_ns, 0.5);
+        s.replan_us_p99 = us(&self.replan_ns, 0.99);
         s.tick_ms_p50 = us(&self.tick_ns, 0.5) / 1e3;
         s.tick_ms_p90 = us(&self.tick_ns, 0.9) / 1e3;
         s.tick_ms_p99 = us(&self.tick_ns, 0.99) / 1e3;

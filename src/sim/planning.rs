@@ -33,6 +33,8 @@ struct PlanJob {
     outcome: Option<Result<SearchOutcome, QueryError>>,
     expanded: u64,
     nanos: u64,
+    /// Whether the plan resumed an earlier D* Lite search (a repair).
+    repaired: bool,
     /// The agent's D* Lite state, moved out of the agent for the parallel section and back
     /// after (planner `dstar`, plans other than replans around agents).
     dstar: Option<Box<DStarLite>>,
@@ -67,6 +69,10 @@ pub struct PlanningStage {
     queue: Vec<(u64, u32)>,
     /// Per-plan latencies of the last phase, nanoseconds (in job order).
     latencies: Vec<u64>,
+    /// Latencies of the last phase's repairs (D* Lite plans that resumed an earlier search).
+    repair_latencies: Vec<u64>,
+    /// Latencies of the last phase's replans (map changed or blocked, not repairs).
+    replan_latencies: Vec<u64>,
     /// Slots of the agents the last phase found standing on their goal (a one-cell plan),
     /// for the simulation to record as arrivals.
     pub(crate) arrivals: Vec<u32>,
@@ -89,6 +95,19 @@ impl PlanningStage {
     /// Per-plan latencies of the last phase, in nanoseconds.
     pub fn latencies(&self) -> &[u64] {
         &self.latencies
+    }
+
+    /// Latencies of the last phase's repairs, in nanoseconds: D* Lite plans that resumed an
+    /// earlier search (without starting over).
+    pub fn repair_latencies(&self) -> &[u64] {
+        &self.repair_latencies
+    }
+
+    /// Latencies of the last phase's replans, in nanoseconds: plans made because the map
+    /// changed under the agent's path or because the agent was blocked by others, that were
+    /// not repairs.
+    pub fn replan_latencies(&self) -> &[u64] {
+        &self.replan_latencies
     }
 
     /// Plans every agent with a pending request (oldest request first, at most
@@ -137,6 +156,7 @@ impl PlanningStage {
             job.goal = agent.goal.unwrap_or(agent.position);
             job.reason = agent.plan_request.take().map(|(r, _)| r);
             job.outcome = None;
+            job.repaired = false;
             job.dstar = None;
             if config.planner == PlannerKind::DStar && job.reason != Some(PlanReason::Blocked) {
                 let mut dstar = agent
@@ -176,9 +196,19 @@ impl PlanningStage {
         }
 
         self.latencies.clear();
+        self.repair_latencies.clear();
+        self.replan_latencies.clear();
         self.arrivals.clear();
         for job in jobs.iter_mut() {
             self.latencies.push(job.nanos);
+            if job.repaired {
+                self.repair_latencies.push(job.nanos);
+            } else if matches!(
+                job.reason,
+                Some(PlanReason::MapChanged | PlanReason::Blocked)
+            ) {
+                self.replan_latencies.push(job.nanos);
+            }
             totals.plans += 1;
             totals.expanded += job.expanded;
             let agent = agents.at_mut(job.slot).expect("planned agents are live");
@@ -226,9 +256,17 @@ fn run_job(
     options: &SearchOptions,
 ) {
     if let Some(dstar) = job.dstar.as_deref_mut() {
+        let resumable = dstar.has_search();
+        let before = dstar.stats();
         let t0 = Instant::now();
         let outcome = dstar.plan(grid, job.start);
         job.nanos = t0.elapsed().as_nanos() as u64;
+        let after = dstar.stats();
+        // A repair resumed the earlier search: it had one and did not start over.
+        job.repaired = resumable
+            && outcome.is_ok()
+            && after.restarts == before.restarts
+            && after.budget_resets == before.budget_resets;
         job.expanded = dstar.stats().expanded;
         job.path.clear();
         if matches!(outcome, Ok(SearchOutcome::Found { .. })) {

@@ -267,6 +267,10 @@ impl Simulation {
             self.nav.as_ref(),
         );
         self.metrics.record_plans(self.planning.latencies());
+        self.metrics
+            .record_repairs(self.planning.repair_latencies());
+        self.metrics
+            .record_replans(self.planning.replan_latencies());
         // Agents whose goal is the cell they stand on arrive without moving.
         for &slot in &self.planning.arrivals {
             let agent = self.agents.at_mut(slot).expect("planned agents are live");
