@@ -769,6 +769,19 @@ fn print_run(out: &mut impl Write, scenario: &Scenario, played: &Played) -> io::
             .map_or(String::new(), |m| format!(", at most {m} plans/tick")),
         played.setup_s
     )?;
+    if !scenario.planner_mix.is_empty() {
+        let mix: Vec<String> = scenario
+            .planner_mix
+            .iter()
+            .map(|(p, f)| format!("{p} {f}"))
+            .collect();
+        writeln!(
+            out,
+            "planner mix  {}; the rest {}",
+            mix.join(", "),
+            config.planner
+        )?;
+    }
     writeln!(
         out,
         "ticks        {}{} in {:.2} s: {:.1} ticks/s",

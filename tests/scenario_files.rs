@@ -517,3 +517,49 @@ fn doors_scenario_is_the_documented_one() {
     let sim = s.build().unwrap();
     assert!(!s.schedule(sim.grid()).unwrap().entries().is_empty());
 }
+
+#[test]
+fn planner_mix_gives_the_right_share_and_errors_name_key_and_line() {
+    use throng::PlannerKind;
+    let s = parse(&small(
+        "[sim]\nplanner = \"astar\"\n[planner_mix]\ndstar = 0.5\nnav = 0.2\n",
+    ))
+    .unwrap();
+    assert_eq!(
+        s.planner_mix,
+        vec![(PlannerKind::DStar, 0.5), (PlannerKind::Nav, 0.2)]
+    );
+    let sim = s.build().unwrap();
+    let count = |p: Option<PlannerKind>| {
+        sim.agents()
+            .iter()
+            .filter(|(_, a)| a.planner() == p)
+            .count()
+    };
+    assert_eq!(count(Some(PlannerKind::DStar)), 25);
+    assert_eq!(count(Some(PlannerKind::Nav)), 10);
+    assert_eq!(count(None), 15);
+    assert_eq!(s.planners(50), s.planners(50), "seeded");
+
+    // Bad fractions, unknown names and sums over 1 name the key and the line.
+    parse_error(
+        &small("[planner_mix]\ndstar = 1.5\n"),
+        7,
+        &["planner_mix.dstar", "0..=1"],
+    );
+    parse_error(
+        &small("[planner_mix]\ndstar = -0.1\n"),
+        7,
+        &["planner_mix.dstar"],
+    );
+    parse_error(
+        &small("[planner_mix]\nastar = 0.5\ndijkstra = 0.1\n"),
+        8,
+        &["planner_mix.dijkstra", "unknown planner"],
+    );
+    parse_error(
+        &small("[planner_mix]\nastar = 0.5\ndstar = 0.6\n"),
+        6,
+        &["planner_mix", "at most 1"],
+    );
+}

@@ -776,3 +776,66 @@ fn scenario_play_runs_the_schedule() {
         (0, 0, 0)
     );
 }
+
+/// Plays `sims/doors.toml` with half of the agents on D* Lite and the rest on A*, on a pool of
+/// `threads`; returns the final state hash and how many agents use D* Lite.
+fn play_mixed_doors(threads: usize, ticks: u64) -> (u64, usize) {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("sims/doors.toml");
+    let mut scenario = throng::sim::Scenario::load(path).unwrap();
+    scenario.sim.planner = PlannerKind::AStar;
+    scenario.planner_mix = vec![(PlannerKind::DStar, 0.5)];
+    scenario.ticks = ticks;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap();
+    pool.install(|| {
+        let mut sim = scenario.build().unwrap();
+        let mut schedule = scenario.schedule(sim.grid()).unwrap();
+        for _ in 0..ticks {
+            schedule.queue_due(&mut sim);
+            let report = checked_step(&mut sim);
+            assert!(report.rejected.is_empty(), "{:?}", report.rejected);
+        }
+        // Only the D* Lite agents keep a D* Lite search.
+        for (_, a) in sim.agents().iter() {
+            if a.planner() != Some(PlannerKind::DStar) {
+                assert_eq!(a.dstar_bytes(), 0);
+            }
+        }
+        assert!(sim.summary().repairs > 0);
+        let dstar = sim
+            .agents()
+            .iter()
+            .filter(|(_, a)| a.planner() == Some(PlannerKind::DStar))
+            .count();
+        (sim.state_hash(), dstar)
+    })
+}
+
+#[test]
+fn mixed_planners_are_deterministic_across_thread_counts() {
+    let (one, dstar) = play_mixed_doors(1, 200);
+    assert_eq!(dstar, 150, "half of the 300 agents");
+    let (two, _) = play_mixed_doors(2, 200);
+    assert_eq!(one, two, "1 and 2 threads end in the same state");
+}
+
+#[test]
+fn an_agent_with_its_own_nav_planner_gets_the_graph_built() {
+    // The default planner (A*) has no navigation graph; a `nav` agent makes the sim build one.
+    let grid = Grid::from_ascii(&vec![".".repeat(120); 30].join("\n")).unwrap();
+    let mut sim = Simulation::new(grid, SimConfig::default());
+    let cell = |sim: &Simulation, x, y| sim.grid().cell(x, y).unwrap();
+    let (a0, a1) = (cell(&sim, 0, 0), cell(&sim, 119, 29));
+    let (b0, b1) = (cell(&sim, 0, 29), cell(&sim, 119, 0));
+    let a = sim
+        .add_agent_with_planner(a0, Some(a1), PlannerKind::Nav)
+        .unwrap();
+    let b = sim.add_agent(b0, Some(b1)).unwrap();
+    assert_eq!(sim.agent(a).unwrap().planner(), Some(PlannerKind::Nav));
+    assert_eq!(sim.agent(b).unwrap().planner(), None);
+    run_checked(&mut sim, 300);
+    assert_eq!(sim.agent(a).unwrap().position(), a1);
+    assert_eq!(sim.agent(b).unwrap().position(), b1);
+}

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::dstar::DStarLite;
 use crate::grid::CellId;
+use crate::planner::PlannerKind;
 
 /// Handle of an agent. Copyable; stale handles (of removed agents) resolve to nothing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -99,6 +100,8 @@ pub struct Agent {
     /// D* Lite state of an agent planned by [`crate::PlannerKind::DStar`] (made on its first
     /// plan, kept between plans and repaired on map changes).
     pub(crate) dstar: Option<Box<DStarLite>>,
+    /// The agent's own planner, overriding [`crate::sim::SimConfig::planner`].
+    pub(crate) planner: Option<PlannerKind>,
 }
 
 impl Agent {
@@ -117,7 +120,16 @@ impl Agent {
             goals_reached: 0,
             moves: 0,
             dstar: None,
+            planner: None,
         }
+    }
+
+    /// The agent's own planner, when it has one (set by
+    /// [`crate::sim::Simulation::add_agent_with_planner`]); `None` means it plans with
+    /// [`crate::sim::SimConfig::planner`].
+    #[inline]
+    pub fn planner(&self) -> Option<PlannerKind> {
+        self.planner
     }
 
     /// Current cell.

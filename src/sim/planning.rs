@@ -28,6 +28,8 @@ struct PlanJob {
     start: CellId,
     goal: CellId,
     reason: Option<PlanReason>,
+    /// The planner of this plan: the agent's own, else the config's.
+    planner: PlannerKind,
     /// Receives the new path; swapped with the agent's buffer on success.
     path: Vec<CellId>,
     outcome: Option<Result<SearchOutcome, QueryError>>,
@@ -157,8 +159,9 @@ impl PlanningStage {
             job.reason = agent.plan_request.take().map(|(r, _)| r);
             job.outcome = None;
             job.repaired = false;
+            job.planner = agent.planner.unwrap_or(config.planner);
             job.dstar = None;
-            if config.planner == PlannerKind::DStar && job.reason != Some(PlanReason::Blocked) {
+            if job.planner == PlannerKind::DStar && job.reason != Some(PlanReason::Blocked) {
                 let mut dstar = agent
                     .dstar
                     .take()
@@ -178,7 +181,7 @@ impl PlanningStage {
         let plan = |job: &mut PlanJob| {
             if let Some(nav) = nav
                 && job.reason != Some(PlanReason::Blocked)
-                && config.planner.plans_by_nav(grid, job.start, job.goal)
+                && job.planner.plans_by_nav(grid, job.start, job.goal)
             {
                 let mut ws = nav_workspaces.get_or(RefCell::default).borrow_mut();
                 run_nav_job(job, grid, nav, &mut ws, &options);
@@ -276,7 +279,7 @@ fn run_job(
         return;
     }
     let t0 = Instant::now();
-    let outcome = match config.planner {
+    let outcome = match job.planner {
         // JPS cannot route around other agents; replans after a block use A* below.
         PlannerKind::Jps if job.reason != Some(PlanReason::Blocked) => {
             ws.find_path_jps(grid, job.start, job.goal, options)

@@ -28,7 +28,14 @@
 //! conflicts = "avoid"             # or "off"
 //! lifelong = false
 //! max_plans_per_tick = 2000
+//!
+//! [planner_mix]                   # optional: fractions of the agents with their own planner
+//! dstar = 0.5                     # each in 0..=1, summing to at most 1; the rest use [sim]
 //! ```
+//!
+//! `[planner_mix]` gives `floor(fraction * agents)` agents each listed planner; which agents is
+//! drawn from the seed (a seeded shuffle of the agent order, planners taken in name order),
+//! so the same file and seed always give the same agents the same planners.
 //!
 //! Scripted map changes (`[[changes]]` rectangles blocked or opened at a tick, and a `[doors]`
 //! generator that shuts and opens doorways) are described in [`super::schedule`];
@@ -51,6 +58,7 @@
 //!   the fraction of the cells of a crowd's area that hold an agent;
 //! - `scen`: start and goal of agent `k` from line `k` of a Moving AI / MAPF `.scen` file.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use rand::{RngExt, SeedableRng};
@@ -65,6 +73,7 @@ use crate::error::{Error, ParseError, Result, read_text};
 use crate::grid::procgen::MapGenerator;
 use crate::grid::{CellId, Grid};
 use crate::movingai::{ScenFile, load_map};
+use crate::planner::PlannerKind;
 
 /// Where the map of a scenario comes from.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -149,6 +158,9 @@ pub struct Scenario {
     pub changes: Vec<ScriptedChange>,
     /// The door generator (`[doors]`), if any.
     pub doors: Option<Doors>,
+    /// Fractions of the agents that plan with their own planner (`[planner_mix]`), in planner
+    /// name order; the other agents use [`SimConfig::planner`].
+    pub planner_mix: Vec<(PlannerKind, f64)>,
     origin: Origin,
 }
 
@@ -195,6 +207,7 @@ struct RawScenario {
     #[serde(default)]
     changes: Vec<Spanned<RawChange>>,
     doors: Option<Spanned<RawDoors>>,
+    planner_mix: Option<Spanned<BTreeMap<String, Spanned<f64>>>>,
 }
 
 #[derive(Deserialize)]
@@ -635,6 +648,38 @@ impl Scenario {
             }
         };
 
+        // [planner_mix]
+        let mut planner_mix = Vec::new();
+        if let Some(mix) = raw.planner_mix {
+            let span = mix.span();
+            let mut sum = 0.0;
+            for (name, fraction) in mix.into_inner() {
+                let line = at(fraction.span());
+                let bad = |message: String| -> Error {
+                    ParseError::at(file, line, format!("planner_mix.{name}: {message}")).into()
+                };
+                let planner: PlannerKind = name.parse().map_err(|e: Error| bad(e.to_string()))?;
+                let fraction = fraction.into_inner();
+                if !(0.0..=1.0).contains(&fraction) {
+                    return Err(bad(format!("{fraction} must be in 0..=1")));
+                }
+                sum += fraction;
+                planner_mix.push((planner, fraction));
+            }
+            if sum > 1.0 + 1e-9 {
+                let line = text
+                    .lines()
+                    .position(|l| l.trim() == "[planner_mix]")
+                    .map_or_else(|| line_of(text, span.start), |i| i + 1);
+                return Err(ParseError::at(
+                    file,
+                    line,
+                    format!("planner_mix: the fractions sum to {sum}, must be at most 1"),
+                )
+                .into());
+            }
+        }
+
         Ok(Scenario {
             name: raw.name.unwrap_or_default(),
             description: raw.description.unwrap_or_default(),
@@ -647,6 +692,7 @@ impl Scenario {
             sim,
             changes,
             doors,
+            planner_mix,
             origin,
         })
     }
@@ -983,11 +1029,40 @@ impl Scenario {
         let grid = self.load_grid()?;
         self.schedule(&grid)?;
         let pairs = self.place(&grid)?;
+        let planners = self.planners(pairs.len());
         let mut sim = Simulation::new(grid, self.sim_config());
-        for (start, goal) in pairs {
-            sim.add_agent(start, Some(goal))?;
+        for ((start, goal), planner) in pairs.into_iter().zip(planners) {
+            match planner {
+                Some(planner) => sim.add_agent_with_planner(start, Some(goal), planner)?,
+                None => sim.add_agent(start, Some(goal))?,
+            };
         }
         Ok(sim)
+    }
+
+    /// The planner of each of `agents` agents, in agent order, from
+    /// [`planner_mix`](Self::planner_mix): `None` for the agents that use
+    /// [`SimConfig::planner`]. `floor(fraction * agents)` agents get each listed planner;
+    /// which ones is drawn from the seed (see the [module docs](self)).
+    pub fn planners(&self, agents: usize) -> Vec<Option<PlannerKind>> {
+        let mut planners = vec![None; agents];
+        if self.planner_mix.is_empty() {
+            return planners;
+        }
+        let mut order: Vec<usize> = (0..agents).collect();
+        let mut rng = ChaCha8Rng::seed_from_u64(self.seed ^ 0x706c_616e_6e65_722d);
+        for i in 0..agents {
+            let j = rng.random_range(i..agents);
+            order.swap(i, j);
+        }
+        let mut next = order.into_iter();
+        for &(planner, fraction) in &self.planner_mix {
+            let count = (fraction * agents as f64 + 1e-9).floor() as usize;
+            for index in next.by_ref().take(count) {
+                planners[index] = Some(planner);
+            }
+        }
+        planners
     }
 }
 

@@ -15,6 +15,7 @@ use super::planning::PlanningStage;
 use crate::error::{Error, Result};
 use crate::grid::{CellChange, CellId, Grid};
 use crate::nav::{NavGraph, NavOptions};
+use crate::planner::PlannerKind;
 
 /// A crowd on a shared grid. Each [`step`](Self::step) plays one tick:
 ///
@@ -135,6 +136,43 @@ impl Simulation {
     /// [`Error::InvalidQuery`] when `start` or `goal` is outside the grid or blocked;
     /// [`Error::CellOccupied`] when conflicts are on and another agent stands on `start`.
     pub fn add_agent(&mut self, start: CellId, goal: Option<CellId>) -> Result<AgentId> {
+        self.insert_agent(start, goal, None)
+    }
+
+    /// [`add_agent`](Self::add_agent) for an agent that plans with `planner` rather than
+    /// [`SimConfig::planner`] (see [`Agent::planner`]). The `nav` and `auto` planners need the
+    /// grid's navigation graph: when the simulation has none yet (its default planner does not
+    /// use one), it is built now, once, and kept up to date by later map changes.
+    ///
+    /// ```
+    /// use throng::{Grid, PlannerKind};
+    /// use throng::sim::{SimConfig, Simulation};
+    ///
+    /// let grid = Grid::from_ascii(&vec![".".repeat(40); 20].join("\n"))?;
+    /// let mut sim = Simulation::new(grid, SimConfig::default());
+    /// let (a, b) = (sim.grid().cell(0, 0).unwrap(), sim.grid().cell(39, 19).unwrap());
+    /// let id = sim.add_agent_with_planner(a, Some(b), PlannerKind::Nav)?;
+    /// assert_eq!(sim.agent(id).unwrap().planner(), Some(PlannerKind::Nav));
+    /// # Ok::<(), throng::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`add_agent`](Self::add_agent), and the navigation graph's build errors.
+    pub fn add_agent_with_planner(
+        &mut self,
+        start: CellId,
+        goal: Option<CellId>,
+        planner: PlannerKind,
+    ) -> Result<AgentId> {
+        self.insert_agent(start, goal, Some(planner))
+    }
+
+    fn insert_agent(
+        &mut self,
+        start: CellId,
+        goal: Option<CellId>,
+        planner: Option<PlannerKind>,
+    ) -> Result<AgentId> {
         self.check_cell(start, "start")?;
         if let Some(goal) = goal {
             self.check_cell(goal, "goal")?;
@@ -149,7 +187,11 @@ impl Simulation {
                 });
             }
         }
+        if planner.is_some_and(PlannerKind::uses_nav) && self.nav.is_none() {
+            self.nav = Some(NavGraph::build(&self.grid, &NavOptions::default())?);
+        }
         let mut agent = Agent::new(start, self.tick);
+        agent.planner = planner;
         if let Some(goal) = goal {
             agent.set_goal(goal, self.tick);
         }
