@@ -95,6 +95,57 @@ pub enum CellChange {
     },
 }
 
+impl CellChange {
+    /// Changes making every cell of the rectangle `x0..=x1` by `y0..=y1` (both corners
+    /// included) walkable or blocked, row by row, for [`Grid::apply`] or
+    /// [`crate::sim::Simulation::change_map`].
+    ///
+    /// ```
+    /// use throng::Grid;
+    /// use throng::grid::CellChange;
+    ///
+    /// let mut grid = Grid::new(8, 4)?;
+    /// let wall = CellChange::rect(&grid, 3, 0, 3, 2, false)?;
+    /// assert_eq!(wall.len(), 3);
+    /// grid.apply(&wall)?;
+    /// assert!(!grid.is_walkable(grid.cell(3, 2).unwrap()));
+    /// assert!(grid.is_walkable(grid.cell(3, 3).unwrap()));
+    /// assert!(CellChange::rect(&grid, 0, 0, 8, 0, false).is_err()); // x = 8 is outside
+    /// # Ok::<(), throng::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] when `x0 > x1` or `y0 > y1`, or the rectangle is not inside the grid.
+    pub fn rect(
+        grid: &Grid,
+        x0: u32,
+        y0: u32,
+        x1: u32,
+        y1: u32,
+        walkable: bool,
+    ) -> Result<Vec<CellChange>> {
+        if x0 > x1 || y0 > y1 {
+            return Err(Error::Invalid(format!(
+                "[{x0}, {y0}, {x1}, {y1}] must be [x0, y0, x1, y1] with x0 <= x1 and y0 <= y1"
+            )));
+        }
+        if x1 >= grid.width() || y1 >= grid.height() {
+            return Err(Error::Invalid(format!(
+                "[{x0}, {y0}, {x1}, {y1}] is outside the {} x {} map",
+                grid.width(),
+                grid.height()
+            )));
+        }
+        Ok((y0..=y1)
+            .flat_map(|y| (x0..=x1).map(move |x| (x, y)))
+            .map(|(x, y)| CellChange::SetWalkable {
+                cell: grid.cell(x, y).expect("inside"),
+                walkable,
+            })
+            .collect())
+    }
+}
+
 /// A 2D grid of walkable or blocked cells, with optional per-cell costs. See the
 /// [module docs](self).
 #[derive(Clone)]

@@ -67,7 +67,7 @@ use serde::{Deserialize, Serialize};
 use toml::Spanned;
 
 use super::config::{ConflictMode, SimConfig};
-use super::schedule::{ChangeSchedule, Doors, ScriptedChange, door_changes, rect_cells};
+use super::schedule::{ChangeSchedule, Doors, ScriptedChange, door_changes, rect_changes};
 use super::simulation::Simulation;
 use crate::error::{Error, ParseError, Result, read_text};
 use crate::grid::procgen::MapGenerator;
@@ -969,7 +969,7 @@ impl Scenario {
     pub fn schedule(&self, grid: &Grid) -> Result<ChangeSchedule> {
         let mut entries = Vec::new();
         for (i, c) in self.changes.iter().enumerate() {
-            let cells = rect_cells(grid, c.rect).map_err(|m| {
+            let batch = rect_changes(grid, c.rect, c.walkable).map_err(|m| {
                 let key = if c.walkable { "open" } else { "block" };
                 let message = format!("changes[{i}].{key}: {m}");
                 Error::from(if c.line > 0 {
@@ -978,13 +978,6 @@ impl Scenario {
                     ParseError::whole(&self.origin.file, message)
                 })
             })?;
-            let batch = cells
-                .into_iter()
-                .map(|cell| crate::grid::CellChange::SetWalkable {
-                    cell,
-                    walkable: c.walkable,
-                })
-                .collect();
             entries.push((c.tick, batch));
         }
         if let Some(doors) = &self.doors {

@@ -128,25 +128,15 @@ impl ChangeSchedule {
     }
 }
 
-/// The cells of `rect` on `grid`, or a message when it is not inside the grid or not ordered.
-pub(crate) fn rect_cells(grid: &Grid, rect: [u32; 4]) -> Result<Vec<CellId>, String> {
+/// The changes making every cell of `rect` (`[x0, y0, x1, y1]`, inclusive) walkable or
+/// blocked ([`CellChange::rect`]), or a message when it is not inside the grid or not ordered.
+pub(crate) fn rect_changes(
+    grid: &Grid,
+    rect: [u32; 4],
+    walkable: bool,
+) -> Result<Vec<CellChange>, String> {
     let [x0, y0, x1, y1] = rect;
-    if x0 > x1 || y0 > y1 {
-        return Err(format!(
-            "[{x0}, {y0}, {x1}, {y1}] must be [x0, y0, x1, y1] with x0 <= x1 and y0 <= y1"
-        ));
-    }
-    if x1 >= grid.width() || y1 >= grid.height() {
-        return Err(format!(
-            "[{x0}, {y0}, {x1}, {y1}] is outside the {} x {} map",
-            grid.width(),
-            grid.height()
-        ));
-    }
-    Ok((y0..=y1)
-        .flat_map(|y| (x0..=x1).map(move |x| (x, y)))
-        .map(|(x, y)| grid.cell(x, y).expect("inside"))
-        .collect())
+    CellChange::rect(grid, x0, y0, x1, y1, walkable).map_err(|e| e.to_string())
 }
 
 /// Gaps of 1 to 3 walkable cells in lines of walls (see the [module docs](self)).
@@ -281,10 +271,10 @@ mod tests {
     #[test]
     fn rectangles_are_checked() {
         let grid = Grid::new(10, 5).unwrap();
-        assert_eq!(rect_cells(&grid, [1, 1, 2, 2]).unwrap().len(), 4);
-        assert!(rect_cells(&grid, [2, 1, 1, 2]).is_err());
+        assert_eq!(rect_changes(&grid, [1, 1, 2, 2], false).unwrap().len(), 4);
+        assert!(rect_changes(&grid, [2, 1, 1, 2], false).is_err());
         assert!(
-            rect_cells(&grid, [0, 0, 10, 0])
+            rect_changes(&grid, [0, 0, 10, 0], true)
                 .unwrap_err()
                 .contains("outside")
         );
