@@ -359,7 +359,7 @@ impl DStarLite {
             }
             if self.extract(grid) {
                 return Ok(SearchOutcome::Found {
-                    cost: path_cost(grid, &self.path),
+                    cost: grid.legal_path_cost(self.path.iter().copied()),
                 });
             }
             // Not expected (the theory says the greedy descent of `g` is a shortest path);
@@ -393,10 +393,7 @@ impl DStarLite {
         self.neighborhood = grid.neighborhood();
         self.weighted = grid.is_weighted();
         self.h_scale = grid.min_cost();
-        let width = i64::from(grid.width());
-        self.offsets = std::array::from_fn(|d| {
-            i64::from(Direction::DY[d]) * width + i64::from(Direction::DX[d])
-        });
+        self.offsets = grid.move_offsets();
         self.start = start;
         self.km = 0;
         self.initialized = true;
@@ -459,16 +456,25 @@ impl DStarLite {
 
     /// `min` over the moves out of `u` of the move's cost plus `g` of the cell reached.
     fn lookahead(&self, grid: &Grid, u: CellId) -> u64 {
-        let mut best = INF;
+        self.best_move(grid, u).0
+    }
+
+    /// The cheapest move out of `u` (move cost plus `g` of the cell reached; the first in move
+    /// order among equals) and that cost; `(INF, NONE)` when every cell reached is at infinity.
+    fn best_move(&self, grid: &Grid, u: CellId) -> (u64, CellId) {
+        let (mut best, mut best_next) = (INF, NONE);
         let mut bits = grid.moves(u).0;
         while bits != 0 {
             let d = bits.trailing_zeros() as usize;
             bits &= bits - 1;
             let next = (i64::from(u) + self.offsets[d]) as CellId;
             let v = self.add(self.step(grid, d, next), self.g_of(next));
-            best = best.min(v);
+            if v < best {
+                best = v;
+                best_next = next;
+            }
         }
-        best
+        (best, best_next)
     }
 
     fn key(&self, slot: u32) -> Key {
@@ -599,19 +605,7 @@ impl DStarLite {
                 ok = false;
                 break;
             }
-            let mut best = INF;
-            let mut next = NONE;
-            let mut bits = grid.moves(s).0;
-            while bits != 0 {
-                let d = bits.trailing_zeros() as usize;
-                bits &= bits - 1;
-                let n = (i64::from(s) + self.offsets[d]) as CellId;
-                let v = self.add(self.step(grid, d, n), self.g_of(n));
-                if v < best {
-                    best = v;
-                    next = n;
-                }
-            }
+            let (_, next) = self.best_move(grid, s);
             if next == NONE {
                 ok = false;
                 break;
@@ -625,19 +619,4 @@ impl DStarLite {
         self.path = path;
         ok
     }
-}
-
-/// Cost of a path, summed in `f64` from start to goal as [`Grid::path_cost`] does.
-fn path_cost(grid: &Grid, path: &[CellId]) -> f64 {
-    let mut cost = 0.0;
-    for pair in path.windows(2) {
-        let ((ax, ay), (bx, by)) = (grid.coords(pair[0]), grid.coords(pair[1]));
-        let base = if ax != bx && ay != by {
-            std::f64::consts::SQRT_2
-        } else {
-            1.0
-        };
-        cost += base * f64::from(grid.cost(pair[1]));
-    }
-    cost
 }

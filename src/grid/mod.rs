@@ -399,6 +399,14 @@ impl Grid {
         (i64::from(cell) + i64::from(dy) * i64::from(self.width) + i64::from(dx)) as CellId
     }
 
+    /// How a cell id changes with each move (indexed by [`Direction`] bit): the searches add
+    /// these to step between cells without coordinates.
+    #[inline]
+    pub fn move_offsets(&self) -> [i64; 8] {
+        let width = i64::from(self.width);
+        std::array::from_fn(|d| i64::from(Direction::DY[d]) * width + i64::from(Direction::DX[d]))
+    }
+
     /// Cost of moving by `dir` into `to`: base step times `to`'s cost multiplier.
     #[inline]
     pub fn step_cost(&self, dir: Direction, to: CellId) -> f64 {

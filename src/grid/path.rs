@@ -104,6 +104,27 @@ impl Grid {
         Ok(cost)
     }
 
+    /// Cost of a path already known to be legal (a planner's own answer), summed from its first
+    /// cell exactly as [`Grid::path_cost`] does, so every planner reports the same number for
+    /// the same path. No checks.
+    pub(crate) fn legal_path_cost(&self, cells: impl IntoIterator<Item = CellId>) -> f64 {
+        let mut cost = 0.0;
+        let mut prev: Option<(u32, u32)> = None;
+        for c in cells {
+            let (x, y) = self.coords(c);
+            if let Some((px, py)) = prev {
+                let base = if px != x && py != y {
+                    std::f64::consts::SQRT_2
+                } else {
+                    1.0
+                };
+                cost += base * f64::from(self.cost(c));
+            }
+            prev = Some((x, y));
+        }
+        cost
+    }
+
     fn check_cell(&self, index: usize, cell: CellId) -> Result<(), PathError> {
         if !self.contains(cell) {
             return Err(PathError::OutOfBounds { index, cell });

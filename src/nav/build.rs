@@ -264,8 +264,8 @@ fn cluster_routes(
             scratch.clear();
             search.trace_back(grid, nodes[j], &mut scratch);
             scratch.reverse(); // i .. j
-            cost[i * n + j] = route_cost(grid, scratch.iter().copied());
-            cost[j * n + i] = route_cost(grid, scratch.iter().rev().copied());
+            cost[i * n + j] = grid.legal_path_cost(scratch.iter().copied());
+            cost[j * n + i] = grid.legal_path_cost(scratch.iter().rev().copied());
             route_cells.extend_from_slice(&scratch);
         }
     }
@@ -277,23 +277,4 @@ fn cluster_routes(
         route_start,
         route_cells,
     }
-}
-
-/// Cost of a legal path, summed from its first cell as [`Grid::path_cost`] does.
-pub(crate) fn route_cost(grid: &Grid, cells: impl Iterator<Item = CellId>) -> f64 {
-    let mut cost = 0.0;
-    let mut prev: Option<(u32, u32)> = None;
-    for c in cells {
-        let (x, y) = grid.coords(c);
-        if let Some((px, py)) = prev {
-            let base = if px != x && py != y {
-                std::f64::consts::SQRT_2
-            } else {
-                1.0
-            };
-            cost += base * f64::from(grid.cost(c));
-        }
-        prev = Some((x, y));
-    }
-    cost
 }

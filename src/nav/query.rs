@@ -79,7 +79,7 @@ impl NavGraph {
             std::mem::swap(&mut ws.raw, &mut ws.path);
         }
         ws.direct = false;
-        let cost = super::build::route_cost(grid, ws.path.iter().copied());
+        let cost = grid.legal_path_cost(ws.path.iter().copied());
         Ok(SearchOutcome::Found { cost })
     }
 

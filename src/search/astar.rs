@@ -98,9 +98,7 @@ impl SearchWorkspace {
         let width = grid.width();
         let moves = grid.move_table();
         let (gx, gy) = grid.coords(goal);
-        let offsets: [i64; 8] = std::array::from_fn(|d| {
-            i64::from(Direction::DY[d]) * i64::from(width) + i64::from(Direction::DX[d])
-        });
+        let offsets = grid.move_offsets();
 
         let div = FastDiv::new(width);
         let (sx, sy) = grid.coords(start);

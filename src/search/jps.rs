@@ -428,9 +428,7 @@ impl SearchWorkspace {
         let model = FixedCost {
             neighborhood: Neighborhood::Eight,
         };
-        let offsets: [isize; 8] = std::array::from_fn(|d| {
-            Direction::DY[d] as isize * width as isize + Direction::DX[d] as isize
-        });
+        let offsets = grid.move_offsets().map(|o| o as isize);
         let scanner = Scanner {
             moves: grid.move_table(),
             offsets,
@@ -542,7 +540,7 @@ impl SearchWorkspace {
             }
         }
         self.path.reverse();
-        self.path_buffer_cost(grid)
+        grid.legal_path_cost(self.path.iter().copied())
     }
 }
 

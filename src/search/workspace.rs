@@ -2,7 +2,7 @@
 
 use super::SearchStats;
 use super::heap::OpenList;
-use crate::grid::{CellId, Direction, Grid};
+use crate::grid::{CellId, Grid};
 
 /// Parent marker of the start cell.
 pub(crate) const NO_PARENT: u8 = u8::MAX;
@@ -156,7 +156,7 @@ impl SearchWorkspace {
     /// Writes the path ending at `goal` into the path buffer by following parent moves, and
     /// returns its cost, summed in `f64` from start to goal exactly as [`Grid::path_cost`] does.
     pub(crate) fn reconstruct(&mut self, grid: &Grid, goal: CellId) -> f64 {
-        let width = i64::from(grid.width());
+        let offsets = grid.move_offsets();
         self.path.clear();
         let mut c = goal;
         loop {
@@ -165,29 +165,10 @@ impl SearchWorkspace {
             if d == NO_PARENT {
                 break;
             }
-            let d = usize::from(d);
-            let back = i64::from(Direction::DY[d]) * width + i64::from(Direction::DX[d]);
-            c = (i64::from(c) - back) as CellId;
+            c = (i64::from(c) - offsets[usize::from(d)]) as CellId;
         }
         self.path.reverse();
-        self.path_buffer_cost(grid)
-    }
-
-    /// Cost of the path in the path buffer, summed in `f64` from start to goal exactly as
-    /// [`Grid::path_cost`] does (shared by every planner so they report the same numbers).
-    pub(crate) fn path_buffer_cost(&self, grid: &Grid) -> f64 {
-        let mut cost = 0.0;
-        for pair in self.path.windows(2) {
-            let ((ax, ay), (bx, by)) = (grid.coords(pair[0]), grid.coords(pair[1]));
-            let diagonal = ax != bx && ay != by;
-            let base = if diagonal {
-                std::f64::consts::SQRT_2
-            } else {
-                1.0
-            };
-            cost += base * f64::from(grid.cost(pair[1]));
-        }
-        cost
+        grid.legal_path_cost(self.path.iter().copied())
     }
 
     #[cfg(test)]
