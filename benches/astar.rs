@@ -60,33 +60,6 @@ use throng::scen_run::within;
 /// Timed runs of each full query set per planner for the summary table.
 const SUMMARY_ROUNDS: usize = 5;
 
-/// How the binary was invoked, read from the arguments criterion also parses.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum RunMode {
-    /// `cargo bench`: verify, benchmark, print the summary table.
-    Bench,
-    /// `cargo test --benches` or `-- --test`: verify and let criterion run each function once.
-    Test,
-    /// `--list`: criterion lists the benchmark names; nothing is searched.
-    List,
-}
-
-impl RunMode {
-    /// The mode criterion will pick for these arguments (same rules as
-    /// `Criterion::configure_from_args`).
-    fn from_args() -> RunMode {
-        let args: Vec<String> = std::env::args().skip(1).collect();
-        let has = |flag: &str| args.iter().any(|a| a == flag);
-        if has("--list") {
-            RunMode::List
-        } else if has("--bench") && !has("--test") {
-            RunMode::Bench
-        } else {
-            RunMode::Test
-        }
-    }
-}
-
 /// Answers every query once with both planners and panics on the first disagreement with the
 /// scenario file or between the planners.
 fn verify(case: &MapCase, workspace: &mut SearchWorkspace) {

@@ -41,6 +41,9 @@
 //! cargo test --benches                    # correctness check + one pass of each function
 //! ```
 
+mod common;
+
+use common::RunMode;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
@@ -60,28 +63,6 @@ const AHEAD: usize = 6;
 const NEAR_GOAL: usize = 12;
 /// Timed rounds of every trip for the summary table.
 const SUMMARY_ROUNDS: usize = 20;
-
-/// How the binary was invoked (same rules as `Criterion::configure_from_args`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum RunMode {
-    Bench,
-    Test,
-    List,
-}
-
-impl RunMode {
-    fn from_args() -> RunMode {
-        let args: Vec<String> = std::env::args().skip(1).collect();
-        let has = |flag: &str| args.iter().any(|a| a == flag);
-        if has("--list") {
-            RunMode::List
-        } else if has("--bench") && !has("--test") {
-            RunMode::Bench
-        } else {
-            RunMode::Test
-        }
-    }
-}
 
 /// Where the change blocks the path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

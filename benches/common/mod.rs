@@ -140,3 +140,30 @@ pub fn peer_astar(grid: &Grid, start: CellId, goal: CellId) -> Option<(Vec<(u32,
         |&node| node == goal,
     )
 }
+
+/// How the binary was invoked, read from the arguments criterion also parses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunMode {
+    /// `cargo bench`: verify, benchmark, print the summary table.
+    Bench,
+    /// `cargo test --benches` or `-- --test`: verify and let criterion run each function once.
+    Test,
+    /// `--list`: criterion lists the benchmark names; nothing is searched.
+    List,
+}
+
+impl RunMode {
+    /// The mode criterion will pick for these arguments (same rules as
+    /// `Criterion::configure_from_args`).
+    pub fn from_args() -> RunMode {
+        let args: Vec<String> = std::env::args().skip(1).collect();
+        let has = |flag: &str| args.iter().any(|a| a == flag);
+        if has("--list") {
+            RunMode::List
+        } else if has("--bench") && !has("--test") {
+            RunMode::Bench
+        } else {
+            RunMode::Test
+        }
+    }
+}
