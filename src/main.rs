@@ -796,6 +796,11 @@ fn print_run(out: &mut impl Write, scenario: &Scenario, played: &Played) -> io::
     )?;
     writeln!(
         out,
+        "first tick   {:.3} ms; after it {:.1} ticks/s",
+        s.first_tick_ms, s.steady_ticks_per_sec
+    )?;
+    writeln!(
+        out,
         "tick ms      p50 {:.3}, p90 {:.3}, p99 {:.3}, max {:.3}",
         s.tick_ms_p50, s.tick_ms_p90, s.tick_ms_p99, s.tick_ms_max
     )?;

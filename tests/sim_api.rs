@@ -6,8 +6,8 @@ use std::time::{Duration, Instant};
 use throng::grid::CellChange;
 use throng::grid::procgen::MapGenerator;
 use throng::sim::{
-    AgentId, AgentState, Command, ConflictMode, RunSummary, RunnerConfig, RunnerStopped, SimConfig,
-    Simulation, SimulationHandle, TickReport, WhenFull,
+    AgentId, AgentState, Command, ConflictMode, Metrics, RunSummary, RunnerConfig, RunnerStopped,
+    SimConfig, Simulation, SimulationHandle, TickReport, WhenFull,
 };
 use throng::{CellId, Error, Grid, QueryError};
 
@@ -714,4 +714,60 @@ fn a_panic_on_the_simulation_thread_reaches_the_caller() {
 fn fake_id() -> AgentId {
     let mut sim = field_sim(SimConfig::default());
     sim.add_agent(0, None).unwrap()
+}
+
+// ----------------------------------------------------------------------------------------
+// First tick and steady rate.
+
+/// The first tick is reported apart (it plans every agent's first trip) and the steady rate
+/// counts only the ticks after it: fed known tick times, the summary gives them exactly.
+#[test]
+fn summary_separates_the_first_tick_from_the_steady_rate() {
+    let mut metrics = Metrics::default();
+    let empty = metrics.summary(std::iter::empty(), 1);
+    assert_eq!(
+        (empty.first_tick_ms, empty.steady_ticks_per_sec),
+        (0.0, 0.0)
+    );
+    let tick = |tick: u64, wall_ms: f64| TickReport {
+        tick,
+        wall_ms,
+        ..TickReport::default()
+    };
+    metrics.record_tick(&tick(0, 750.0));
+    let one = metrics.summary(std::iter::empty(), 1);
+    assert_eq!(one.first_tick_ms, 750.0);
+    assert_eq!(one.steady_ticks_per_sec, 0.0, "no tick after the first");
+    // Ticks 2..=9 take 4 ms each: 250 ticks/s after the first, whatever the first took.
+    for t in 1..9 {
+        metrics.record_tick(&tick(t, 4.0));
+    }
+    let s = metrics.summary(std::iter::empty(), 1);
+    assert_eq!(s.first_tick_ms, 750.0);
+    assert!((s.steady_ticks_per_sec - 250.0).abs() < 1e-6, "{s:?}");
+    assert!((s.ticks_per_sec - 9.0 / 0.782).abs() < 1e-6, "{s:?}");
+
+    // A real run: the first tick's time is the first report's, the rate is over the rest.
+    let mut sim = field_sim(SimConfig::default());
+    for command in crossing_commands(&sim, 8) {
+        sim.queue(command);
+    }
+    let mut reports = Vec::new();
+    while reports.len() < 3 || sim.summary().arrived < 8 {
+        reports.push(sim.step());
+        assert!(reports.len() < 500, "the crowd never arrived");
+    }
+    let summary = sim.summary();
+    assert_eq!(reports[0].plans, 8, "every agent plans in the first tick");
+    assert_eq!(summary.first_tick_ms, reports[0].wall_ms);
+    let rest_s: f64 = reports[1..].iter().map(|r| r.wall_ms / 1e3).sum();
+    let expected = (reports.len() - 1) as f64 / rest_s;
+    assert!(
+        (summary.steady_ticks_per_sec - expected).abs() <= 1e-6 * expected,
+        "{} vs {expected}",
+        summary.steady_ticks_per_sec
+    );
+    let value = serde_json::to_value(&summary).unwrap();
+    assert_eq!(value["first_tick_ms"].as_f64(), Some(summary.first_tick_ms));
+    assert!(value["steady_ticks_per_sec"].as_f64().unwrap() > 0.0);
 }

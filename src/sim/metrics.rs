@@ -69,6 +69,16 @@ pub struct RunSummary {
     pub moves_per_sec: f64,
     /// Ticks per second of run wall time.
     pub ticks_per_sec: f64,
+    /// Wall time of the first tick of the run, milliseconds (0 before any tick). Reported
+    /// apart because every agent's first trip is planned in it (up to the plan cap), so it can
+    /// be hundreds of times longer than a later tick.
+    #[serde(default)]
+    pub first_tick_ms: f64,
+    /// Ticks per second over the ticks after the first: `(ticks - 1) / (wall_s - first tick)`,
+    /// the rate a running simulation keeps once its first plans are made (0 with fewer than
+    /// two ticks).
+    #[serde(default)]
+    pub steady_ticks_per_sec: f64,
     /// Run wall time (sum of tick times), seconds.
     pub wall_s: f64,
     /// Planning-phase wall time, seconds.
@@ -197,6 +207,9 @@ impl Metrics {
         self.tick_ns
             .record(((report.wall_ms * 1e6) as u64).max(1))
             .expect("auto-resizing histogram accepts any value");
+        if s.ticks == 0 {
+            s.first_tick_ms = report.wall_ms;
+        }
         s.ticks += 1;
         s.agents = report.agents;
         s.plans += u64::from(report.plans);
@@ -219,6 +232,11 @@ impl Metrics {
         s.plans_per_sec = per_sec(s.plans as f64, s.planning_s);
         s.moves_per_sec = per_sec(s.moves as f64, s.wall_s);
         s.ticks_per_sec = per_sec(s.ticks as f64, s.wall_s);
+        // `max(0.0)`: `wall_s` is a float sum, and with one long tick it can round below it.
+        s.steady_ticks_per_sec = per_sec(
+            s.ticks.saturating_sub(1) as f64,
+            (s.wall_s - s.first_tick_ms / 1e3).max(0.0),
+        );
         s.goals_per_tick = if s.ticks > 0 {
             s.goals_reached as f64 / s.ticks as f64
         } else {
