@@ -237,7 +237,8 @@ fn for_each_transition(
     }
 }
 
-/// Routes between every pair of `nodes` inside `rect`: one confined Dijkstra per node.
+/// Routes between every pair of `nodes` inside `rect`, and each node's shortest-path tree
+/// over the cluster: one confined Dijkstra per node, run over the whole cluster.
 fn cluster_routes(
     grid: &Grid,
     rect: Rect,
@@ -249,12 +250,11 @@ fn cluster_routes(
     let mut route_start = Vec::with_capacity(n * n.saturating_sub(1) / 2 + 1);
     let mut route_cells = Vec::new();
     let mut scratch = Vec::new();
+    let mut tree = Vec::with_capacity(n * (rect.w * rect.h) as usize);
     for i in 0..n {
         cost[i * n + i] = 0.0;
-        if i + 1 == n {
-            break;
-        }
-        search.run(grid, rect, nodes[i], &nodes[i + 1..]);
+        search.run(grid, rect, nodes[i], &[]);
+        search.export_tree(&mut tree);
         for j in i + 1..n {
             debug_assert_eq!(route_start.len(), pair_index(n, i, j));
             route_start.push(route_cells.len() as u32);
@@ -276,5 +276,6 @@ fn cluster_routes(
         cost,
         route_start,
         route_cells,
+        tree,
     }
 }

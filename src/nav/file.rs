@@ -9,7 +9,7 @@
 //! | 4, 4, 1 | map width, height, movement rule (4 or 8) |
 //! | 8 | [`map_hash`] of the map |
 //! | 4, 4 | cluster size, number of clusters |
-//! | ... | per cluster: point count `n`, `n` cells, `n * n` costs (`f64` bits), route offset count and offsets, route cell count and cells |
+//! | ... | per cluster: point count `n`, `n` cells, `n * n` costs (`f64` bits), route offset count and offsets, route cell count and cells, then `n` trees of one byte per cell of the cluster |
 //! | 8 | FNV-1a hash of everything before it |
 //!
 //! Only the clusters are stored; the global numbering and edge lists are rebuilt on load (a
@@ -17,7 +17,9 @@
 
 use std::path::{Path, PathBuf};
 
-use super::graph::{Cluster, NavGraph, cluster_rect, map_hash};
+use super::graph::{Cluster, NavGraph, TREE_NONE, TREE_ROOT, cluster_rect, map_hash};
+use super::local::Rect;
+use crate::grid::{CellId, Direction};
 use crate::grid::{Grid, Neighborhood};
 use crate::sim::StableHasher;
 
@@ -25,7 +27,7 @@ const MAGIC: &[u8; 8] = b"THRONGNV";
 
 /// Version of the file format written by [`NavGraph::save`]; [`NavGraph::load`] refuses any
 /// other.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 
 /// Why a navigation file could not be saved or used.
 #[derive(Debug, thiserror::Error)]
@@ -115,6 +117,7 @@ impl NavGraph {
             c.route_start.iter().for_each(|&v| put_u32(&mut out, v));
             put_u32(&mut out, c.route_cells.len() as u32);
             c.route_cells.iter().for_each(|&v| put_u32(&mut out, v));
+            out.extend_from_slice(&c.tree);
         }
         let hash = fnv(&out);
         out.extend_from_slice(&hash.to_le_bytes());
@@ -280,12 +283,75 @@ fn read_cluster(
             }
         }
     }
+    let area = (rect.w * rect.h) as usize;
+    let tree = r.take(n.checked_mul(area)?)?.to_vec();
+    for (i, &node) in nodes.iter().enumerate() {
+        if !valid_tree(grid, rect, node, &tree[i * area..(i + 1) * area]) {
+            return None;
+        }
+    }
     Some(Cluster {
         nodes,
         cost,
         route_start,
         route_cells,
+        tree,
     })
+}
+
+/// Whether `tree` is a tree of legal steps inside `rect` rooted at `root` and only there:
+/// walking it from any reached cell ends on the root (no cycle, no step off the grid's
+/// moves), so queries that walk it cannot loop or leave the cluster.
+fn valid_tree(grid: &Grid, rect: Rect, root: CellId, tree: &[u8]) -> bool {
+    const UNKNOWN: u8 = 0;
+    const ON_WALK: u8 = 1;
+    const ENDS_AT_ROOT: u8 = 2;
+    let (rx, ry) = grid.coords(root);
+    if tree[rect.local(rx, ry)] != TREE_ROOT {
+        return false;
+    }
+    let mut state = vec![UNKNOWN; tree.len()];
+    state[rect.local(rx, ry)] = ENDS_AT_ROOT;
+    let mut walk = Vec::new();
+    for start in 0..tree.len() as u32 {
+        let mut l = start as usize;
+        walk.clear();
+        loop {
+            match state[l] {
+                ENDS_AT_ROOT => break,
+                ON_WALK => return false,
+                _ => {}
+            }
+            let d = tree[l];
+            if d == TREE_NONE && walk.is_empty() {
+                break;
+            }
+            if d >= 8 {
+                return false;
+            }
+            let (x, y) = (rect.x0 + l as u32 % rect.w, rect.y0 + l as u32 / rect.w);
+            let d = usize::from(d);
+            let (px, py) = (
+                x.wrapping_add_signed(-Direction::DX[d]),
+                y.wrapping_add_signed(-Direction::DY[d]),
+            );
+            let legal = rect.contains(px, py)
+                && grid.is_walkable(py * grid.width() + px)
+                && grid
+                    .moves(py * grid.width() + px)
+                    .contains(Direction::ALL[d]);
+            if !legal {
+                return false;
+            }
+            state[l] = ON_WALK;
+            walk.push(l);
+            l = rect.local(px, py);
+        }
+        for &w in &walk {
+            state[w] = ENDS_AT_ROOT;
+        }
+    }
+    true
 }
 
 fn put_u32(out: &mut Vec<u8>, v: u32) {
@@ -335,5 +401,61 @@ impl Reader<'_> {
                 .map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")))
                 .collect(),
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::nav::local::LocalSearch;
+
+    #[test]
+    fn trees_with_cycles_or_illegal_steps_are_refused() {
+        let grid = Grid::from_ascii("....\n.#..\n....\n....").unwrap();
+        let rect = Rect {
+            x0: 0,
+            y0: 0,
+            w: 4,
+            h: 4,
+        };
+        let root = grid.cell(0, 0).unwrap();
+        let mut search = LocalSearch::default();
+        search.run(&grid, rect, root, &[]);
+        let mut tree = Vec::new();
+        search.export_tree(&mut tree);
+        assert!(valid_tree(&grid, rect, root, &tree));
+        // Rooted elsewhere.
+        assert!(!valid_tree(&grid, rect, grid.cell(3, 3).unwrap(), &tree));
+        let local = |x: u32, y: u32| rect.local(x, y);
+        let east = Direction::East.index() as u8;
+        let west = Direction::West.index() as u8;
+        // (2, 0) and (3, 0) lead to each other.
+        let mut cycle = tree.clone();
+        cycle[local(2, 0)] = west; // parent (3, 0)
+        cycle[local(3, 0)] = east; // parent (2, 0)
+        assert!(!valid_tree(&grid, rect, root, &cycle));
+        // A step out of the blocked cell (1, 1).
+        let mut blocked = tree.clone();
+        blocked[local(2, 1)] = east; // parent (1, 1)
+        assert!(!valid_tree(&grid, rect, root, &blocked));
+        // A step from outside the rectangle.
+        let mut outside = tree.clone();
+        outside[local(0, 2)] = east; // parent (-1, 2)
+        assert!(!valid_tree(&grid, rect, root, &outside));
+        // The diagonal from (1, 0) into (0, 1) cuts the corner of the blocked (1, 1).
+        let mut cut = tree.clone();
+        cut[local(0, 1)] = Direction::ALL
+            .iter()
+            .position(|d| d.delta() == (-1, 1))
+            .unwrap() as u8;
+        assert!(!valid_tree(&grid, rect, root, &cut));
+        // A bad byte.
+        let mut junk = tree.clone();
+        junk[local(3, 3)] = 9;
+        assert!(!valid_tree(&grid, rect, root, &junk));
+        // Unreached cells are fine.
+        let mut unreached = tree;
+        unreached[local(3, 3)] = TREE_NONE;
+        assert!(valid_tree(&grid, rect, root, &unreached));
     }
 }

@@ -6,11 +6,12 @@
 //! one cluster (1 KiB of stamps for 16 x 16) and stay in cache; like the grid search they are
 //! reused with generation stamps, so a run allocates nothing once warm.
 
+use super::graph::{TREE_NONE, TREE_ROOT};
 use crate::grid::{CellId, Direction, Grid};
 use crate::search::OpenList;
 
-/// Parent marker of the source cell.
-const SOURCE: u8 = u8::MAX;
+/// Parent marker of the source cell (the root of an exported tree).
+const SOURCE: u8 = TREE_ROOT;
 
 /// A rectangle of cells: columns `x0..x0 + w`, rows `y0..y0 + h`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -28,7 +29,7 @@ impl Rect {
     }
 
     #[inline]
-    fn local(&self, x: u32, y: u32) -> usize {
+    pub fn local(&self, x: u32, y: u32) -> usize {
         ((y - self.y0) * self.w + (x - self.x0)) as usize
     }
 }
@@ -51,15 +52,6 @@ pub(crate) struct LocalSearch {
 }
 
 impl LocalSearch {
-    /// Bytes held.
-    pub fn memory_bytes(&self) -> usize {
-        self.stamp.capacity() * 4
-            + self.target.capacity() * 4
-            + self.g.capacity() * 8
-            + self.parent.capacity()
-            + self.open.capacity_bytes()
-    }
-
     /// Dijkstra from `source` over the walkable cells of `rect` (moves that leave the rectangle
     /// are ignored), stopping once every cell of `targets` is settled (or nothing is left).
     pub fn run(&mut self, grid: &Grid, rect: Rect, source: CellId, targets: &[CellId]) {
@@ -139,6 +131,21 @@ impl LocalSearch {
                 self.open.push(ng.to_bits(), next);
             }
         }
+    }
+
+    /// Appends the last run's shortest-path tree to `out`, one byte per cell of the rectangle
+    /// in local order: the direction of the step from the parent, [`TREE_ROOT`] at the
+    /// source, [`TREE_NONE`] for cells the run did not settle.
+    pub fn export_tree(&self, out: &mut Vec<u8>) {
+        let rect = self.rect.expect("a run happened");
+        let area = (rect.w * rect.h) as usize;
+        let closed = self.generation + 1;
+        out.extend(
+            self.stamp[..area]
+                .iter()
+                .zip(&self.parent[..area])
+                .map(|(&s, &p)| if s == closed { p } else { TREE_NONE }),
+        );
     }
 
     /// Cost from the source to `cell` when the last run settled it.

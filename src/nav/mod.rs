@@ -75,6 +75,7 @@
 mod build;
 pub mod file;
 mod graph;
+mod landmarks;
 mod local;
 mod query;
 mod refine;
@@ -85,7 +86,6 @@ pub use graph::{NavGraph, map_hash};
 
 use crate::grid::CellId;
 use crate::search::{OpenList, SearchStats, SearchWorkspace};
-use local::LocalSearch;
 
 /// Reusable memory for navigation-point queries: one per thread, like [`SearchWorkspace`]
 /// (which it contains, for direct searches). Not tied to one graph; it grows to the largest
@@ -93,11 +93,13 @@ use local::LocalSearch;
 #[derive(Debug, Default)]
 pub struct NavWorkspace {
     search: SearchWorkspace,
-    from_start: LocalSearch,
-    to_goal: LocalSearch,
+    /// Per point of the goal's cluster: cost to the goal (infinite when it does not reach).
+    goal_cost: Vec<f64>,
     /// Per point (plus the goal): stamp, cost from the start, parent point, edge taken.
     stamp: Vec<u32>,
     g: Vec<f64>,
+    /// Per point: its heuristic, computed once per query when first reached.
+    h: Vec<f64>,
     parent: Vec<u32>,
     parent_edge: Vec<u32>,
     generation: u32,
@@ -144,10 +146,10 @@ impl NavWorkspace {
     /// Bytes of memory held.
     pub fn memory_bytes(&self) -> usize {
         self.search.memory_bytes()
-            + self.from_start.memory_bytes()
-            + self.to_goal.memory_bytes()
+            + self.goal_cost.capacity() * 8
             + self.stamp.capacity() * 4
             + self.g.capacity() * 8
+            + self.h.capacity() * 8
             + self.parent.capacity() * 4
             + self.parent_edge.capacity() * 4
             + self.open.capacity_bytes()
@@ -159,6 +161,7 @@ impl NavWorkspace {
         if self.stamp.len() < nodes {
             self.stamp.resize(nodes, 0);
             self.g.resize(nodes, 0.0);
+            self.h.resize(nodes, 0.0);
             self.parent.resize(nodes, 0);
             self.parent_edge.resize(nodes, 0);
         }

@@ -2,6 +2,7 @@
 
 use super::NavWorkspace;
 use super::graph::{INTER, NavGraph, REVERSED};
+use super::landmarks::{LANDMARKS, UNREACHED};
 use super::refine::string_pull;
 use crate::grid::{CellId, Grid, Neighborhood};
 use crate::search::{QueryError, SearchOptions, SearchOutcome, SearchStats, validate_endpoints};
@@ -116,12 +117,16 @@ impl NavGraph {
         cs: u32,
         cg: u32,
     ) -> bool {
-        let start_nodes = &self.clusters[cs as usize].nodes;
-        let goal_nodes = &self.clusters[cg as usize].nodes;
-        ws.from_start.run(grid, self.rect(cs), start, start_nodes);
-        ws.to_goal.run(grid, self.rect(cg), goal, goal_nodes);
-        ws.stats.expanded += ws.from_start.expanded + ws.to_goal.expanded;
+        let (cl_s, rect_s) = (&self.clusters[cs as usize], self.rect(cs));
+        let (cl_g, rect_g) = (&self.clusters[cg as usize], self.rect(cg));
+        // Costs from each point of the goal's cluster to the goal, along the points' trees.
+        ws.goal_cost.clear();
+        ws.goal_cost.extend((0..cl_g.nodes.len()).map(|k| {
+            cl_g.tree_path(grid, rect_g, k, goal, false, None)
+                .unwrap_or(f64::INFINITY)
+        }));
 
+        let base_g = self.node_start[cg as usize];
         let n = self.node_cell.len();
         let goal_id = n as u32;
         ws.begin_abstract(n + 1);
@@ -129,22 +134,36 @@ impl NavGraph {
         let closed_stamp = open_stamp + 1;
         let (gx, gy) = grid.coords(goal);
         let h_scale = grid.min_cost();
-        let heuristic = |(x, y): (u32, u32)| {
-            crate::grid::distance(
+        // Landmark distances of the goal: through the points of its cluster.
+        let lm = &self.landmarks;
+        let mut goal_lm = [UNREACHED; LANDMARKS];
+        for (k, &c) in ws.goal_cost.iter().enumerate() {
+            if c.is_finite() {
+                let dv = lm.of((base_g + k as u32) as usize);
+                for l in 0..LANDMARKS {
+                    goal_lm[l] = goal_lm[l].min(dv[l] + c as f32);
+                }
+            }
+        }
+        let heuristic = |v: usize| {
+            let (x, y) = self.node_xy[v];
+            let octile = crate::grid::distance(
                 grid.neighborhood(),
                 f64::from(x.abs_diff(gx)),
                 f64::from(y.abs_diff(gy)),
-            ) * h_scale
+            ) * h_scale;
+            octile.max(lm.lower_bound(lm.of(v), &goal_lm))
         };
         let base_s = self.node_start[cs as usize];
-        for (k, &cell) in start_nodes.iter().enumerate() {
-            if let Some(d) = ws.from_start.distance(grid, cell) {
+        for k in 0..cl_s.nodes.len() {
+            if let Some(d) = cl_s.tree_path(grid, rect_s, k, start, true, None) {
                 let id = (base_s + k as u32) as usize;
+                let h = heuristic(id);
                 ws.stamp[id] = open_stamp;
                 ws.g[id] = d;
+                ws.h[id] = h;
                 ws.parent[id] = FROM_START;
-                ws.open
-                    .push((d + heuristic(self.node_xy[id])).to_bits(), id as u32);
+                ws.open.push((d + h).to_bits(), id as u32);
             }
         }
         let mut found = false;
@@ -161,8 +180,8 @@ impl NavGraph {
             ws.stats.expanded += 1;
             let gu = ws.g[ui];
             if self.node_cluster[ui] == cg {
-                let cell = self.node_cell[ui];
-                if let Some(d) = ws.to_goal.distance(grid, cell) {
+                let d = ws.goal_cost[(u - base_g) as usize];
+                if d.is_finite() {
                     let gi = goal_id as usize;
                     let ng = gu + d;
                     if ws.stamp[gi] != open_stamp || ng < ws.g[gi] {
@@ -180,16 +199,22 @@ impl NavGraph {
                 if s == closed_stamp {
                     continue;
                 }
-                let ng = gu + edge.cost;
-                if s == open_stamp && ng >= ws.g[v] {
-                    continue;
-                }
+                let ng = gu + f64::from(edge.cost);
+                let h = if s == open_stamp {
+                    if ng >= ws.g[v] {
+                        continue;
+                    }
+                    ws.h[v]
+                } else {
+                    let h = heuristic(v);
+                    ws.h[v] = h;
+                    h
+                };
                 ws.stamp[v] = open_stamp;
                 ws.g[v] = ng;
                 ws.parent[v] = u;
                 ws.parent_edge[v] = self.edge_start[ui] + e as u32;
-                ws.open
-                    .push((ng + heuristic(self.node_xy[v])).to_bits(), v as u32);
+                ws.open.push((ng + h).to_bits(), v as u32);
             }
         }
         if !found {
@@ -210,33 +235,51 @@ impl NavGraph {
     fn stitch(&self, grid: &Grid, ws: &mut NavWorkspace, start: CellId, goal: CellId) {
         ws.raw.clear();
         let first = ws.node_path[0];
-        ws.from_start
-            .trace_back(grid, self.node_cell[first as usize], &mut ws.raw);
-        ws.raw.reverse();
+        let cs = self.node_cluster[first as usize];
+        let k = (first - self.node_start[cs as usize]) as usize;
+        self.clusters[cs as usize].tree_path(
+            grid,
+            self.rect(cs),
+            k,
+            start,
+            true,
+            Some(&mut ws.raw),
+        );
         debug_assert_eq!(ws.raw[0], start);
         for k in 1..ws.node_path.len() {
             let v = ws.node_path[k] as usize;
-            let edge = self.edges[ws.parent_edge[v] as usize];
-            debug_assert_eq!(edge.to as usize, v);
-            if edge.route == INTER {
+            let e = ws.parent_edge[v] as usize;
+            debug_assert_eq!(self.edges[e].to as usize, v);
+            let route = self.edge_route[e];
+            if route == INTER {
                 ws.raw.push(self.node_cell[v]);
                 continue;
             }
             let from = ws.node_path[k - 1] as usize;
             let cluster = &self.clusters[self.node_cluster[from] as usize];
-            let pair = (edge.route & !REVERSED) as usize;
-            let route = cluster.route(pair);
-            if edge.route & REVERSED == 0 {
-                ws.raw.extend_from_slice(&route[1..]);
+            let pair = (route & !REVERSED) as usize;
+            let cells = cluster.route(pair);
+            if route & REVERSED == 0 {
+                ws.raw.extend_from_slice(&cells[1..]);
             } else {
-                ws.raw.extend(route[..route.len() - 1].iter().rev());
+                ws.raw.extend(cells[..cells.len() - 1].iter().rev());
             }
         }
         let last = *ws.node_path.last().expect("a chain has a node");
         // The path ends on the last node; the goal's tree runs from it (included) to the goal.
         ws.raw.pop();
-        ws.to_goal
-            .trace_back(grid, self.node_cell[last as usize], &mut ws.raw);
+        let cg = self.node_cluster[last as usize];
+        let k = (last - self.node_start[cg as usize]) as usize;
+        let mark = ws.raw.len();
+        self.clusters[cg as usize].tree_path(
+            grid,
+            self.rect(cg),
+            k,
+            goal,
+            false,
+            Some(&mut ws.raw),
+        );
+        ws.raw[mark..].reverse();
         debug_assert_eq!(ws.raw.last(), Some(&goal));
     }
 }
