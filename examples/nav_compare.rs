@@ -2,7 +2,8 @@
 //! build time and memory, mean µs per query overall and on the longest quarter of the queries
 //! (by optimal length), mean and max length / optimal.
 //!
-//! `cargo run --release --example nav_compare -- [CLUSTER_SIZE] [FILE.map.scen ...]`
+//! `cargo run --release --example nav_compare -- [CLUSTER_SIZE] [--weight=W] [FILE.map.scen ...]`
+//! (`--weight`: [`NavGraph::set_heuristic_weight`], default 1).
 
 use std::time::Instant;
 
@@ -12,6 +13,14 @@ use throng::nav::{NavGraph, NavOptions, NavWorkspace};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let mut weight = 1.0;
+    args.retain(|a| match a.strip_prefix("--weight=") {
+        Some(w) => {
+            weight = w.parse().expect("--weight=W takes a number");
+            false
+        }
+        None => true,
+    });
     let size = match args.first().and_then(|a| a.parse::<u32>().ok()) {
         Some(s) => {
             args.remove(0);
@@ -35,7 +44,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let grid = load_map(scen.map_path()?)?;
         let queries = scen.resolve(&grid)?;
         let t0 = Instant::now();
-        let nav = NavGraph::build(&grid, &NavOptions { cluster_size: size })?;
+        let mut nav = NavGraph::build(&grid, &NavOptions { cluster_size: size })?;
+        nav.set_heuristic_weight(weight)?;
         let build_ms = t0.elapsed().as_secs_f64() * 1e3;
         let mut nws = NavWorkspace::new();
         let mut aws = SearchWorkspace::for_grid(&grid);

@@ -46,6 +46,45 @@ impl Cluster {
             + self.tree.capacity()
     }
 
+    /// The cost [`tree_path`](Self::tree_path) returns, without the cells: on uniform grids
+    /// a walk over local indices that only counts straight and diagonal steps (the query runs
+    /// it for every point of two clusters).
+    #[inline]
+    pub fn tree_cost(
+        &self,
+        grid: &Grid,
+        rect: Rect,
+        i: usize,
+        cell: CellId,
+        to_node: bool,
+    ) -> Option<f64> {
+        if grid.is_weighted() {
+            return self.tree_path(grid, rect, i, cell, to_node, None);
+        }
+        let area = (rect.w * rect.h) as usize;
+        let tree = &self.tree[i * area..(i + 1) * area];
+        let w = rect.w as isize;
+        let offset: [isize; 8] =
+            std::array::from_fn(|d| Direction::DY[d] as isize * w + Direction::DX[d] as isize);
+        let (x, y) = grid.coords(cell);
+        let mut l = rect.local(x, y);
+        let (mut straight, mut diagonal) = (0u32, 0u32);
+        loop {
+            let d = tree[l];
+            if d >= 8 {
+                return (d == TREE_ROOT)
+                    .then(|| f64::from(straight) + f64::from(diagonal) * std::f64::consts::SQRT_2);
+            }
+            let d = usize::from(d);
+            if Direction::ALL[d].is_diagonal() {
+                diagonal += 1;
+            } else {
+                straight += 1;
+            }
+            l = l.wrapping_sub(offset[d] as usize);
+        }
+    }
+
     /// Walks node `i`'s tree (the cluster is `rect`) from `cell` to the node and returns the
     /// cost of that path, from `cell` to the node when `to_node`, else from the node to
     /// `cell`; `None` when the node does not reach `cell` inside the cluster. With `out`, the
@@ -154,12 +193,37 @@ pub struct NavGraph {
     pub(crate) edge_route: Vec<u32>,
     /// Landmark distances for the search's heuristic.
     pub(crate) landmarks: Landmarks,
+    /// Factor on the search's heuristic (see [`NavGraph::set_heuristic_weight`]).
+    pub(crate) weight: f64,
 }
 
 impl NavGraph {
     /// Side of a cluster, in cells.
     pub fn cluster_size(&self) -> u32 {
         self.cluster_size
+    }
+
+    /// Factor on the heuristic of the search over the points: 1 (the default) finds the
+    /// cheapest chain of stored routes; `w > 1` (weighted A*) finds one at most `w` times as
+    /// costly while expanding far fewer points. Measured on `random512-10-0` (see the
+    /// [module docs](super)): 1.01 cuts the points expanded per long query by 30% and makes
+    /// paths 0.3% longer on average.
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] unless `1 <= weight <= 2`.
+    pub fn set_heuristic_weight(&mut self, weight: f64) -> crate::error::Result<()> {
+        if !(1.0..=2.0).contains(&weight) {
+            return Err(crate::error::Error::Invalid(format!(
+                "navigation heuristic weight {weight} is outside 1..=2"
+            )));
+        }
+        self.weight = weight;
+        Ok(())
+    }
+
+    /// The factor on the search's heuristic; see [`set_heuristic_weight`](Self::set_heuristic_weight).
+    pub fn heuristic_weight(&self) -> f64 {
+        self.weight
     }
 
     /// Number of clusters.
@@ -266,6 +330,7 @@ impl NavGraph {
             edges: Vec::new(),
             edge_route: Vec::new(),
             landmarks: Landmarks::default(),
+            weight: 1.0,
         };
         graph.link(grid);
         graph

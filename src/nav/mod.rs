@@ -87,6 +87,20 @@ pub use graph::{NavGraph, map_hash};
 use crate::grid::CellId;
 use crate::search::{OpenList, SearchStats, SearchWorkspace};
 
+/// The search's state of one point, in one 24-byte record so that a relaxation touches one
+/// cache line.
+#[derive(Debug, Clone, Copy, Default)]
+struct NodeState {
+    /// Cost from the start.
+    g: f64,
+    /// Heuristic, computed once per query when the point is first reached.
+    h: f64,
+    /// `generation` open, `generation + 1` closed, older: not reached yet.
+    stamp: u32,
+    /// Point it was reached from (`u32::MAX`: straight from the start).
+    parent: u32,
+}
+
 /// Reusable memory for navigation-point queries: one per thread, like [`SearchWorkspace`]
 /// (which it contains, for direct searches). Not tied to one graph; it grows to the largest
 /// graph and grid it has served.
@@ -95,13 +109,8 @@ pub struct NavWorkspace {
     search: SearchWorkspace,
     /// Per point of the goal's cluster: cost to the goal (infinite when it does not reach).
     goal_cost: Vec<f64>,
-    /// Per point (plus the goal): stamp, cost from the start, parent point, edge taken.
-    stamp: Vec<u32>,
-    g: Vec<f64>,
-    /// Per point: its heuristic, computed once per query when first reached.
-    h: Vec<f64>,
-    parent: Vec<u32>,
-    parent_edge: Vec<u32>,
+    /// Per point (plus the goal): the search's state.
+    nodes: Vec<NodeState>,
     generation: u32,
     open: OpenList,
     node_path: Vec<u32>,
@@ -147,26 +156,18 @@ impl NavWorkspace {
     pub fn memory_bytes(&self) -> usize {
         self.search.memory_bytes()
             + self.goal_cost.capacity() * 8
-            + self.stamp.capacity() * 4
-            + self.g.capacity() * 8
-            + self.h.capacity() * 8
-            + self.parent.capacity() * 4
-            + self.parent_edge.capacity() * 4
+            + self.nodes.capacity() * std::mem::size_of::<NodeState>()
             + self.open.capacity_bytes()
             + (self.node_path.capacity() + self.raw.capacity() + self.path.capacity()) * 4
     }
 
     /// Starts an abstract search over `nodes` points: sizes the arrays, new generation.
     fn begin_abstract(&mut self, nodes: usize) {
-        if self.stamp.len() < nodes {
-            self.stamp.resize(nodes, 0);
-            self.g.resize(nodes, 0.0);
-            self.h.resize(nodes, 0.0);
-            self.parent.resize(nodes, 0);
-            self.parent_edge.resize(nodes, 0);
+        if self.nodes.len() < nodes {
+            self.nodes.resize(nodes, NodeState::default());
         }
         if self.generation >= u32::MAX - 3 {
-            self.stamp.fill(0);
+            self.nodes.iter_mut().for_each(|n| n.stamp = 0);
             self.generation = 0;
         }
         self.generation += 2;
