@@ -2,7 +2,7 @@
 
 use super::cost::{CostModel, FixedCost, FloatCost};
 use super::{QueryError, SearchOptions, SearchOutcome, SearchWorkspace};
-use crate::grid::{CellId, Direction, Grid};
+use crate::grid::{CellId, Direction, Grid, Neighborhood};
 
 impl SearchWorkspace {
     /// Optimal path from `start` to `goal` by A*, with no node budget.
@@ -54,16 +54,14 @@ impl SearchWorkspace {
         }
         let budget = options.node_budget.unwrap_or(u64::MAX);
         let neighborhood = grid.neighborhood();
-        let found = match grid.cost_table() {
-            None => self.astar(
-                grid,
-                start,
-                goal,
-                budget,
-                &avoid,
-                FixedCost { neighborhood },
-            ),
-            Some(costs) => self.astar(
+        let found = match (grid.cost_table(), neighborhood) {
+            (None, Neighborhood::Eight) => {
+                self.astar(grid, start, goal, budget, &avoid, FixedCost::<true>)
+            }
+            (None, Neighborhood::Four) => {
+                self.astar(grid, start, goal, budget, &avoid, FixedCost::<false>)
+            }
+            (Some(costs), _) => self.astar(
                 grid,
                 start,
                 goal,

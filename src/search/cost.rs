@@ -33,13 +33,13 @@ pub(crate) trait CostModel {
     fn heuristic(&self, dx: u32, dy: u32) -> u64;
 }
 
-/// Fixed-point costs for grids without per-cell costs.
+/// Fixed-point costs for grids without per-cell costs; `EIGHT`: 8-connected (octile
+/// heuristic), else 4-connected (Manhattan). A type parameter, so the search loop is compiled
+/// once per neighbourhood and never tests it.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct FixedCost {
-    pub neighborhood: Neighborhood,
-}
+pub(crate) struct FixedCost<const EIGHT: bool>;
 
-impl CostModel for FixedCost {
+impl<const EIGHT: bool> CostModel for FixedCost<EIGHT> {
     #[inline(always)]
     fn step(&self, d: usize, _next: u32) -> u64 {
         const STEP: [u64; 8] = [
@@ -54,9 +54,10 @@ impl CostModel for FixedCost {
     #[inline(always)]
     fn heuristic(&self, dx: u32, dy: u32) -> u64 {
         let (lo, hi) = if dx < dy { (dx, dy) } else { (dy, dx) };
-        match self.neighborhood {
-            Neighborhood::Eight => u64::from(hi - lo) * SCALE + u64::from(lo) * DIAGONAL,
-            Neighborhood::Four => u64::from(hi + lo) * SCALE,
+        if EIGHT {
+            u64::from(hi - lo) * SCALE + u64::from(lo) * DIAGONAL
+        } else {
+            u64::from(hi + lo) * SCALE
         }
     }
 }
@@ -112,14 +113,10 @@ mod tests {
 
     #[test]
     fn heuristics_match_octile() {
-        let fixed = FixedCost {
-            neighborhood: Neighborhood::Eight,
-        };
+        let fixed = FixedCost::<true>;
         let h = fixed.heuristic(3, 7) as f64 / SCALE as f64;
         assert!((h - (4.0 + 3.0 * SQRT_2)).abs() < 1e-9);
-        let four = FixedCost {
-            neighborhood: Neighborhood::Four,
-        };
+        let four = FixedCost::<false>;
         assert_eq!(four.heuristic(3, 7), 10 * SCALE);
     }
 }

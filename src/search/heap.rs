@@ -13,36 +13,41 @@
 //! equal-`f` cells. There is no decrease-key: a cell whose cost improves is pushed again and its
 //! stale entry is skipped when popped, which for a radix heap costs almost nothing.
 //! Measurements against binary, 4-ary and indexed heaps are in the search module docs.
+//!
+//! Layout: bucket 0 holds only cell ids (its key is `last`), and a push whose key is not above
+//! `last` goes straight there, with no bucket arithmetic. The 64 other buckets are tracked by a
+//! `u64` occupancy mask (a `u128` mask cost about 7 instructions per variable shift and test)
+//! and a per-bucket minimum kept at `u64::MAX` while empty, so a push is a branch-free
+//! `or` and `min`.
 
 use crate::grid::CellId;
 
-const BUCKETS: usize = 65;
+/// Buckets above bucket 0: bucket `b` holds keys whose highest bit differing from `last` is `b`.
+const BUCKETS: usize = 64;
 
 /// See the [module docs](self).
 #[derive(Debug)]
 pub(crate) struct OpenList {
     last: u64,
+    /// Bucket 0: cells whose key equals `last` (so only the cell is stored), a LIFO stack.
+    equal: Vec<CellId>,
     buckets: [Vec<(u64, CellId)>; BUCKETS],
-    /// Smallest key in each bucket (valid while the bucket is not empty).
+    /// Smallest key in each bucket, `u64::MAX` while the bucket is empty.
     minimum: [u64; BUCKETS],
-    /// Bit `i` set when bucket `i` is not empty.
-    occupied: u128,
+    /// Bit `b` set when `buckets[b]` is not empty.
+    occupied: u64,
 }
 
 impl Default for OpenList {
     fn default() -> Self {
         OpenList {
             last: 0,
+            equal: Vec::new(),
             buckets: std::array::from_fn(|_| Vec::new()),
             minimum: [u64::MAX; BUCKETS],
             occupied: 0,
         }
     }
-}
-
-#[inline(always)]
-fn bucket_of(key: u64, last: u64) -> usize {
-    (64 - (key ^ last).leading_zeros()) as usize
 }
 
 impl OpenList {
@@ -53,64 +58,78 @@ impl OpenList {
             let i = occupied.trailing_zeros() as usize;
             occupied &= occupied - 1;
             self.buckets[i].clear();
+            self.minimum[i] = u64::MAX;
         }
+        self.equal.clear();
         self.occupied = 0;
         self.last = 0;
     }
 
     /// Bytes held.
     pub fn capacity_bytes(&self) -> usize {
-        self.buckets.iter().map(|b| b.capacity() * 16).sum()
+        self.equal.capacity() * std::mem::size_of::<CellId>()
+            + self
+                .buckets
+                .iter()
+                .map(|b| b.capacity() * 16)
+                .sum::<usize>()
     }
 
     /// Adds `cell` with key `f`. A key below the last one popped (possible only through rounding
     /// of floating-point costs) is treated as equal to it.
     #[inline]
     pub fn push(&mut self, f: u64, cell: CellId) {
-        let f = f.max(self.last);
-        self.put(f, cell);
+        let last = self.last;
+        if f <= last {
+            self.equal.push(cell);
+        } else {
+            self.put_above(f, cell, last);
+        }
     }
 
+    /// Puts a key above `last` into its bucket.
     #[inline(always)]
-    fn put(&mut self, f: u64, cell: CellId) {
-        let b = bucket_of(f, self.last);
-        if self.occupied & (1 << b) == 0 {
-            self.minimum[b] = f;
-            self.occupied |= 1 << b;
-        } else if f < self.minimum[b] {
-            self.minimum[b] = f;
-        }
+    fn put_above(&mut self, f: u64, cell: CellId, last: u64) {
+        let b = (63 - (f ^ last).leading_zeros()) as usize & (BUCKETS - 1);
+        self.occupied |= 1 << b;
+        let m = &mut self.minimum[b];
+        *m = (*m).min(f);
         self.buckets[b].push((f, cell));
     }
 
     /// Removes an entry with the smallest key (the most recently pushed among equals).
     #[inline]
     pub fn pop(&mut self) -> Option<(u64, CellId)> {
-        if self.occupied & 1 == 0 {
-            if self.occupied == 0 {
-                return None;
-            }
-            self.refill();
+        if let Some(cell) = self.equal.pop() {
+            return Some((self.last, cell));
         }
-        let e = self.buckets[0].pop();
-        if self.buckets[0].is_empty() {
-            self.occupied &= !1;
+        if self.occupied == 0 {
+            return None;
         }
-        e
+        self.refill();
+        self.equal.pop().map(|cell| (self.last, cell))
     }
 
-    /// Moves the smallest key of the first non-empty bucket into bucket 0 (with every entry of
-    /// that bucket going to a lower one).
+    /// Makes the smallest key of the first non-empty bucket the new `last` and moves every
+    /// entry of that bucket down: those equal to it into the stack, the others into lower
+    /// buckets.
     #[cold]
     fn refill(&mut self) {
         let i = self.occupied.trailing_zeros() as usize;
         let mut bucket = std::mem::take(&mut self.buckets[i]);
         self.occupied &= !(1 << i);
-        self.last = self.minimum[i];
-        for (f, cell) in bucket.drain(..) {
-            debug_assert!(bucket_of(f, self.last) < i);
-            self.put(f, cell);
+        let last = self.minimum[i];
+        self.minimum[i] = u64::MAX;
+        self.last = last;
+        for &(f, cell) in &bucket {
+            if f == last {
+                self.equal.push(cell);
+            } else {
+                debug_assert!(63 - (f ^ last).leading_zeros() < i as u32);
+                self.put_above(f, cell, last);
+            }
         }
+        bucket.clear();
         self.buckets[i] = bucket; // keep its capacity
     }
 }

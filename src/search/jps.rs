@@ -425,9 +425,7 @@ impl SearchWorkspace {
         budget: u64,
     ) -> Result<(), SearchOutcome> {
         let width = grid.width();
-        let model = FixedCost {
-            neighborhood: Neighborhood::Eight,
-        };
+        let model = FixedCost::<true>;
         let offsets = grid.move_offsets().map(|o| o as isize);
         let scanner = Scanner {
             moves: grid.move_table(),
