@@ -18,7 +18,7 @@ use super::graph::NavGraph;
 use crate::grid::Grid;
 
 /// Number of landmarks, spread along the rim of the map.
-pub(crate) const LANDMARKS: usize = 32;
+pub(crate) const LANDMARKS: usize = 64;
 const _: () = assert!(LANDMARKS.is_power_of_two(), "lower_bound halves the lanes");
 
 /// Distance of a point a landmark does not reach: finite, so that bounds need no branch.
