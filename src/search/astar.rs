@@ -1,6 +1,7 @@
 //! A* on the grid with the octile heuristic.
 
 use super::cost::{CostModel, FixedCost, FloatCost};
+use super::workspace::NO_PARENT;
 use super::{QueryError, SearchOptions, SearchOutcome, SearchWorkspace};
 use crate::grid::{CellId, Direction, Grid, Neighborhood};
 
@@ -125,6 +126,14 @@ impl SearchWorkspace {
             let cy = div.divide(cell);
             let cx = cell - cy * width;
             let mut bits = moves[cell as usize].0;
+            if C::METRIC {
+                // Moves onto cells the parent reached directly: never an improvement.
+                let arrival = usize::from(parent[cell as usize]);
+                if arrival != usize::from(NO_PARENT) {
+                    let from = (i64::from(cell) - offsets[arrival & 7]) as usize;
+                    bits &= !SHARED[arrival & 7][usize::from(moves[from].0)];
+                }
+            }
             while bits != 0 {
                 let d = bits.trailing_zeros() as usize;
                 bits &= bits - 1;
@@ -154,6 +163,48 @@ impl SearchWorkspace {
         }
         Err(SearchOutcome::Unreachable)
     }
+}
+
+/// `SHARED[a][m]`: the moves from a cell `c`, reached from its parent `p` by move `a`, that lead
+/// back to `p` or onto a cell `p` reaches by one of its legal moves `m`. With metric step costs
+/// (`CostModel::METRIC`) such a move never improves the cell it leads to: when `p` was expanded
+/// that cell was closed, avoided, or given `g <= g(p) + step(p, n) <= g(c) + step(c, n)`. So
+/// skipping them changes nothing in the search (same pushes, same expansions, same parents); it
+/// only saves the test. This is not pruning: every neighbour that plain A* could improve is
+/// still examined.
+static SHARED: [[u8; 256]; 8] = shared_moves();
+
+const fn shared_moves() -> [[u8; 256]; 8] {
+    let mut table = [[0u8; 256]; 8];
+    let mut a = 0;
+    while a < 8 {
+        let (ax, ay) = (Direction::DX[a], Direction::DY[a]);
+        let mut m = 0;
+        while m < 256 {
+            let mut mask = 0u8;
+            let mut d = 0;
+            while d < 8 {
+                // The cell c + d, relative to p.
+                let (x, y) = (ax + Direction::DX[d], ay + Direction::DY[d]);
+                if x == 0 && y == 0 {
+                    mask |= 1 << d; // the parent itself (closed)
+                } else {
+                    let mut e = 0;
+                    while e < 8 {
+                        if m & (1 << e) != 0 && Direction::DX[e] == x && Direction::DY[e] == y {
+                            mask |= 1 << d;
+                        }
+                        e += 1;
+                    }
+                }
+                d += 1;
+            }
+            table[a][m] = mask;
+            m += 1;
+        }
+        a += 1;
+    }
+    table
 }
 
 /// Checks that both endpoints are inside the grid and walkable.

@@ -25,6 +25,9 @@ pub(crate) const DIAGONAL: u64 = 3_037_000_500; // round(sqrt(2) * 2^31)
 
 /// Cost arithmetic of one search. All values are `u64` "keys" that order like the costs.
 pub(crate) trait CostModel {
+    /// Whether every step costs its octile length (no per-cell costs), so that going around
+    /// through a neighbour never beats a direct move: `step(p, n) <= step(p, c) + step(c, n)`.
+    const METRIC: bool;
     /// Cost of a move in direction `d` into `next`.
     fn step(&self, d: usize, next: u32) -> u64;
     /// `a + b`.
@@ -40,6 +43,7 @@ pub(crate) trait CostModel {
 pub(crate) struct FixedCost<const EIGHT: bool>;
 
 impl<const EIGHT: bool> CostModel for FixedCost<EIGHT> {
+    const METRIC: bool = true;
     #[inline(always)]
     fn step(&self, d: usize, _next: u32) -> u64 {
         const STEP: [u64; 8] = [
@@ -71,6 +75,7 @@ pub(crate) struct FloatCost<'a> {
 }
 
 impl CostModel for FloatCost<'_> {
+    const METRIC: bool = false;
     #[inline(always)]
     fn step(&self, d: usize, next: u32) -> u64 {
         (Direction::BASE_COST[d] * f64::from(self.costs[next as usize])).to_bits()
