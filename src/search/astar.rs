@@ -1,6 +1,7 @@
 //! A* on the grid with the octile heuristic.
 
 use super::cost::{CostModel, FixedCost, FloatCost};
+use super::heap::{LevelHeap, OpenList, OpenQueue};
 use super::workspace::NO_PARENT;
 use super::{QueryError, SearchOptions, SearchOutcome, SearchWorkspace};
 use crate::grid::{CellId, Direction, Grid, Neighborhood};
@@ -57,11 +58,17 @@ impl SearchWorkspace {
         let neighborhood = grid.neighborhood();
         let found = match (grid.cost_table(), neighborhood) {
             (None, Neighborhood::Eight) => {
-                self.astar(grid, start, goal, budget, &avoid, FixedCost::<true>)
+                self.astar(grid, start, goal, budget, &avoid, FixedCost::<true>, levels)
             }
-            (None, Neighborhood::Four) => {
-                self.astar(grid, start, goal, budget, &avoid, FixedCost::<false>)
-            }
+            (None, Neighborhood::Four) => self.astar(
+                grid,
+                start,
+                goal,
+                budget,
+                &avoid,
+                FixedCost::<false>,
+                levels,
+            ),
             (Some(costs), _) => self.astar(
                 grid,
                 start,
@@ -73,6 +80,7 @@ impl SearchWorkspace {
                     costs,
                     h_scale: grid.min_cost(),
                 },
+                radix,
             ),
         };
         Ok(match found {
@@ -85,7 +93,8 @@ impl SearchWorkspace {
 
     /// The search loop, monomorphised per cost model so the uniform case never loads a cost.
     /// `Ok(())` when the goal was reached (the parents lead back to the start).
-    fn astar<F: Fn(CellId) -> bool, C: CostModel>(
+    #[allow(clippy::too_many_arguments)]
+    fn astar<F: Fn(CellId) -> bool, C: CostModel, Q: OpenQueue>(
         &mut self,
         grid: &Grid,
         start: CellId,
@@ -93,6 +102,7 @@ impl SearchWorkspace {
         budget: u64,
         avoid: &F,
         model: C,
+        pick: for<'a> fn(&'a mut OpenList, &'a mut LevelHeap) -> &'a mut Q,
     ) -> Result<(), SearchOutcome> {
         let width = grid.width();
         let moves = grid.move_table();
@@ -101,13 +111,16 @@ impl SearchWorkspace {
 
         let div = FastDiv::new(width);
         let (sx, sy) = grid.coords(start);
-        self.open_start(start, model.heuristic(sx.abs_diff(gx), sy.abs_diff(gy)));
+        self.mark_start(start);
+        self.levels.clear();
+        let open = pick(&mut self.open, &mut self.levels);
+        open.push(model.heuristic(sx.abs_diff(gx), sy.abs_diff(gy)), start);
         let open_stamp = self.generation;
         let closed_stamp = open_stamp + 1;
         let stamp = &mut self.stamp[..grid.len()];
         let g_of = &mut self.g[..grid.len()];
         let parent = &mut self.parent[..grid.len()];
-        let open = &mut self.open;
+        let open = pick(&mut self.open, &mut self.levels);
         let stats = &mut self.stats;
 
         while let Some((_, cell)) = open.pop() {
@@ -205,6 +218,16 @@ const fn shared_moves() -> [[u8; 256]; 8] {
         a += 1;
     }
     table
+}
+
+/// The open list of uniform-cost searches.
+fn levels<'a>(_: &'a mut OpenList, levels: &'a mut LevelHeap) -> &'a mut LevelHeap {
+    levels
+}
+
+/// The open list of weighted searches.
+fn radix<'a>(open: &'a mut OpenList, _: &'a mut LevelHeap) -> &'a mut OpenList {
+    open
 }
 
 /// Checks that both endpoints are inside the grid and walkable.

@@ -1,7 +1,7 @@
 //! The per-thread search memory.
 
 use super::SearchStats;
-use super::heap::OpenList;
+use super::heap::{LevelHeap, OpenList};
 use crate::grid::{CellId, Grid};
 
 /// Parent marker of the start cell.
@@ -51,6 +51,8 @@ pub struct SearchWorkspace {
     /// Per cell: the direction of the move that reached it ([`NO_PARENT`] for the start).
     pub(crate) parent: Vec<u8>,
     pub(crate) open: OpenList,
+    /// The open list of A* on uniform-cost grids (see [`LevelHeap`]).
+    pub(crate) levels: LevelHeap,
     pub(crate) path: Vec<CellId>,
     pub(crate) generation: u16,
     pub(crate) stats: SearchStats,
@@ -70,6 +72,7 @@ impl SearchWorkspace {
             g: Vec::new(),
             parent: Vec::new(),
             open: OpenList::default(),
+            levels: LevelHeap::default(),
             path: Vec::new(),
             generation: 0,
             stats: SearchStats::default(),
@@ -103,6 +106,7 @@ impl SearchWorkspace {
             + self.g.capacity() * 8
             + self.parent.capacity()
             + self.open.capacity_bytes()
+            + self.levels.capacity_bytes()
             + self.path.capacity() * std::mem::size_of::<CellId>()
     }
 
@@ -146,10 +150,15 @@ impl SearchWorkspace {
 
     /// Opens `start` with cost 0 and open-list key `h`: the first step of every search.
     pub(crate) fn open_start(&mut self, start: CellId, h: u64) {
+        self.mark_start(start);
+        self.open.push(h, start);
+    }
+
+    /// Marks `start` open with cost 0 and no parent (the caller pushes it on its open list).
+    pub(crate) fn mark_start(&mut self, start: CellId) {
         self.stamp[start as usize] = self.generation;
         self.g[start as usize] = 0;
         self.parent[start as usize] = NO_PARENT;
-        self.open.push(h, start);
         self.stats.pushed = 1;
     }
 
