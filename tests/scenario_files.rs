@@ -79,7 +79,11 @@ fn default_scenario_is_the_documented_one() {
     assert_eq!(s.agents, 10_000);
     let grid = s.load_grid().unwrap();
     assert_eq!((grid.width(), grid.height()), (512, 512));
-    assert!(s.sim.max_plans_per_tick.is_some());
+    assert_eq!(s.sim.planner, throng::PlannerKind::Auto);
+    assert!(
+        s.sim.max_plans_per_tick.is_none(),
+        "every agent plans in the first tick"
+    );
     assert!(!s.sim.lifelong);
     let life = Scenario::load(sims().join("lifelong.toml")).unwrap();
     assert!(life.sim.lifelong);
