@@ -15,13 +15,64 @@
 //! | LIFO stack for `f` = minimum + lazy binary heap, exact integer costs | 4318 | 12259 | 30,644 |
 //! | same with a 4-ary heap | no gain, 12% more instructions | | |
 //! | LIFO stack + indexed binary heap (decrease-key) | 3380 | 9692 | 30,816 |
-//! | radix heap, exact integer costs (current) | 1776 | 5093 | 30,644 |
+//! | radix heap, exact integer costs (weighted A* and JPS; uniform A*: see below) | 1776 | 5093 | 30,644 |
 //!
 //! Exact integer costs make equal-`f` ties real ties (7% fewer expansions on random512, 45%
 //! fewer on arena), and the radix heap turns the pops that dominated the profile into O(1)
 //! work for almost all entries.
 //!
-//! # Jump point search
+//! # Work per expansion (uniform-cost A*)
+//!
+//! Measured with callgrind on a small driver that answers the bench's query sets (every `k`-th
+//! query of each shipped `.map.scen`, 137 / 134 / 145 / 130 queries): instructions for one
+//! round of the set (two rounds minus one, so map loading is not counted). Expansions and
+//! pushes are identical in every row (1,596,488 expansions per round on random512).
+//!
+//! | commit | random512 | 8room | den520d | arena |
+//! |---|---|---|---|---|
+//! | radix heap, `u128` occupancy (before) | 683M | 2519M | 362M | 2.34M |
+//! | bucket 0 a stack of bare ids, `u64` mask; `FixedCost<EIGHT>` | 543M | 1982M | 285M | 1.97M |
+//! | skip moves onto the parent's direct reach (`SHARED` table) | 460M | 1746M | 252M | 1.70M |
+//! | `LevelHeap` (heap.rs): one stack per distinct `f` (current) | 363M | 1243M | 219M | 1.79M |
+//!
+//! `cargo bench --bench astar -- --quick`, before and after binaries run back to back
+//! (µs per query, ratio = `pathfinding` / throng in the same run):
+//!
+//! | map | before | after | ratio before | ratio after |
+//! |---|---|---|---|---|
+//! | `random512-10-0` | 420 | 279 | 3.60x | 5.34x |
+//! | `8room_000` | 1607 | 1244 | 3.43x | 4.54x |
+//! | `den520d` | 169 | 148 | 2.76x | 3.26x |
+//! | `arena` | 1.15 | 0.96 | 4.26x | 5.14x |
+//!
+//! The radix heap used to redistribute 2.4 entries per pushed entry (a quarter of all
+//! instructions). Live `f` values, all within `2 sqrt(2)` of the smallest, are mostly a few
+//! distinct numbers (least so on den520d's open rooms, where it gains least), so the level
+//! heap keeps one LIFO stack per value, finds it by a hash table probe
+//! (99% hits on random512) and lets the radix heap order levels, not cells. The `SHARED` skip
+//! drops the tests of moves whose target the parent already reached at least as cheaply
+//! (metric step costs): the search itself is unchanged.
+//!
+//! Tried and lost (same measurements):
+//!
+//! - One 16-byte node per cell (`g`, stamp, parent together, one cache line per neighbour):
+//!   575M instead of 543M instructions and 395 instead of 375 µs per query on random512; the
+//!   loop is instruction-bound (IPC about 3), not memory-bound.
+//! - Expansion and push counters in locals instead of the stats struct: 3% to 11% more
+//!   instructions (register spills in the neighbour loop), twice.
+//! - Generating diagonal moves before orthogonal ones: 1,626,603 expansions instead of
+//!   1,596,488, 20% more instructions.
+//! - One stack per distinct key in a sorted list: 792M (linear scan) and 635M (binary
+//!   search) against 550M for the radix heap of the time; the hash table made it a win.
+//! - Radix heap bucket minimum computed at refill instead of kept per push: +4%.
+//! - `f` of a neighbour as the popped key plus a per-octant constant where the heuristic is
+//!   linear around the cell: +3% to +5% (the octant test runs every expansion).
+//! - The level heap for JPS: -5% on random512 but +8% to +9% on 8room, den520d and arena
+//!   (JPS keys are more spread); JPS keeps the radix heap.
+//! - A one-entry cache of the last pending level: -0.5% to -0.9%, +1.7% on arena; a
+//!   4096-slot table instead of 1024: under 2%. Not kept.
+//!
+//! //! # Jump point search
 //!
 //! [`SearchWorkspace::find_path_jps`] answers the same queries as A* with Jump Point Search
 //! (Harabor and Grastien, 2011) on uniform-cost 8-connected grids: same outcomes, the same full

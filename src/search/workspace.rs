@@ -9,9 +9,10 @@ pub(crate) const NO_PARENT: u8 = u8::MAX;
 
 /// Reusable memory for grid searches: one per thread, built once, reused for every query.
 ///
-/// The workspace holds flat arrays indexed by cell id (a 16-bit stamp, the cost from the start,
-/// the direction of the move from the parent, and the open-list position: 15 bytes per cell,
-/// the stamps alone 2 bytes so that the array the inner loop tests most stays in cache) plus the open list and a path buffer.
+/// The workspace holds flat arrays indexed by cell id (a 16-bit stamp, the cost from the start
+/// and the direction of the move from the parent: 11 bytes per cell, the stamps alone 2 bytes
+/// so that the array the inner loop tests most stays in cache) plus the open lists and a path
+/// buffer.
 /// Instead of clearing the arrays before each query it bumps a generation number: a cell whose
 /// stamp is not the current generation's counts as unseen. A query therefore costs nothing to
 /// start, and once the buffers have grown to the largest query seen it performs no heap
