@@ -8,9 +8,12 @@
 //! walkable cells face each other across a cluster border they form *entrances*: maximal runs
 //! of straight crossings. A run of at most 6 crossings gets one pair of navigation points (one
 //! cell on each side) in its middle, a longer run one pair at each end. Inside each cluster a
-//! Dijkstra confined to the cluster runs from every point and keeps the route (cell by cell,
-//! in one flat arena per cluster) and cost to every other point; points on either side of a
-//! border step are joined by an edge of one step. Clusters are built in parallel on the current
+//! Dijkstra confined to the cluster runs from every point over the whole cluster; it keeps the
+//! route (cell by cell, in one flat arena per cluster) and cost to every other point, and the
+//! point's shortest-path tree (one direction byte per cell of the cluster). Points on either
+//! side of a border step are joined by an edge of one step. Last, 64 landmarks (the points
+//! nearest to 64 spots evenly spread on the map's rim) get their distances to every point, by
+//! one Dijkstra over the points each, for the query's heuristic. Clusters are built in parallel on the current
 //! rayon pool; each is a pure function of the grid, so the graph does not depend on the number
 //! of threads.
 //!
@@ -19,17 +22,22 @@
 //! [`NavGraph::find_path`] with a per-thread [`NavWorkspace`]:
 //!
 //! 1. start and goal in the same or neighbouring clusters: a direct optimal search (JPS);
-//! 2. otherwise a Dijkstra confined to the start's cluster connects the start to its points,
-//!    one in the goal's cluster connects the goal (stopping once every point is settled),
-//!    and A* runs over the points (octile heuristic) from the start's points to the goal;
+//! 2. otherwise the start is connected to every point of its cluster, and every point of the
+//!    goal's cluster to the goal, by walking the points' stored trees (a few hundred steps in
+//!    all, where a Dijkstra over two clusters took 40% of the query), and A* runs over the
+//!    points from the start's points to the goal. Its heuristic is the larger of the octile
+//!    distance and the landmark bound `|d(L, goal) - d(L, v)|` (ALT; see the `landmarks`
+//!    module), its open-list keys are rounded to 1/64 of a unit so that near-equal
+//!    estimates tie and ties go deep, and [`NavGraph::set_heuristic_weight`] trades length
+//!    for speed (weighted A*; default 1);
 //! 3. the stored routes of the chosen edges are stitched into one cell-by-cell path;
 //! 4. on uniform 8-connected grids the path is straightened by string pulling with lines that
 //!    obey the movement rules ([`refine`](self) module docs); it never gets longer and stays
 //!    legal and continuous.
 //!
-//! The workspace holds flat arrays with generation stamps (the per-point A* arrays, two
-//! cluster-sized Dijkstra arrays, a grid [`SearchWorkspace`] for direct searches): no lock and
-//! no allocation per query once warm.
+//! The workspace holds flat arrays with generation stamps (one 24-byte record per point, a
+//! grid [`SearchWorkspace`] for direct searches): no lock and no allocation per query once
+//! warm.
 //!
 //! # Map changes
 //!
@@ -41,7 +49,8 @@
 //!
 //! [`NavGraph::save`] and [`NavGraph::load`] write and read a small binary file (magic, format
 //! version, map size, movement rule, a hash of the map's walls and costs, cluster size, then
-//! the clusters). Loading refuses a file made for another map or another format version with a
+//! the clusters with their routes and trees). Loading checks every tree (legal steps inside
+//! the cluster, each leading to its point, no cycle) and refuses a file made for another map or another format version with a
 //! [`NavFileError`].
 //!
 //! # Measurements
