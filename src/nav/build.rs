@@ -73,6 +73,7 @@ impl NavGraph {
             size,
             map_hash(grid),
             clusters,
+            None,
         ))
     }
 

@@ -10,6 +10,7 @@
 //! | 8 | [`map_hash`] of the map |
 //! | 4, 4 | cluster size, number of clusters |
 //! | ... | per cluster: point count `n`, `n` cells, `n * n` costs (`f64` bits), route offset count and offsets, route cell count and cells, then `n` trees of one byte per cell of the cluster |
+//! | ... | landmark distances: per point (in cluster order), 64 `f32` bit patterns |
 //! | 8 | FNV-1a hash of everything before it |
 //!
 //! Only the clusters are stored; the global numbering and edge lists are rebuilt on load (a
@@ -18,10 +19,12 @@
 use std::path::{Path, PathBuf};
 
 use super::graph::{Cluster, NavGraph, TREE_NONE, TREE_ROOT, cluster_rect, map_hash};
+use super::landmarks::LANDMARKS;
 use super::local::Rect;
 use crate::grid::{CellId, Direction};
 use crate::grid::{Grid, Neighborhood};
 use crate::sim::StableHasher;
+use rayon::prelude::*;
 
 const MAGIC: &[u8; 8] = b"THRONGNV";
 
@@ -118,6 +121,9 @@ impl NavGraph {
             put_u32(&mut out, c.route_cells.len() as u32);
             c.route_cells.iter().for_each(|&v| put_u32(&mut out, v));
             out.extend_from_slice(&c.tree);
+        }
+        for d in &self.landmarks.dist {
+            put_u32(&mut out, d.to_bits());
         }
         let hash = fnv(&out);
         out.extend_from_slice(&hash.to_le_bytes());
@@ -223,10 +229,35 @@ impl NavGraph {
                 .ok_or_else(|| corrupt(&format!("cluster {c} is malformed")))?;
             clusters.push(cluster);
         }
+        // The trees are most of the file: checked in parallel.
+        let bad_tree = clusters.par_iter().enumerate().find_first(|(c, cluster)| {
+            let rect = cluster_rect(grid.width(), grid.height(), size, clusters_x, *c as u32);
+            let area = (rect.w * rect.h) as usize;
+            !cluster.nodes.iter().enumerate().all(|(i, &node)| {
+                valid_tree(grid, rect, node, &cluster.tree[i * area..(i + 1) * area])
+            })
+        });
+        if let Some((c, _)) = bad_tree {
+            return Err(corrupt(&format!("cluster {c} has a malformed tree")));
+        }
+        let points: usize = clusters.iter().map(|c| c.nodes.len()).sum();
+        let landmarks: Vec<f32> = (0..points * LANDMARKS)
+            .map(|_| r.u32().map(f32::from_bits))
+            .collect::<Option<_>>()
+            .ok_or_else(|| corrupt("truncated landmark distances"))?;
+        if landmarks.iter().any(|d| d.is_nan() || *d < 0.0) {
+            return Err(corrupt("negative or NaN landmark distance"));
+        }
         if r.at != r.bytes.len() {
             return Err(corrupt("trailing bytes"));
         }
-        Ok(NavGraph::from_clusters(grid, size, file_hash, clusters))
+        Ok(NavGraph::from_clusters(
+            grid,
+            size,
+            file_hash,
+            clusters,
+            Some(landmarks),
+        ))
     }
 }
 
@@ -284,12 +315,8 @@ fn read_cluster(
         }
     }
     let area = (rect.w * rect.h) as usize;
+    // Checked by the caller, in parallel.
     let tree = r.take(n.checked_mul(area)?)?.to_vec();
-    for (i, &node) in nodes.iter().enumerate() {
-        if !valid_tree(grid, rect, node, &tree[i * area..(i + 1) * area]) {
-            return None;
-        }
-    }
     Some(Cluster {
         nodes,
         cost,

@@ -2,7 +2,7 @@
 
 use crate::grid::{CellId, Direction, Grid, Neighborhood};
 
-use super::landmarks::Landmarks;
+use super::landmarks::{LANDMARKS, Landmarks};
 use super::local::Rect;
 
 /// Marks an edge that is one straight step across a cluster border (no stored route).
@@ -306,12 +306,14 @@ impl NavGraph {
     }
 
     /// Assembles a graph from its clusters (built or read from a file) for `grid` and derives
-    /// the linked node and edge tables.
+    /// the linked node and edge tables, and the landmark distances unless `landmarks` gives
+    /// them (read from a file: one value per point and landmark).
     pub(crate) fn from_clusters(
         grid: &Grid,
         cluster_size: u32,
         map_hash: u64,
         clusters: Vec<Cluster>,
+        landmarks: Option<Vec<f32>>,
     ) -> NavGraph {
         let mut graph = NavGraph {
             width: grid.width(),
@@ -332,12 +334,26 @@ impl NavGraph {
             landmarks: Landmarks::default(),
             weight: 1.0,
         };
-        graph.link(grid);
+        match landmarks {
+            Some(dist) => {
+                graph.link_edges(grid);
+                assert_eq!(dist.len(), graph.node_count() * LANDMARKS);
+                graph.landmarks = Landmarks::from_distances(dist, grid);
+            }
+            None => graph.link(grid),
+        }
         graph
     }
 
-    /// Rebuilds the global node numbering and the edge lists from the clusters.
+    /// Rebuilds the global node numbering, the edge lists and the landmark distances from the
+    /// clusters.
     pub(crate) fn link(&mut self, grid: &Grid) {
+        self.link_edges(grid);
+        self.landmarks = Landmarks::compute(self, grid);
+    }
+
+    /// [`link`](Self::link) but for the landmarks.
+    fn link_edges(&mut self, grid: &Grid) {
         self.node_start.clear();
         self.node_cell.clear();
         self.node_cluster.clear();
@@ -410,7 +426,6 @@ impl NavGraph {
         self.edge_start.push(edges.len() as u32);
         self.edges = edges;
         self.edge_route = routes;
-        self.landmarks = Landmarks::compute(self, grid);
     }
 }
 

@@ -17,7 +17,8 @@ use rayon::prelude::*;
 use super::graph::NavGraph;
 use crate::grid::Grid;
 
-/// Number of landmarks, spread along the rim of the map.
+/// Number of landmarks, spread along the rim of the map. Saved graphs hold their distances:
+/// changing it changes the file format (bump [`FORMAT_VERSION`](super::FORMAT_VERSION)).
 pub(crate) const LANDMARKS: usize = 64;
 const _: () = assert!(LANDMARKS.is_power_of_two(), "lower_bound halves the lanes");
 
@@ -96,6 +97,11 @@ impl Landmarks {
                 dist[v * LANDMARKS + l] = d;
             }
         }
+        Self::from_distances(dist, grid)
+    }
+
+    /// Landmarks with distances computed before (read from a file) for `grid`.
+    pub fn from_distances(dist: Vec<f32>, grid: &Grid) -> Landmarks {
         let max = dist
             .iter()
             .copied()
