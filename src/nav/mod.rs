@@ -62,24 +62,39 @@
 //!
 //! | map | cluster | build ms | memory | points | nav µs | A* µs | longest 25%: nav / A* µs | mean / max length ÷ optimal |
 //! |---|---|---|---|---|---|---|---|---|
-//! | `random512-10-0` | 32 | 329 | 10.8 MiB | 6,424 | 197 | 412 (2.1x) | 345 / 1107 (3.2x) | 1.0079 / 1.0692 |
-//! | `8room_000` | 32 | 94 | 3.3 MiB | 3,084 | 195 | 1652 (8.5x) | 358 / 3805 (10.6x) | 1.0000 / 1.0000 |
-//! | `den520d` | 32 | 5.4 | 114 KiB | 270 | 54 | 166 (3.1x) | 66 / 399 (6.0x) | 1.0044 / 1.0994 |
-//! | `arena` | 32 | 5.8 | 10 KiB | 24 | 1.2 | 1.2 | 1.6 / 1.9 | 1.0000 / 1.0000 |
-//! | `random512-10-0` | 16 | 192 | 10.8 MiB | 14,020 | 265 | 481 (1.8x) | 620 / 1308 (2.1x) | 1.0136 / 1.0806 |
-//! | `8room_000` | 16 | 30 | 2.6 MiB | 6,358 | 214 | 1734 (8.1x) | 440 / 3913 (8.9x) | 1.0000 / 1.0000 |
-//! | `den520d` | 16 | 4.7 | 217 KiB | 763 | 32 | 165 (5.1x) | 49 / 395 (8.1x) | 1.0105 / 1.0956 |
+//! | `random512-10-0` | 32 | 214 | 18.2 MiB | 6,424 | 43 | 283 (6.5x) | 69 / 762 (11.0x) | 1.0078 / 1.0692 |
+//! | `8room_000` | 32 | 64 | 6.9 MiB | 3,084 | 36 | 1269 (35x) | 59 / 2868 (48x) | 1.0000 / 1.0000 |
+//! | `den520d` | 32 | 3.6 | 445 KiB | 270 | 5.5 | 144 (26x) | 8.5 / 349 (41x) | 1.0047 / 1.0948 |
+//! | `arena` | 32 | 0.8 | 31 KiB | 24 | 0.9 | 0.9 | 1.3 / 1.4 | 1.0000 / 1.0000 |
+//! | `random512-10-0` | 16 | 192 | 16.6 MiB | 14,020 | 51 | 289 (5.7x) | 95 / 781 (8.2x) | 1.0134 / 1.0806 |
+//! | `8room_000` | 16 | 49 | 5.4 MiB | 6,358 | 47 | 1340 (28x) | 80 / 3022 (38x) | 1.0000 / 1.0000 |
+//! | `den520d` | 16 | 7.0 | 589 KiB | 763 | 7.4 | 151 (20x) | 12 / 366 (30x) | 1.0116 / 1.0956 |
+//!
+//! With `--weight=1.01` ([`NavGraph::set_heuristic_weight`]) at cluster 32: `random512-10-0`
+//! longest quarter 62 / 748 µs (12.1x), mean / max length 1.0122 / 1.0692; `8room_000`
+//! 1.0037 / 1.0098.
 //!
 //! Length targets (mean at most 1.02, max at most 1.10) are met on every shipped map (and
-//! tested). The 10x target for the longest quarter is met on `8room_000` only. Profiles put
-//! the remaining time in the search over the points: on `random512-10-0` every border has
-//! several short entrances (6,424 points, about 1,300 expanded per long query, most of the
-//! time in cache misses on the edge lists). Tried: leaving out edges no shorter than a detour
-//! through another point of the cluster (kept: fewer relaxations, same distances); a weighted
-//! heuristic (w = 1.1 to 2: up to 4x fewer expansions but mean length ratio 1.05 to 1.6 on
-//! `random512-10-0`, since lines rarely straighten paths among 10% random obstacles: not
-//! kept). Next steps: a compact edge layout, a landmark (ALT) heuristic over the points, a
-//! second level of clusters.
+//! tested), and the longest quarter runs at least 10x faster than A* on all three large maps.
+//! How the long queries on `random512-10-0` (10% random obstacles: every border has several
+//! short entrances, 6,424 points, 116,494 edges) went from 345 to 69 µs, each step measured on
+//! its longest quarter:
+//!
+//! - per-point shortest-path trees instead of two confined Dijkstras per query (40% of the
+//!   time): 345 -> ~260 µs, at 1 byte per point and cluster cell (6.6 MiB here);
+//! - the landmark bound (16 landmarks): 1,229 -> 430 points and cluster cells touched per
+//!   query; 8-byte edges with the routes apart; the heuristic computed once per point and
+//!   vectorised: -> ~145 µs;
+//! - one 24-byte record per point, keys rounded to 1/64 (ties go deep: 430 -> 320 points),
+//!   tree costs counted over local indices: -> ~91 µs;
+//! - 32 then 64 landmarks (320 -> 190 -> 130 points): -> 69 µs.
+//!
+//! Tried and not kept: leaving out near-dominated edges (a detour through another point of the
+//! cluster at most 3% longer: 40% fewer edges only at 3%, no gain in time); clusters of 40, 48
+//! and 64 (no faster, `den520d` max length ratio over 1.10 at 40 and above); a heuristic
+//! weight of 1.1 to 2 with the octile heuristic (mean length ratio 1.05 to 1.6). Left: a
+//! second level of clusters for maps much larger than 512 x 512, and loading (79 ms for
+//! `random512-10-0`, against 214 ms to build: reading, checksumming and checking 16.5 MiB).
 
 mod build;
 pub mod file;
