@@ -232,10 +232,11 @@ impl NavGraph {
         // The trees are most of the file: checked in parallel.
         let bad_tree = clusters.par_iter().enumerate().find_first(|(c, cluster)| {
             let rect = cluster_rect(grid.width(), grid.height(), size, clusters_x, *c as u32);
-            let area = (rect.w * rect.h) as usize;
-            !cluster.nodes.iter().enumerate().all(|(i, &node)| {
-                valid_tree(grid, rect, node, &cluster.tree[i * area..(i + 1) * area])
-            })
+            !cluster
+                .nodes
+                .iter()
+                .enumerate()
+                .all(|(i, &node)| valid_tree(grid, rect, node, cluster.tree(rect, i)))
         });
         if let Some((c, _)) = bad_tree {
             return Err(corrupt(&format!("cluster {c} has a malformed tree")));
@@ -362,8 +363,8 @@ fn valid_tree(grid: &Grid, rect: Rect, root: CellId, tree: &[u8]) -> bool {
                 x.wrapping_add_signed(-Direction::DX[d]),
                 y.wrapping_add_signed(-Direction::DY[d]),
             );
+            // A blocked parent has no moves, so this also refuses steps out of walls.
             let legal = rect.contains(px, py)
-                && grid.is_walkable(py * grid.width() + px)
                 && grid
                     .moves(py * grid.width() + px)
                     .contains(Direction::ALL[d]);

@@ -46,6 +46,13 @@ impl Cluster {
             + self.tree.capacity()
     }
 
+    /// Node `i`'s tree (the cluster is `rect`).
+    #[inline]
+    pub fn tree(&self, rect: Rect, i: usize) -> &[u8] {
+        let area = (rect.w * rect.h) as usize;
+        &self.tree[i * area..(i + 1) * area]
+    }
+
     /// The cost [`tree_path`](Self::tree_path) returns, without the cells: on uniform grids
     /// a walk over local indices that only counts straight and diagonal steps (the query runs
     /// it for every point of two clusters).
@@ -61,8 +68,7 @@ impl Cluster {
         if grid.is_weighted() {
             return self.tree_path(grid, rect, i, cell, to_node, None);
         }
-        let area = (rect.w * rect.h) as usize;
-        let tree = &self.tree[i * area..(i + 1) * area];
+        let tree = self.tree(rect, i);
         let w = rect.w as isize;
         let offset: [isize; 8] =
             std::array::from_fn(|d| Direction::DY[d] as isize * w + Direction::DX[d] as isize);
@@ -98,8 +104,7 @@ impl Cluster {
         to_node: bool,
         mut out: Option<&mut Vec<CellId>>,
     ) -> Option<f64> {
-        let area = (rect.w * rect.h) as usize;
-        let tree = &self.tree[i * area..(i + 1) * area];
+        let tree = self.tree(rect, i);
         let width = grid.width();
         let (mut x, mut y) = grid.coords(cell);
         let mut cost = 0.0;
@@ -275,6 +280,20 @@ impl NavGraph {
             && grid.height() == self.height
             && grid.neighborhood() == self.neighborhood
             && map_hash(grid) == self.map_hash
+    }
+
+    /// [`Cluster::tree_path`] of global point `point`, in its cluster.
+    pub(crate) fn point_tree_path(
+        &self,
+        grid: &Grid,
+        point: u32,
+        cell: CellId,
+        to_node: bool,
+        out: Option<&mut Vec<CellId>>,
+    ) -> Option<f64> {
+        let c = self.node_cluster[point as usize];
+        let k = (point - self.node_start[c as usize]) as usize;
+        self.clusters[c as usize].tree_path(grid, self.rect(c), k, cell, to_node, out)
     }
 
     /// Index of the cluster holding `(x, y)`.

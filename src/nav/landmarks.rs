@@ -67,21 +67,21 @@ impl Landmarks {
                 (x as u32, y as u32)
             })
             .collect();
+        let candidates: Vec<u32> = (0..n as u32)
+            .filter(|&v| {
+                largest.is_some() && grid.components().of(graph.node_cell[v as usize]) == largest
+            })
+            .collect();
         let roots: Vec<Option<u32>> = anchors
             .iter()
             .map(|&(ax, ay)| {
-                (0..n as u32)
-                    .filter(|&v| {
-                        largest.is_some()
-                            && grid.components().of(graph.node_cell[v as usize]) == largest
-                    })
-                    .min_by_key(|&v| {
-                        let (x, y) = graph.node_xy[v as usize];
-                        (
-                            u64::from(x.abs_diff(ax)).pow(2) + u64::from(y.abs_diff(ay)).pow(2),
-                            v,
-                        )
-                    })
+                candidates.iter().copied().min_by_key(|&v| {
+                    let (x, y) = graph.node_xy[v as usize];
+                    (
+                        u64::from(x.abs_diff(ax)).pow(2) + u64::from(y.abs_diff(ay)).pow(2),
+                        v,
+                    )
+                })
             })
             .collect();
         let columns: Vec<Vec<f32>> = roots

@@ -157,8 +157,8 @@ impl NavWorkspace {
         &self.path
     }
 
-    /// Counters of the last query: cells settled by the confined Dijkstras plus points
-    /// expanded, or the direct search's counters.
+    /// Counters of the last query: points expanded by the search over the points, or the
+    /// direct search's counters.
     #[inline]
     pub fn stats(&self) -> SearchStats {
         self.stats

@@ -165,7 +165,7 @@ impl NavGraph {
                     stamp: open_stamp,
                     parent: FROM_START,
                 };
-                ws.open.push(key(d + h), id as u32);
+                ws.open.push(key(d + h, h_scale), id as u32);
             }
         }
         let mut found = false;
@@ -192,7 +192,7 @@ impl NavGraph {
                         stamp: open_stamp,
                         parent: u,
                     };
-                    ws.open.push(key(ng), goal_id);
+                    ws.open.push(key(ng, h_scale), goal_id);
                 }
             }
             let edges = &self.edges[self.edge_start[ui] as usize..self.edge_start[ui + 1] as usize];
@@ -213,7 +213,7 @@ impl NavGraph {
                 }
                 node.g = ng;
                 node.parent = u;
-                ws.open.push(key(ng + node.h), v as u32);
+                ws.open.push(key(ng + node.h, h_scale), v as u32);
             }
         }
         if !found {
@@ -233,17 +233,7 @@ impl NavGraph {
     /// Writes the cell-by-cell path of the chain found by `abstract_search` into `ws.raw`.
     fn stitch(&self, grid: &Grid, ws: &mut NavWorkspace, start: CellId, goal: CellId) {
         ws.raw.clear();
-        let first = ws.node_path[0];
-        let cs = self.node_cluster[first as usize];
-        let k = (first - self.node_start[cs as usize]) as usize;
-        self.clusters[cs as usize].tree_path(
-            grid,
-            self.rect(cs),
-            k,
-            start,
-            true,
-            Some(&mut ws.raw),
-        );
+        self.point_tree_path(grid, ws.node_path[0], start, true, Some(&mut ws.raw));
         debug_assert_eq!(ws.raw[0], start);
         for k in 1..ws.node_path.len() {
             let (u, v) = (ws.node_path[k - 1] as usize, ws.node_path[k] as usize);
@@ -270,30 +260,22 @@ impl NavGraph {
         let last = *ws.node_path.last().expect("a chain has a node");
         // The path ends on the last node; the goal's tree runs from it (included) to the goal.
         ws.raw.pop();
-        let cg = self.node_cluster[last as usize];
-        let k = (last - self.node_start[cg as usize]) as usize;
         let mark = ws.raw.len();
-        self.clusters[cg as usize].tree_path(
-            grid,
-            self.rect(cg),
-            k,
-            goal,
-            false,
-            Some(&mut ws.raw),
-        );
+        self.point_tree_path(grid, last, goal, false, Some(&mut ws.raw));
         ws.raw[mark..].reverse();
         debug_assert_eq!(ws.raw.last(), Some(&goal));
     }
 }
 
-/// Open-list key of an estimate `f`: in 1/[`KEY_SCALE`] of a unit of cost, so that estimates
+/// Open-list key of an estimate `f`: in 1/[`KEY_SCALE`] of the cheapest straight step
+/// (`unit`, the grid's smallest cell cost), so that estimates
 /// equal but for rounding (common with the landmark bounds, which are exact along whole
 /// routes) tie, and the open list's last-in-first-out ties send the search deep along the
 /// route instead of across it (430 -> 320 points expanded per long query on
 /// `random512-10-0`). The chain found can cost up to 1/64 more than the best one.
 #[inline]
-fn key(f: f64) -> u64 {
-    (f * KEY_SCALE) as u64
+fn key(f: f64, unit: f64) -> u64 {
+    (f * (KEY_SCALE / unit)) as u64
 }
 
 /// See [`key`].
