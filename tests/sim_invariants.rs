@@ -839,3 +839,65 @@ fn an_agent_with_its_own_nav_planner_gets_the_graph_built() {
     assert_eq!(sim.agent(a).unwrap().position(), a1);
     assert_eq!(sim.agent(b).unwrap().position(), b1);
 }
+
+/// A corridor 5 cells high and 200 long; agent `A` walks its middle row from the west end to
+/// the east end and finds parked agents on it. Returns `A`'s id, the nodes expanded in the
+/// tick of its first replan around them (the first tick with a plan after its first plan),
+/// and the simulation, run until `A` arrives.
+fn blocked_in_corridor(detours: bool, parked_at: &[u32]) -> (u64, Simulation, AgentId) {
+    let row = ".".repeat(200);
+    let grid = Grid::from_ascii(&vec![row; 5].join("\n")).unwrap();
+    let config = SimConfig {
+        detours,
+        ..SimConfig::default()
+    };
+    let mut sim = Simulation::new(grid, config);
+    let c = |sim: &Simulation, x| sim.grid().cell(x, 2).unwrap();
+    for &x in parked_at {
+        let cell = c(&sim, x);
+        sim.add_agent(cell, Some(cell)).unwrap();
+    }
+    let (start, goal) = (c(&sim, 0), c(&sim, 199));
+    let a = sim.add_agent(start, Some(goal)).unwrap();
+    let mut replan_expanded = None;
+    for tick in 0..400 {
+        let report = checked_step(&mut sim);
+        if tick > 0 && report.plans > 0 && replan_expanded.is_none() {
+            replan_expanded = Some(report.nodes_expanded);
+        }
+        for &x in parked_at {
+            assert_ne!(
+                sim.agent(a).unwrap().position(),
+                c(&sim, x),
+                "walked onto an agent"
+            );
+        }
+        if sim.agent(a).unwrap().state() == AgentState::Arrived {
+            break;
+        }
+    }
+    assert_eq!(sim.agent(a).unwrap().position(), goal, "A arrives");
+    (
+        replan_expanded.expect("A replanned around the parked agent"),
+        sim,
+        a,
+    )
+}
+
+#[test]
+fn a_detour_around_a_few_agents_is_a_local_search() {
+    // One agent parked on A's row: the replan around it goes back onto A's path a few cells
+    // past it (a search of a few dozen cells), instead of searching the 190 cells to the goal.
+    let (with, _, _) = blocked_in_corridor(true, &[20]);
+    let (without, _, _) = blocked_in_corridor(false, &[20]);
+    assert!(with < 60, "detour expanded {with} nodes");
+    assert!(without > 150, "whole-way replan expanded {without} nodes");
+}
+
+#[test]
+fn no_detour_into_a_jam_longer_than_the_box() {
+    // A second parked agent on A's path just past the box around A (radius 4): a detour
+    // would rejoin the path behind it, so the replan searches the whole way instead.
+    let (expanded, _, _) = blocked_in_corridor(true, &[20, 28]);
+    assert!(expanded > 150, "replan expanded {expanded} nodes");
+}

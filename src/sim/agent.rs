@@ -91,6 +91,9 @@ pub struct Agent {
     /// Failed plans around other agents since the agent last moved: each one doubles the wait
     /// before the next try (see [`crate::sim::SimConfig::replan_after_waits`]).
     pub(crate) blocked_failures: u32,
+    /// Whether the current path came from a detour around other agents (the next replan
+    /// around them then searches the whole way to the goal).
+    pub(crate) detoured: bool,
     /// Tick the agent was added or last given a goal (start of its current trip).
     pub(crate) trip_start: u64,
     /// Time it last arrived at its goal (see [`Agent::arrived_at`]).
@@ -115,6 +118,7 @@ impl Agent {
             plan_request: None,
             waited: 0,
             blocked_failures: 0,
+            detoured: false,
             trip_start: tick,
             arrived_at: None,
             goals_reached: 0,

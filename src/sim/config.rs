@@ -38,6 +38,13 @@ pub struct SimConfig {
     /// Radius (in cells, Chebyshev distance) within which other agents are obstacles for such a
     /// replan. Default: 4.
     pub avoid_radius: u32,
+    /// Whether such a replan first tries a detour: a short path around the agents within
+    /// `avoid_radius` back onto the agent's current path, `2 * avoid_radius` cells after the path
+    /// leaves that radius, instead of a whole new path to the goal. Only where the stretch to
+    /// rejoin holds no agent (a longer jam gets a whole new path), and never twice in a row
+    /// (after a detour the next replan searches the whole way). Detours are legal paths but not
+    /// the shortest way around the others. Default: `true`.
+    pub detours: bool,
     /// Node budget of each plan. Default: `None` (no limit).
     pub node_budget: Option<u64>,
     /// Plan on the current rayon pool (`true`) or on the calling thread only (`false`). Both
@@ -60,6 +67,7 @@ impl Default for SimConfig {
             max_plans_per_tick: None,
             replan_after_waits: 3,
             avoid_radius: 4,
+            detours: true,
             node_budget: None,
             parallel: true,
             seed: 0,

@@ -32,6 +32,14 @@ struct PlanJob {
     planner: PlannerKind,
     /// Receives the new path; swapped with the agent's buffer on success.
     path: Vec<CellId>,
+    /// For a replan around other agents: the agent's current path, lent for the parallel
+    /// section (a detour rejoins it), and the agent's index on it.
+    route: Vec<CellId>,
+    cursor: usize,
+    /// Whether a detour may be tried (the agent's path is not already one), and whether the
+    /// new path is one.
+    may_detour: bool,
+    detoured: bool,
     outcome: Option<Result<SearchOutcome, QueryError>>,
     expanded: u64,
     nanos: u64,
@@ -161,6 +169,13 @@ impl PlanningStage {
             job.repaired = false;
             job.planner = agent.planner.unwrap_or(config.planner);
             job.dstar = None;
+            job.route.clear();
+            if job.reason == Some(PlanReason::Blocked) {
+                std::mem::swap(&mut job.route, &mut agent.path);
+                job.cursor = agent.cursor;
+            }
+            job.may_detour = config.detours && !agent.detoured;
+            job.detoured = false;
             if job.planner == PlannerKind::DStar && job.reason != Some(PlanReason::Blocked) {
                 let mut dstar = agent
                     .dstar
@@ -218,12 +233,16 @@ impl PlanningStage {
             totals.plans += 1;
             totals.expanded += job.expanded;
             let agent = agents.at_mut(job.slot).expect("planned agents are live");
+            if job.reason == Some(PlanReason::Blocked) {
+                std::mem::swap(&mut job.route, &mut agent.path); // give the path back
+            }
             if let Some(dstar) = job.dstar.take() {
                 agent.dstar = Some(dstar);
             }
             match job.outcome.take() {
                 Some(Ok(SearchOutcome::Found { .. })) => {
                     std::mem::swap(&mut agent.path, &mut job.path);
+                    agent.detoured = job.detoured;
                     agent.cursor = 0;
                     agent.waited = 0;
                     agent.state = if agent.path.len() <= 1 {
@@ -295,14 +314,18 @@ fn run_job(
         | PlannerKind::Auto
         | PlannerKind::DStar => {
             if job.reason == Some(PlanReason::Blocked) {
-                let (sx, sy) = grid.coords(job.start);
-                let radius = config.avoid_radius;
-                let me = job.slot;
+                let nearby = Nearby::new(grid, occupancy, job.slot, job.start, config.avoid_radius);
+                if job.may_detour
+                    && let Some(outcome) = detour(job, grid, ws, nearby, options)
+                {
+                    job.detoured = true;
+                    job.nanos = t0.elapsed().as_nanos() as u64;
+                    job.expanded = ws.stats().expanded;
+                    job.outcome = Some(Ok(outcome));
+                    return;
+                }
                 ws.find_path_avoiding(grid, job.start, job.goal, options, |cell| {
-                    occupancy.agent_at(cell).is_some_and(|other| other != me) && {
-                        let (x, y) = grid.coords(cell);
-                        x.abs_diff(sx) <= radius && y.abs_diff(sy) <= radius
-                    }
+                    nearby.avoids(cell)
                 })
             } else {
                 ws.find_path_with(grid, job.start, job.goal, options)
@@ -316,6 +339,104 @@ fn run_job(
         job.path.extend_from_slice(ws.path());
     }
     job.outcome = Some(outcome);
+}
+
+/// Nodes a detour search may expand per cell of the box around the agent that other agents
+/// are avoided in: room to go around a group of agents, not to search the map.
+const DETOUR_NODES_PER_BOX_CELL: u64 = 16;
+
+/// The other agents a replan around them treats as obstacles: those within a radius of the
+/// planning agent.
+#[derive(Clone, Copy)]
+struct Nearby<'a> {
+    grid: &'a Grid,
+    occupancy: &'a Occupancy,
+    me: u32,
+    x: u32,
+    y: u32,
+    radius: u32,
+}
+
+impl<'a> Nearby<'a> {
+    fn new(grid: &'a Grid, occupancy: &'a Occupancy, me: u32, at: CellId, radius: u32) -> Self {
+        let (x, y) = grid.coords(at);
+        Nearby {
+            grid,
+            occupancy,
+            me,
+            x,
+            y,
+            radius,
+        }
+    }
+
+    /// Whether `cell` is within the radius (Chebyshev distance).
+    fn contains(&self, cell: CellId) -> bool {
+        let (x, y) = self.grid.coords(cell);
+        x.abs_diff(self.x) <= self.radius && y.abs_diff(self.y) <= self.radius
+    }
+
+    /// Whether another agent stands on `cell`.
+    fn occupied(&self, cell: CellId) -> bool {
+        self.occupancy
+            .agent_at(cell)
+            .is_some_and(|other| other != self.me)
+    }
+
+    /// Whether the replan treats `cell` as blocked: another agent stands there, within the
+    /// radius.
+    fn avoids(&self, cell: CellId) -> bool {
+        self.occupied(cell) && self.contains(cell)
+    }
+}
+
+/// The cheap replan around other agents (see [`SimConfig::detours`]): a path that gets past the
+/// agents in the box around the agent and rejoins its current path `2 * radius` cells after the
+/// path leaves the box, then follows that path. Most agents are held up by a few others nearby,
+/// so this costs a few dozen expansions where a new path to a goal hundreds of cells away costs
+/// thousands. `None` (search the whole way to the goal instead) when the current path never
+/// leaves the box, when agents stand on the stretch between leaving the box and the rejoining
+/// cell (a jam longer than the box, which a detour would only queue into again), or when no
+/// detour is found within the node budget.
+fn detour(
+    job: &mut PlanJob,
+    grid: &Grid,
+    ws: &mut SearchWorkspace,
+    nearby: Nearby<'_>,
+    options: &SearchOptions,
+) -> Option<SearchOutcome> {
+    let rest = job.route.get(job.cursor..)?;
+    if rest.first() != Some(&job.start) {
+        return None; // not on its path (never happens for a waiting agent)
+    }
+    // Rejoining some way past the box leaves the detour room to choose its way back (default
+    // scenario: sum of costs 0.3% above whole-way replans; rejoining at the box's edge, 1.3%).
+    let leave = rest.iter().position(|&cell| !nearby.contains(cell))?;
+    let exit = (leave + 2 * nearby.radius as usize).min(rest.len() - 1);
+    if rest[leave..=exit].iter().any(|&cell| nearby.occupied(cell)) {
+        return None; // the jam goes on past the box: look for another way
+    }
+    let side = 2 * u64::from(nearby.radius) + 1;
+    let mut budget = side * side * DETOUR_NODES_PER_BOX_CELL;
+    if let Some(limit) = options.node_budget {
+        budget = budget.min(limit);
+    }
+    let local = SearchOptions {
+        node_budget: Some(budget),
+    };
+    let outcome = ws
+        .find_path_avoiding(grid, job.start, rest[exit], &local, |cell| {
+            nearby.avoids(cell)
+        })
+        .ok()?;
+    if !outcome.is_found() {
+        return None;
+    }
+    job.path.clear();
+    job.path.extend_from_slice(ws.path());
+    job.path.extend_from_slice(&rest[exit + 1..]);
+    let cost = grid.legal_path_cost(job.path.iter().copied());
+    Some(SearchOutcome::Found { cost })
 }
 
 /// A plan through the navigation points (long trips of the `nav` and `auto` planners).
