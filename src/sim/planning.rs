@@ -9,7 +9,8 @@
 use std::cell::RefCell;
 use std::time::Instant;
 
-use rayon::prelude::*;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, PoisonError};
 use thread_local::ThreadLocal;
 
 use super::agent::{AgentSet, AgentState, PlanReason};
@@ -75,7 +76,11 @@ pub struct PlanningStage {
     workspaces: ThreadLocal<RefCell<SearchWorkspace>>,
     /// Per-worker workspaces of the `nav` and `auto` planners (made on first use).
     nav_workspaces: ThreadLocal<RefCell<NavWorkspace>>,
-    jobs: Vec<PlanJob>,
+    /// Locked only by the worker running the job (uncontended), so that workers can take
+    /// jobs in any order.
+    jobs: Vec<Mutex<PlanJob>>,
+    /// Job indices, most expensive first (estimated).
+    order: Vec<(u32, u32)>,
     queue: Vec<(u64, u32)>,
     /// Per-plan latencies of the last phase, nanoseconds (in job order).
     latencies: Vec<u64>,
@@ -157,9 +162,10 @@ impl PlanningStage {
         };
 
         if self.jobs.len() < count {
-            self.jobs.resize_with(count, PlanJob::default);
+            self.jobs.resize_with(count, Mutex::default);
         }
         for (job, &(_, slot)) in self.jobs.iter_mut().zip(&self.queue[..count]) {
+            let job = job.get_mut().unwrap_or_else(PoisonError::into_inner);
             let agent = agents.at_mut(slot).expect("queued agents are live");
             job.slot = slot;
             job.start = agent.position;
@@ -208,12 +214,35 @@ impl PlanningStage {
             run_job(job, grid, &mut ws, occupancy, config, &options);
         };
         if config.parallel {
-            // One job per split: plans range from 20 µs to milliseconds, so the finest
-            // stealing balances best (default scenario, 5 interleaved --compare-threads runs:
-            // planning 1.77x on 2 threads against 1.73x with at least 4 jobs per split).
-            jobs.par_iter_mut().with_min_len(1).for_each(plan);
+            // Longest first, each worker taking the next job as it frees up (list scheduling):
+            // a tick's planning ends with its slowest plan, so the long ones must not start
+            // last.
+            self.order.clear();
+            self.order
+                .extend(jobs.iter_mut().enumerate().map(|(i, job)| {
+                    let job = job.get_mut().unwrap_or_else(PoisonError::into_inner);
+                    (
+                        estimated_cost(job, grid, nav, occupancy, config.avoid_radius),
+                        i as u32,
+                    )
+                }));
+            self.order.sort_unstable_by(|a, b| b.cmp(a));
+            let order = &self.order;
+            let next = AtomicUsize::new(0);
+            let jobs = &*jobs;
+            rayon::broadcast(|_| {
+                loop {
+                    let k = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(&(_, i)) = order.get(k) else { break };
+                    let mut job = jobs[i as usize]
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner);
+                    plan(&mut job);
+                }
+            });
         } else {
-            jobs.iter_mut().for_each(plan);
+            jobs.iter_mut()
+                .for_each(|job| plan(job.get_mut().unwrap_or_else(PoisonError::into_inner)));
         }
 
         self.latencies.clear();
@@ -221,6 +250,7 @@ impl PlanningStage {
         self.replan_latencies.clear();
         self.arrivals.clear();
         for job in jobs.iter_mut() {
+            let job = job.get_mut().unwrap_or_else(PoisonError::into_inner);
             self.latencies.push(job.nanos);
             if job.repaired {
                 self.repair_latencies.push(job.nanos);
@@ -315,9 +345,7 @@ fn run_job(
         | PlannerKind::DStar => {
             if job.reason == Some(PlanReason::Blocked) {
                 let nearby = Nearby::new(grid, occupancy, job.slot, job.start, config.avoid_radius);
-                if job.may_detour
-                    && let Some(outcome) = detour(job, grid, ws, nearby, options)
-                {
+                if let Some(outcome) = detour(job, grid, ws, nearby, options) {
                     job.detoured = true;
                     job.nanos = t0.elapsed().as_nanos() as u64;
                     job.expanded = ws.stats().expanded;
@@ -341,9 +369,58 @@ fn run_job(
     job.outcome = Some(outcome);
 }
 
+/// Where a detour would rejoin the agent's path: the index in the rest of the path (from the
+/// agent's cell) `2 * radius` cells after the path leaves the box. `None` when no detour is
+/// tried (see [`detour`]).
+fn detour_exit(job: &PlanJob, nearby: Nearby<'_>) -> Option<usize> {
+    if !job.may_detour {
+        return None;
+    }
+    let rest = job.route.get(job.cursor..)?;
+    if rest.first() != Some(&job.start) {
+        return None; // not on its path (never happens for a waiting agent)
+    }
+    // Rejoining some way past the box leaves the detour room to choose its way back (default
+    // scenario: sum of costs 0.3% above whole-way replans; rejoining at the box's edge, 1.3%).
+    let leave = rest.iter().position(|&cell| !nearby.contains(cell))?;
+    let exit = (leave + 2 * nearby.radius as usize).min(rest.len() - 1);
+    if rest[leave..=exit].iter().any(|&cell| nearby.occupied(cell)) {
+        return None; // the jam goes on past the box: look for another way
+    }
+    Some(exit)
+}
+
 /// Nodes a detour search may expand per cell of the box around the agent that other agents
 /// are avoided in: room to go around a group of agents, not to search the map.
 const DETOUR_NODES_PER_BOX_CELL: u64 = 16;
+
+/// Cells an A* of about the cost of a plan through the navigation points searches across
+/// (default scenario: nav plans take 40 to 70 µs, A* plans that long).
+const NAV_PLAN_CELLS: u32 = 160;
+
+/// A rough cost of a job, to start the expensive ones first: the distance searched across.
+fn estimated_cost(
+    job: &PlanJob,
+    grid: &Grid,
+    nav: Option<&NavGraph>,
+    occupancy: &Occupancy,
+    radius: u32,
+) -> u32 {
+    if job.reason == Some(PlanReason::Blocked) {
+        let nearby = Nearby::new(grid, occupancy, job.slot, job.start, radius);
+        if let Some(exit) = detour_exit(job, nearby) {
+            return exit as u32;
+        }
+    }
+    if nav.is_some()
+        && job.reason != Some(PlanReason::Blocked)
+        && job.planner.plans_by_nav(grid, job.start, job.goal)
+    {
+        return NAV_PLAN_CELLS;
+    }
+    let ((sx, sy), (gx, gy)) = (grid.coords(job.start), grid.coords(job.goal));
+    sx.abs_diff(gx).max(sy.abs_diff(gy))
+}
 
 /// The other agents a replan around them treats as obstacles: those within a radius of the
 /// planning agent.
@@ -405,17 +482,8 @@ fn detour(
     nearby: Nearby<'_>,
     options: &SearchOptions,
 ) -> Option<SearchOutcome> {
-    let rest = job.route.get(job.cursor..)?;
-    if rest.first() != Some(&job.start) {
-        return None; // not on its path (never happens for a waiting agent)
-    }
-    // Rejoining some way past the box leaves the detour room to choose its way back (default
-    // scenario: sum of costs 0.3% above whole-way replans; rejoining at the box's edge, 1.3%).
-    let leave = rest.iter().position(|&cell| !nearby.contains(cell))?;
-    let exit = (leave + 2 * nearby.radius as usize).min(rest.len() - 1);
-    if rest[leave..=exit].iter().any(|&cell| nearby.occupied(cell)) {
-        return None; // the jam goes on past the box: look for another way
-    }
+    let exit = detour_exit(job, nearby)?;
+    let rest = &job.route[job.cursor..];
     let side = 2 * u64::from(nearby.radius) + 1;
     let mut budget = side * side * DETOUR_NODES_PER_BOX_CELL;
     if let Some(limit) = options.node_budget {
