@@ -1,16 +1,19 @@
 //! The planning phase: collect the agents that need a plan, plan them in parallel, apply.
 //!
 //! Each rayon worker uses its own [`SearchWorkspace`], kept in a per-stage thread-local
-//! ([`ThreadLocal`]): no lock is taken per query and the workspaces survive from tick to tick,
-//! so planning does not allocate once warm. A plan depends only on the grid, the agent's start
+//! ([`ThreadLocal`]): the workspaces survive from tick to tick, so planning does not allocate
+//! once warm. Workers take the jobs one at a time, the most expensive first (estimated by the
+//! distance searched across), from a shared counter; each job's lock is only ever taken by the
+//! worker running it. Replans around other agents first try a short detour back onto the
+//! agent's path ([`SimConfig::detours`]). A plan depends only on the grid, the agent's start
 //! and goal and the occupancy snapshot taken before the phase, never on which thread ran it, so
 //! any number of threads gives the same plans.
 
 use std::cell::RefCell;
-use std::time::Instant;
-
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError};
+use std::time::Instant;
+
 use thread_local::ThreadLocal;
 
 use super::agent::{AgentSet, AgentState, PlanReason};
@@ -65,8 +68,8 @@ pub struct PlanningTotals {
 }
 
 /// The planning phase: plans every agent with a pending request in parallel, each rayon worker
-/// with its own [`SearchWorkspace`] kept in a per-stage thread-local (no lock per query, no
-/// allocation once warm). Plans depend only on the grid, the agent and the occupancy snapshot,
+/// with its own [`SearchWorkspace`] kept in a per-stage thread-local (no contended lock, no
+/// allocation once warm), expensive plans first. Plans depend only on the grid, the agent and the occupancy snapshot,
 /// never on the thread, so any thread count gives the same plans.
 ///
 /// Owned by a [`crate::sim::Simulation`]; advanced users can run
