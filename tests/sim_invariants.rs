@@ -841,10 +841,10 @@ fn an_agent_with_its_own_nav_planner_gets_the_graph_built() {
 }
 
 /// A corridor 5 cells high and 200 long; agent `A` walks its middle row from the west end to
-/// the east end and finds parked agents on it. Returns `A`'s id, the nodes expanded in the
-/// tick of its first replan around them (the first tick with a plan after its first plan),
-/// and the simulation, run until `A` arrives.
-fn blocked_in_corridor(detours: bool, parked_at: &[u32]) -> (u64, Simulation, AgentId) {
+/// the east end and finds parked agents on it. Returns the nodes expanded in each tick with a
+/// replan around them (every tick with a plan after `A`'s first plan), in order; runs until
+/// `A` arrives.
+fn blocked_in_corridor(detours: bool, parked_at: &[u32]) -> Vec<u64> {
     let row = ".".repeat(200);
     let grid = Grid::from_ascii(&vec![row; 5].join("\n")).unwrap();
     let config = SimConfig {
@@ -859,11 +859,11 @@ fn blocked_in_corridor(detours: bool, parked_at: &[u32]) -> (u64, Simulation, Ag
     }
     let (start, goal) = (c(&sim, 0), c(&sim, 199));
     let a = sim.add_agent(start, Some(goal)).unwrap();
-    let mut replan_expanded = None;
+    let mut replans = Vec::new();
     for tick in 0..400 {
         let report = checked_step(&mut sim);
-        if tick > 0 && report.plans > 0 && replan_expanded.is_none() {
-            replan_expanded = Some(report.nodes_expanded);
+        if tick > 0 && report.plans > 0 {
+            replans.push(report.nodes_expanded);
         }
         for &x in parked_at {
             assert_ne!(
@@ -877,19 +877,16 @@ fn blocked_in_corridor(detours: bool, parked_at: &[u32]) -> (u64, Simulation, Ag
         }
     }
     assert_eq!(sim.agent(a).unwrap().position(), goal, "A arrives");
-    (
-        replan_expanded.expect("A replanned around the parked agent"),
-        sim,
-        a,
-    )
+    assert!(!replans.is_empty(), "A replanned around the parked agents");
+    replans
 }
 
 #[test]
 fn a_detour_around_a_few_agents_is_a_local_search() {
     // One agent parked on A's row: the replan around it goes back onto A's path a few cells
     // past it (a search of a few dozen cells), instead of searching the 190 cells to the goal.
-    let (with, _, _) = blocked_in_corridor(true, &[20]);
-    let (without, _, _) = blocked_in_corridor(false, &[20]);
+    let with = blocked_in_corridor(true, &[20])[0];
+    let without = blocked_in_corridor(false, &[20])[0];
     assert!(with < 60, "detour expanded {with} nodes");
     assert!(without > 150, "whole-way replan expanded {without} nodes");
 }
@@ -898,6 +895,17 @@ fn a_detour_around_a_few_agents_is_a_local_search() {
 fn no_detour_into_a_jam_longer_than_the_box() {
     // A second parked agent on A's path just past the box around A (radius 4): a detour
     // would rejoin the path behind it, so the replan searches the whole way instead.
-    let (expanded, _, _) = blocked_in_corridor(true, &[20, 28]);
+    let expanded = blocked_in_corridor(true, &[20, 28])[0];
     assert!(expanded > 150, "replan expanded {expanded} nodes");
+}
+
+#[test]
+fn no_two_detours_in_a_row() {
+    // Parked agents at x = 20 and x = 40: the first replan detours around the first one
+    // (rejoining at x = 32, before the second), the replan at the second one searches the
+    // whole way, though a detour would fit there too.
+    let replans = blocked_in_corridor(true, &[20, 40]);
+    assert_eq!(replans.len(), 2, "{replans:?}");
+    assert!(replans[0] < 60, "first replan a detour: {replans:?}");
+    assert!(replans[1] > 150, "second replan the whole way: {replans:?}");
 }
