@@ -40,9 +40,10 @@ struct PlanJob {
     /// section (a detour rejoins it), and the agent's index on it.
     route: Vec<CellId>,
     cursor: usize,
-    /// Whether a detour may be tried (the agent's path is not already one), and whether the
-    /// new path is one.
-    may_detour: bool,
+    /// Where a detour would rejoin `route` (index from `cursor`), when one is tried; found
+    /// once, before the parallel section (it also ranks the job).
+    detour_exit: Option<usize>,
+    /// Whether the new path is a detour.
     detoured: bool,
     outcome: Option<Result<SearchOutcome, QueryError>>,
     expanded: u64,
@@ -69,8 +70,8 @@ pub struct PlanningTotals {
 
 /// The planning phase: plans every agent with a pending request in parallel, each rayon worker
 /// with its own [`SearchWorkspace`] kept in a per-stage thread-local (no contended lock, no
-/// allocation once warm), expensive plans first. Plans depend only on the grid, the agent and the occupancy snapshot,
-/// never on the thread, so any thread count gives the same plans.
+/// allocation once warm), expensive plans first. Plans depend only on the grid, the agent and
+/// the occupancy snapshot, never on the thread, so any thread count gives the same plans.
 ///
 /// Owned by a [`crate::sim::Simulation`]; advanced users can run
 /// it on their own [`AgentSet`].
@@ -179,12 +180,16 @@ impl PlanningStage {
             job.planner = agent.planner.unwrap_or(config.planner);
             job.dstar = None;
             job.route.clear();
+            job.detour_exit = None;
+            job.detoured = false;
             if job.reason == Some(PlanReason::Blocked) {
                 std::mem::swap(&mut job.route, &mut agent.path);
                 job.cursor = agent.cursor;
+                if config.detours && !agent.detoured {
+                    let nearby = Nearby::new(grid, occupancy, slot, job.start, config.avoid_radius);
+                    job.detour_exit = detour_exit(job, nearby);
+                }
             }
-            job.may_detour = config.detours && !agent.detoured;
-            job.detoured = false;
             if job.planner == PlannerKind::DStar && job.reason != Some(PlanReason::Blocked) {
                 let mut dstar = agent
                     .dstar
@@ -204,8 +209,7 @@ impl PlanningStage {
         let nav_workspaces = &self.nav_workspaces;
         let plan = |job: &mut PlanJob| {
             if let Some(nav) = nav
-                && job.reason != Some(PlanReason::Blocked)
-                && job.planner.plans_by_nav(grid, job.start, job.goal)
+                && plans_by_nav(job, grid)
             {
                 let mut ws = nav_workspaces.get_or(RefCell::default).borrow_mut();
                 run_nav_job(job, grid, nav, &mut ws, &options);
@@ -224,10 +228,7 @@ impl PlanningStage {
             self.order
                 .extend(jobs.iter_mut().enumerate().map(|(i, job)| {
                     let job = job.get_mut().unwrap_or_else(PoisonError::into_inner);
-                    (
-                        estimated_cost(job, grid, nav, occupancy, config.avoid_radius),
-                        i as u32,
-                    )
+                    (estimated_cost(job, grid, nav.is_some()), i as u32)
                 }));
             self.order.sort_unstable_by(|a, b| b.cmp(a));
             let order = &self.order;
@@ -374,11 +375,8 @@ fn run_job(
 
 /// Where a detour would rejoin the agent's path: the index in the rest of the path (from the
 /// agent's cell) `2 * radius` cells after the path leaves the box. `None` when no detour is
-/// tried (see [`detour`]).
+/// worth trying (see [`detour`]).
 fn detour_exit(job: &PlanJob, nearby: Nearby<'_>) -> Option<usize> {
-    if !job.may_detour {
-        return None;
-    }
     let rest = job.route.get(job.cursor..)?;
     if rest.first() != Some(&job.start) {
         return None; // not on its path (never happens for a waiting agent)
@@ -401,24 +399,18 @@ const DETOUR_NODES_PER_BOX_CELL: u64 = 16;
 /// (default scenario: nav plans take 40 to 70 µs, A* plans that long).
 const NAV_PLAN_CELLS: u32 = 160;
 
+/// Whether the job is a trip through the navigation points (when there is a graph): a plan of
+/// the `nav` or `auto` planner that is not a replan around other agents.
+fn plans_by_nav(job: &PlanJob, grid: &Grid) -> bool {
+    job.reason != Some(PlanReason::Blocked) && job.planner.plans_by_nav(grid, job.start, job.goal)
+}
+
 /// A rough cost of a job, to start the expensive ones first: the distance searched across.
-fn estimated_cost(
-    job: &PlanJob,
-    grid: &Grid,
-    nav: Option<&NavGraph>,
-    occupancy: &Occupancy,
-    radius: u32,
-) -> u32 {
-    if job.reason == Some(PlanReason::Blocked) {
-        let nearby = Nearby::new(grid, occupancy, job.slot, job.start, radius);
-        if let Some(exit) = detour_exit(job, nearby) {
-            return exit as u32;
-        }
+fn estimated_cost(job: &PlanJob, grid: &Grid, has_nav: bool) -> u32 {
+    if let Some(exit) = job.detour_exit {
+        return exit as u32;
     }
-    if nav.is_some()
-        && job.reason != Some(PlanReason::Blocked)
-        && job.planner.plans_by_nav(grid, job.start, job.goal)
-    {
+    if has_nav && plans_by_nav(job, grid) {
         return NAV_PLAN_CELLS;
     }
     let ((sx, sy), (gx, gy)) = (grid.coords(job.start), grid.coords(job.goal));
@@ -485,7 +477,7 @@ fn detour(
     nearby: Nearby<'_>,
     options: &SearchOptions,
 ) -> Option<SearchOutcome> {
-    let exit = detour_exit(job, nearby)?;
+    let exit = job.detour_exit?;
     let rest = &job.route[job.cursor..];
     let side = 2 * u64::from(nearby.radius) + 1;
     let mut budget = side * side * DETOUR_NODES_PER_BOX_CELL;
