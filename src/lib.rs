@@ -11,6 +11,8 @@
 //!   moves and the map changes, with memory sized by the cells searched.
 //! - [`nav`]: navigation points ([`nav::NavGraph`]): routes prepared ahead of time and
 //!   stitched for long trips.
+//! - [`mapf`]: multi-agent solvers: [`mapf::Pibt`] (one collision-free step of every agent)
+//!   and an independent checker of joint steps ([`mapf::check_step`]).
 //! - [`scen_run`]: running a whole Moving AI scenario file and checking every answer.
 //!
 //! ```
@@ -33,6 +35,7 @@
 pub mod dstar;
 pub mod error;
 pub mod grid;
+pub mod mapf;
 pub mod movingai;
 pub mod nav;
 pub mod planner;

@@ -758,6 +758,7 @@ fn print_run(out: &mut impl Write, scenario: &Scenario, played: &Played) -> io::
         match config.conflicts {
             throng::sim::ConflictMode::Avoid => "avoid",
             throng::sim::ConflictMode::Off => "off",
+            throng::sim::ConflictMode::Pibt => "pibt",
         },
         if config.lifelong {
             "lifelong"
@@ -806,8 +807,24 @@ fn print_run(out: &mut impl Write, scenario: &Scenario, played: &Played) -> io::
     )?;
     writeln!(
         out,
+        "movement ms  p50 {:.3}, p99 {:.3} per tick{}",
+        s.move_ms_p50,
+        s.move_ms_p99,
+        if s.swaps > 0 {
+            format!("; {} swaps", s.swaps)
+        } else {
+            String::new()
+        }
+    )?;
+    writeln!(
+        out,
         "plans        {} ({} failed) in {:.2} s of planning: {:.0} plans/s",
         s.plans, s.plans_failed, s.planning_s, s.plans_per_sec
+    )?;
+    writeln!(
+        out,
+        "plans for    new goal {}, map change {}, blocked {}, drifted {}",
+        s.plans_new_goal, s.replans_map_changed, s.replans_blocked, s.replans_drifted
     )?;
     writeln!(
         out,
@@ -825,16 +842,26 @@ fn print_run(out: &mut impl Write, scenario: &Scenario, played: &Played) -> io::
         "moves        {}: {:.0} moves/s",
         s.moves, s.moves_per_sec
     )?;
-    writeln!(
-        out,
-        "arrived      {} of {} at goal; sum of costs {}, makespan {}",
-        s.arrived, s.agents, s.sum_of_costs, s.makespan
-    )?;
-    writeln!(
-        out,
-        "goals        {} reached, {:.2} per tick",
-        s.goals_reached, s.goals_per_tick
-    )?;
+    if config.lifelong {
+        // Arrivals, sum of costs and makespan describe one-shot runs; here agents always have
+        // a goal, and throughput is the measure.
+        writeln!(
+            out,
+            "goals        {} reached, {:.2} per tick (lifelong throughput)",
+            s.goals_reached, s.goals_per_tick
+        )?;
+    } else {
+        writeln!(
+            out,
+            "arrived      {} of {} at goal ({:.1}%{}); sum of costs {}, makespan {}",
+            s.arrived,
+            s.agents,
+            100.0 * s.arrived_fraction,
+            if s.all_arrived { ", all" } else { "" },
+            s.sum_of_costs,
+            s.makespan
+        )?;
+    }
     if s.dstar_bytes_max > 0 {
         writeln!(
             out,

@@ -71,6 +71,8 @@ pub(crate) enum PlanReason {
     NewGoal,
     /// Waited too long behind other agents: plan around the nearby ones.
     Blocked,
+    /// Pushed far off its route by other agents (conflict mode `pibt`).
+    Drifted,
     /// The map changed under its path.
     MapChanged,
 }
@@ -105,6 +107,13 @@ pub struct Agent {
     pub(crate) dstar: Option<Box<DStarLite>>,
     /// The agent's own planner, overriding [`crate::sim::SimConfig::planner`].
     pub(crate) planner: Option<PlannerKind>,
+    /// Conflict mode `pibt`: cells at the start of `path[cursor..]` spliced in after the agent
+    /// was pushed off its route (see `sim::pibt_movement`).
+    pub(crate) drift: u32,
+    /// Conflict mode `pibt`: ticks since the agent last stood on its goal (its priority).
+    pub(crate) urgency: u32,
+    /// Conflict mode `pibt`: pushed off a goal it had reached; going back is not a new goal.
+    pub(crate) left_goal: bool,
 }
 
 impl Agent {
@@ -125,6 +134,9 @@ impl Agent {
             moves: 0,
             dstar: None,
             planner: None,
+            drift: 0,
+            urgency: 0,
+            left_goal: false,
         }
     }
 
@@ -200,6 +212,8 @@ impl Agent {
         self.path.clear();
         self.cursor = 0;
         self.waited = 0;
+        self.drift = 0;
+        self.left_goal = false;
         self.state = AgentState::Planning;
         self.plan_request = Some((PlanReason::NewGoal, tick));
         if let Some(dstar) = &mut self.dstar {

@@ -14,6 +14,12 @@ pub enum ConflictMode {
     Avoid,
     /// Agents pass through each other: pure planning and movement throughput.
     Off,
+    /// Cooperative movement by PIBT (priority inheritance with backtracking, see
+    /// [`crate::mapf::pibt`]): every tick all agents choose their next cell together, in
+    /// priority order, pushing lower agents out of the way instead of waiting for them. One
+    /// agent per cell, no swaps, no diagonal crossings; the planners still give each agent its
+    /// route, and blocked agents never replan around others.
+    Pibt,
 }
 
 /// Settings of a [`crate::sim::Simulation`]. Every field has a default (see each field).
@@ -45,6 +51,9 @@ pub struct SimConfig {
     /// (after a detour the next replan searches the whole way). Detours are legal paths but not
     /// the shortest way around the others. Default: `true`.
     pub detours: bool,
+    /// Conflict mode `pibt`: an agent pushed off its route more than this many cells (counted
+    /// along the way back) asks for a new plan from where it stands. Default: 8.
+    pub drift_replan: u32,
     /// Node budget of each plan. Default: `None` (no limit).
     pub node_budget: Option<u64>,
     /// Plan on the current rayon pool (`true`) or on the calling thread only (`false`). Both
@@ -58,6 +67,13 @@ pub struct SimConfig {
     pub dstar_max_bytes: Option<usize>,
 }
 
+impl ConflictMode {
+    /// Whether agents keep to one cell each (every mode but [`ConflictMode::Off`]).
+    pub fn separates(self) -> bool {
+        self != ConflictMode::Off
+    }
+}
+
 impl Default for SimConfig {
     fn default() -> Self {
         SimConfig {
@@ -68,6 +84,7 @@ impl Default for SimConfig {
             replan_after_waits: 3,
             avoid_radius: 4,
             detours: true,
+            drift_replan: 8,
             node_budget: None,
             parallel: true,
             seed: 0,

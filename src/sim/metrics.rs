@@ -26,6 +26,18 @@ pub struct TickReport {
     pub plans_deferred: u32,
     /// Nodes expanded by all plans.
     pub nodes_expanded: u64,
+    /// Plans this tick for agents around others that blocked them (conflict mode `avoid`).
+    #[serde(default)]
+    pub replans_blocked: u32,
+    /// Plans this tick for agents pushed far off their route (conflict mode `pibt`).
+    #[serde(default)]
+    pub replans_drifted: u32,
+    /// Plans this tick because the map changed under an agent's path.
+    #[serde(default)]
+    pub replans_map_changed: u32,
+    /// Pairs PIBT swapped through a corridor this tick (conflict mode `pibt`).
+    #[serde(default)]
+    pub swaps: u32,
     /// Agents that took a step.
     pub moved: u32,
     /// Agents that wanted to step but waited for another agent.
@@ -147,6 +159,34 @@ pub struct RunSummary {
     /// 99th percentile.
     #[serde(default)]
     pub replan_us_p99: f64,
+    /// Plans for a new (or first) goal.
+    #[serde(default)]
+    pub plans_new_goal: u64,
+    /// Replans because the map changed under an agent's path.
+    #[serde(default)]
+    pub replans_map_changed: u64,
+    /// Replans around other agents after waiting behind them (conflict mode `avoid`).
+    #[serde(default)]
+    pub replans_blocked: u64,
+    /// Replans after being pushed far off the route (conflict mode `pibt`).
+    #[serde(default)]
+    pub replans_drifted: u64,
+    /// Pairs PIBT swapped through corridors (conflict mode `pibt`).
+    #[serde(default)]
+    pub swaps: u64,
+    /// Whether every agent is at its goal at the end (one-shot runs: the MAPF success
+    /// criterion; `false` with no agent).
+    #[serde(default)]
+    pub all_arrived: bool,
+    /// Fraction of the agents at their goal at the end (0 with no agent).
+    #[serde(default)]
+    pub arrived_fraction: f64,
+    /// Movement (coordination) phase time per tick, milliseconds: median.
+    #[serde(default)]
+    pub move_ms_p50: f64,
+    /// 99th percentile.
+    #[serde(default)]
+    pub move_ms_p99: f64,
 }
 
 /// Accumulates tick reports and plan latencies into a [`RunSummary`].
@@ -156,6 +196,7 @@ pub struct Metrics {
     repair_ns: Histogram<u64>,
     replan_ns: Histogram<u64>,
     tick_ns: Histogram<u64>,
+    move_ns: Histogram<u64>,
     summary: RunSummary,
 }
 
@@ -166,6 +207,7 @@ impl Default for Metrics {
             repair_ns: Histogram::new(3).expect("valid precision"),
             replan_ns: Histogram::new(3).expect("valid precision"),
             tick_ns: Histogram::new(3).expect("valid precision"),
+            move_ns: Histogram::new(3).expect("valid precision"),
             summary: RunSummary::default(),
         }
     }
@@ -207,6 +249,19 @@ impl Metrics {
         self.tick_ns
             .record(((report.wall_ms * 1e6) as u64).max(1))
             .expect("auto-resizing histogram accepts any value");
+        self.move_ns
+            .record(((report.movement_ms * 1e6) as u64).max(1))
+            .expect("auto-resizing histogram accepts any value");
+        s.replans_blocked += u64::from(report.replans_blocked);
+        s.replans_drifted += u64::from(report.replans_drifted);
+        s.replans_map_changed += u64::from(report.replans_map_changed);
+        s.plans_new_goal += u64::from(
+            report.plans
+                - report.replans_blocked
+                - report.replans_drifted
+                - report.replans_map_changed,
+        );
+        s.swaps += u64::from(report.swaps);
         if s.ticks == 0 {
             s.first_tick_ms = report.wall_ms;
         }
@@ -220,6 +275,12 @@ impl Metrics {
         s.moves += u64::from(report.moved);
         s.goals_reached += u64::from(report.goals_reached);
         s.arrived = report.at_goal;
+        s.all_arrived = report.agents > 0 && report.at_goal == report.agents;
+        s.arrived_fraction = if report.agents > 0 {
+            f64::from(report.at_goal) / f64::from(report.agents)
+        } else {
+            0.0
+        };
         s.final_state_hash = report.state_hash;
     }
 
@@ -263,6 +324,8 @@ impl Metrics {
         s.replans = self.replan_ns.len();
         s.replan_us_p50 = us(&self.replan_ns, 0.5);
         s.replan_us_p99 = us(&self.replan_ns, 0.99);
+        s.move_ms_p50 = us(&self.move_ns, 0.5) / 1e3;
+        s.move_ms_p99 = us(&self.move_ns, 0.99) / 1e3;
         s.tick_ms_p50 = us(&self.tick_ns, 0.5) / 1e3;
         s.tick_ms_p90 = us(&self.tick_ns, 0.9) / 1e3;
         s.tick_ms_p99 = us(&self.tick_ns, 0.99) / 1e3;

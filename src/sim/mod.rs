@@ -11,6 +11,7 @@ mod config;
 mod metrics;
 mod movement;
 mod occupancy;
+mod pibt_movement;
 mod planning;
 mod runner;
 pub mod scenario;

@@ -1,6 +1,9 @@
 //! The movement phase: every agent with a path tries to take one step.
 //!
-//! With conflicts on, an agent moves only into a cell that is free at that moment. Agents are
+//! [`MovementStage::run`] is the one entry for every [`ConflictMode`]: `off` steps each agent
+//! along its path, `avoid` is below, and `pibt` is [`super::pibt_movement`].
+//!
+//! With conflicts `avoid`, an agent moves only into a cell that is free at that moment. Agents are
 //! resolved in slot order, but an agent whose next cell is held by an agent not yet resolved
 //! resolves that one first (depth first, with an explicit stack), so a line of agents moves
 //! together in one tick instead of one per tick. A chain that loops back on itself (two agents
@@ -10,6 +13,7 @@
 use super::agent::{AgentSet, AgentState, PlanReason};
 use super::config::{ConflictMode, SimConfig};
 use super::occupancy::Occupancy;
+use super::pibt_movement::PibtMovement;
 use crate::grid::Grid;
 
 const UNSEEN: u8 = 0;
@@ -25,6 +29,8 @@ pub struct MovementTotals {
     pub waiting: u32,
     /// Agents that reached their goal this tick.
     pub arrived: u32,
+    /// Swaps PIBT made this tick (conflict mode `pibt`).
+    pub swaps: u32,
 }
 
 /// Scratch memory of the movement phase, reused every tick.
@@ -34,6 +40,7 @@ pub struct MovementStage {
     stack: Vec<u32>,
     /// Slots of the agents that arrived in the last phase, in the order they arrived.
     pub(crate) arrivals: Vec<u32>,
+    pibt: PibtMovement,
 }
 
 impl MovementStage {
@@ -53,6 +60,11 @@ impl MovementStage {
     ) -> MovementTotals {
         let mut totals = MovementTotals::default();
         self.arrivals.clear();
+        if config.conflicts == ConflictMode::Pibt {
+            return self
+                .pibt
+                .run(grid, agents, occupancy, config, tick, &mut self.arrivals);
+        }
         let slots = agents.slot_count();
         self.status.clear();
         self.status.resize(slots, UNSEEN);
@@ -80,6 +92,7 @@ impl MovementStage {
                 ConflictMode::Avoid => {
                     self.resolve(grid, agents, occupancy, slot, tick, &mut totals);
                 }
+                ConflictMode::Pibt => unreachable!("handled above"),
             }
         }
         // Waiting agents: count, and after too many waits ask for a plan around the others.

@@ -66,6 +66,14 @@ pub struct PlanningTotals {
     pub expanded: u64,
     /// Requests left waiting for a later tick because of the cap.
     pub deferred: u32,
+    /// Plans made for a new goal (or a first goal).
+    pub for_new_goal: u32,
+    /// Replans because the map changed under the agent's path (or opened a way to its goal).
+    pub for_map_change: u32,
+    /// Replans around other agents after waiting behind them (conflict mode `avoid`).
+    pub for_blocked: u32,
+    /// Replans after being pushed far off the route (conflict mode `pibt`).
+    pub for_drift: u32,
 }
 
 /// The planning phase: plans every agent with a pending request in parallel, each rayon worker
@@ -266,6 +274,12 @@ impl PlanningStage {
             }
             totals.plans += 1;
             totals.expanded += job.expanded;
+            match job.reason {
+                Some(PlanReason::NewGoal) | None => totals.for_new_goal += 1,
+                Some(PlanReason::MapChanged) => totals.for_map_change += 1,
+                Some(PlanReason::Blocked) => totals.for_blocked += 1,
+                Some(PlanReason::Drifted) => totals.for_drift += 1,
+            }
             let agent = agents.at_mut(job.slot).expect("planned agents are live");
             if job.reason == Some(PlanReason::Blocked) {
                 std::mem::swap(&mut job.route, &mut agent.path); // give the path back
@@ -278,6 +292,7 @@ impl PlanningStage {
                     std::mem::swap(&mut agent.path, &mut job.path);
                     agent.detoured = job.detoured;
                     agent.cursor = 0;
+                    agent.drift = 0;
                     agent.waited = 0;
                     agent.state = if agent.path.len() <= 1 {
                         if agent.state != AgentState::Arrived {

@@ -17,6 +17,7 @@
 //! file = "maps/arena.map"         # relative to the scenario file
 //! # generator = { kind = "rooms", width = 128, height = 128, room = 15, door = 3 }
 //! # seed = 0                      # generator seed (default 0; `--seed` does not change the map)
+//! neighbourhood = 8               # 8 (default: straight and diagonal moves) or 4 (straight)
 //!
 //! [placement]                     # default: kind = "random"
 //! kind = "random"                 # "random" | "crowds" | "scen"
@@ -25,7 +26,7 @@
 //!
 //! [sim]                           # any field of SimConfig except `seed` (set at the top)
 //! planner = "astar"
-//! conflicts = "avoid"             # or "off"
+//! conflicts = "pibt"              # or "avoid", "off"
 //! lifelong = false
 //! max_plans_per_tick = 2000
 //!
@@ -66,12 +67,12 @@ use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 use toml::Spanned;
 
-use super::config::{ConflictMode, SimConfig};
+use super::config::SimConfig;
 use super::schedule::{ChangeSchedule, Doors, ScriptedChange, door_changes, rect_changes};
 use super::simulation::Simulation;
 use crate::error::{Error, ParseError, Result, read_text};
 use crate::grid::procgen::MapGenerator;
-use crate::grid::{CellId, Grid};
+use crate::grid::{CellId, Grid, Neighborhood};
 use crate::movingai::{ScenFile, load_map};
 use crate::planner::PlannerKind;
 
@@ -150,6 +151,9 @@ pub struct Scenario {
     pub agents: usize,
     /// The map.
     pub map: MapSource,
+    /// Moves between cells (`[map] neighbourhood = 4` or `8`, default 8), for the planners
+    /// and for movement alike.
+    pub neighbourhood: Neighborhood,
     /// How starts and goals are placed.
     pub placement: Placement,
     /// Simulation settings (its `seed` is replaced by [`Scenario::seed`] when building).
@@ -233,6 +237,8 @@ struct RawMap {
     file: Option<Spanned<String>>,
     generator: Option<Spanned<MapGenerator>>,
     seed: Option<Spanned<u64>>,
+    #[serde(alias = "neighborhood")]
+    neighbourhood: Option<Spanned<i64>>,
 }
 
 #[derive(Deserialize, Clone, Copy, PartialEq, Eq)]
@@ -412,6 +418,20 @@ impl Scenario {
         if let Some(seed) = &raw_map.seed {
             mark(&mut origin, "map.seed", seed.span());
         }
+        let neighbourhood = match &raw_map.neighbourhood {
+            None => Neighborhood::Eight,
+            Some(n) => {
+                mark(&mut origin, "map.neighbourhood", n.span());
+                match *n.get_ref() {
+                    4 => Neighborhood::Four,
+                    8 => Neighborhood::Eight,
+                    other => {
+                        return Err(origin
+                            .error("map.neighbourhood", format!("must be 4 or 8, not {other}")));
+                    }
+                }
+            }
+        };
         let map = match (raw_map.file, raw_map.generator) {
             (Some(_), Some(g)) => {
                 mark(&mut origin, "map.generator", g.span());
@@ -688,6 +708,7 @@ impl Scenario {
             threads: raw.threads,
             agents: raw.agents.into_inner(),
             map,
+            neighbourhood,
             placement,
             sim,
             changes,
@@ -734,12 +755,13 @@ impl Scenario {
     /// # Errors
     /// The map file's errors, or the generator's, pointed at the `map` key.
     pub fn load_grid(&self) -> Result<Grid> {
-        match &self.map {
-            MapSource::File(path) => load_map(path),
+        let grid = match &self.map {
+            MapSource::File(path) => load_map(path)?,
             MapSource::Generated { generator, seed } => generator
                 .generate(*seed)
-                .map_err(|e| self.origin.error("map.generator", e)),
-        }
+                .map_err(|e| self.origin.error("map.generator", e))?,
+        };
+        Ok(grid.with_neighborhood(self.neighbourhood))
     }
 
     /// The start and goal of every agent on `grid` (the scenario's map), in agent order,
@@ -750,7 +772,7 @@ impl Scenario {
     /// `.scen` file's line when one of its starts or goals is not usable.
     pub fn place(&self, grid: &Grid) -> Result<Vec<(CellId, CellId)>> {
         let config = self.sim_config();
-        let distinct_starts = config.conflicts == ConflictMode::Avoid;
+        let distinct_starts = config.conflicts.separates();
         let distinct_goals = distinct_starts && !config.lifelong;
         let mut rng = ChaCha8Rng::seed_from_u64(self.seed);
         let n = self.agents;

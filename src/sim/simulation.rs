@@ -7,7 +7,7 @@ use rand_chacha::ChaCha8Rng;
 
 use super::agent::{Agent, AgentId, AgentSet, AgentState, PlanReason};
 use super::command::Command;
-use super::config::{ConflictMode, SimConfig};
+use super::config::SimConfig;
 use super::metrics::{Metrics, RunSummary, StableHasher, TickReport};
 use super::movement::MovementStage;
 use super::occupancy::Occupancy;
@@ -177,7 +177,7 @@ impl Simulation {
         if let Some(goal) = goal {
             self.check_cell(goal, "goal")?;
         }
-        if self.config.conflicts == ConflictMode::Avoid {
+        if self.config.conflicts.separates() {
             if let Some(slot) = self.occupancy.agent_at(start) {
                 let (x, y) = self.grid.coords(start);
                 return Err(Error::CellOccupied {
@@ -196,7 +196,7 @@ impl Simulation {
             agent.set_goal(goal, self.tick);
         }
         let id = self.agents.insert(agent);
-        if self.config.conflicts == ConflictMode::Avoid {
+        if self.config.conflicts.separates() {
             self.occupancy.set(start, id.index());
         }
         Ok(id)
@@ -208,7 +208,7 @@ impl Simulation {
     /// [`Error::UnknownAgent`] when the id is stale.
     pub fn remove_agent(&mut self, id: AgentId) -> Result<()> {
         let agent = self.agents.remove(id).ok_or(Error::UnknownAgent(id))?;
-        if self.config.conflicts == ConflictMode::Avoid {
+        if self.config.conflicts.separates() {
             self.occupancy.clear(agent.position);
         }
         Ok(())
@@ -351,6 +351,10 @@ impl Simulation {
         report.plans_failed = planned.failed;
         report.plans_deferred = planned.deferred;
         report.nodes_expanded = planned.expanded;
+        report.replans_blocked = planned.for_blocked;
+        report.replans_drifted = planned.for_drift;
+        report.replans_map_changed = planned.for_map_change;
+        report.swaps = moved.swaps;
         report.moved = moved.moved;
         report.waiting = moved.waiting;
         report.goals_reached = moved.arrived + self.planning.arrivals.len() as u32;

@@ -1,0 +1,12 @@
+//! Multi-agent path finding: the solvers that decide how many agents move together.
+//!
+//! - [`pibt`]: Priority Inheritance with Backtracking, one collision-free step of every agent at
+//!   a time, O(agents x moves) per step. The simulation's `pibt` conflict mode is built on it.
+//! - [`validate`]: an independent check of a joint step (legal moves, no two agents in one cell,
+//!   no swaps, no diagonal crossings), written apart from the solvers so that it can judge them.
+
+pub mod pibt;
+pub mod validate;
+
+pub use pibt::{Candidates, Guidance, NO_AGENT, NO_CELL, Pibt, rank_candidates};
+pub use validate::{StepConflict, check_step};

@@ -1,0 +1,573 @@
+//! PIBT: Priority Inheritance with Backtracking (Okumura et al., IJCAI 2019, AIJ 2022).
+//!
+//! One call of [`Pibt::step`] gives every agent its next cell, collision-free. Agents choose in
+//! priority order; each takes its best candidate cell (ranked by a [`Guidance`]: how far the
+//! goal is from each cell) that nobody has reserved. When that cell holds an agent that has not
+//! chosen yet, the lower agent is made to choose first, with the higher agent's priority
+//! (inheritance), and may not take the higher agent's cell (no swaps); if it finds no cell at
+//! all, the higher agent tries its next candidate (backtracking). An agent whose candidates all
+//! fail stays. The agent with the highest priority therefore always gets its best cell when
+//! every pair of neighbouring cells lies on a cycle, which is why priorities that grow while an
+//! agent is away from its goal bring every agent to its goal in lifelong runs.
+//!
+//! Our additions to the paper's rules, each needed by the grids here:
+//! - 8-connected moves: a diagonal move is refused when the agent standing on one of the other
+//!   two cells of the 2 x 2 block has chosen to move onto the fourth (the two would cross).
+//!   Whoever decides last checks against the other's choice, so the check is symmetric even when
+//!   an earlier choice is withdrawn by backtracking.
+//! - Swaps ([`Pibt::set_swap`], on by default), after the "swap" of LaCAM*'s PIBT (Okumura,
+//!   "Engineering LaCAM*", AAMAS 2024): plain PIBT cannot pass two agents heading opposite ways
+//!   through a corridor, or get an agent out of a dead end another agent wants to enter. When
+//!   the corridor walk says such a swap is needed and possible, the agent reverses its
+//!   candidate order (it backs away into the open) and pulls the other agent after it, so that
+//!   the pair reaches a junction where they can pass.
+//! - The recursion is an explicit stack: a chain of thousands of agents in a corridor cannot
+//!   overflow the thread's stack.
+//!
+//! Cost: every agent is decided once; the candidates of each are ranked once, before the
+//! sequential part (callers rank them in parallel); a step is O(agents x moves) plus the
+//! corridor walks of the swap test, which stop at the first cell with a way around.
+
+use crate::grid::{CellId, Direction, Grid};
+
+/// "No agent" in per-cell and per-agent tables.
+pub const NO_AGENT: u32 = u32::MAX;
+
+/// "No cell": an absent agent's position, or an agent not decided yet.
+pub const NO_CELL: CellId = CellId::MAX;
+
+/// The most candidates an agent has: eight moves and staying.
+pub const MAX_CANDIDATES: usize = 9;
+
+/// Longest corridor walk of the swap test; past it the swap is judged not needed (a corridor
+/// that long is walked by plain PIBT's pushes anyway, and the walk must stay cheap).
+const MAX_CORRIDOR_WALK: usize = 1024;
+
+/// What PIBT needs to know of the agents' goals.
+pub trait Guidance: Sync {
+    /// Estimated cost from `cell` to the agent's goal, in any fixed unit: lower is better.
+    /// Only values of the same agent are compared. Called for the agent's cell and its
+    /// neighbours (ranking) and for cells along corridors near it (swap test).
+    fn cost_to_go(&self, agent: u32, cell: CellId) -> i64;
+
+    /// Whether `cell` is the agent's goal.
+    fn is_goal(&self, agent: u32, cell: CellId) -> bool;
+
+    /// [`cost_to_go`](Self::cost_to_go) of several cells at once (an implementation can share
+    /// work between them). Fills `out[k]` for `cells[k]`.
+    fn costs_to_go(&self, agent: u32, cells: &[CellId], out: &mut [i64]) {
+        for (o, &c) in out.iter_mut().zip(cells) {
+            *o = self.cost_to_go(agent, c);
+        }
+    }
+}
+
+/// An agent's cells to try this step, best first: its legal moves and its own cell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Candidates {
+    cells: [CellId; MAX_CANDIDATES],
+    len: u8,
+}
+
+impl Default for Candidates {
+    fn default() -> Self {
+        Candidates {
+            cells: [NO_CELL; MAX_CANDIDATES],
+            len: 0,
+        }
+    }
+}
+
+impl Candidates {
+    /// The cells, best first.
+    pub fn as_slice(&self) -> &[CellId] {
+        &self.cells[..self.len as usize]
+    }
+
+    /// Candidates from an explicit list (at most [`MAX_CANDIDATES`]; more are dropped).
+    pub fn from_cells(cells: &[CellId]) -> Candidates {
+        let mut c = Candidates::default();
+        for (slot, &cell) in c.cells.iter_mut().zip(cells) {
+            *slot = cell;
+            c.len += 1;
+        }
+        c
+    }
+}
+
+/// Ranks the cells agent `agent` standing on `at` may take this step: its own cell and each
+/// legal move, by the guidance's cost to go, ties broken by a hash of `salt`, the agent and the
+/// cell (deterministic, but different from step to step so that symmetric agents do not repeat
+/// the same dance). Pure: safe to call for many agents in parallel.
+pub fn rank_candidates(
+    grid: &Grid,
+    guide: &impl Guidance,
+    agent: u32,
+    at: CellId,
+    salt: u64,
+) -> Candidates {
+    let mut cells = [NO_CELL; MAX_CANDIDATES];
+    cells[0] = at;
+    let mut len = 1;
+    let offsets = grid.move_offsets();
+    for dir in grid.moves(at).iter() {
+        cells[len] = (i64::from(at) + offsets[dir.index()]) as CellId;
+        len += 1;
+    }
+    let mut costs = [0i64; MAX_CANDIDATES];
+    guide.costs_to_go(agent, &cells[..len], &mut costs[..len]);
+    let mut keys = [(0i64, 0u32, NO_CELL); MAX_CANDIDATES];
+    for ((key, &cost), &cell) in keys.iter_mut().zip(&costs).zip(&cells).take(len) {
+        *key = (cost, tie_break(salt, agent, cell), cell);
+    }
+    keys[..len].sort_unstable();
+    let mut out = Candidates {
+        cells: [NO_CELL; MAX_CANDIDATES],
+        len: len as u8,
+    };
+    for (slot, key) in out.cells.iter_mut().zip(&keys[..len]) {
+        *slot = key.2;
+    }
+    out
+}
+
+/// A well-mixed 32-bit hash of a step's salt, an agent and a cell.
+#[inline]
+fn tie_break(salt: u64, agent: u32, cell: CellId) -> u32 {
+    let mut x = salt ^ (u64::from(agent) << 32 | u64::from(cell));
+    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    (x ^ (x >> 31)) as u32
+}
+
+/// One agent's decision in progress (a frame of PIBT's recursion).
+#[derive(Debug, Clone, Copy)]
+struct Frame {
+    agent: u32,
+    candidates: Candidates,
+    /// Index of the candidate being tried.
+    k: u8,
+    /// The agent to pull into this agent's cell if its first candidate succeeds (swap).
+    swap_with: u32,
+}
+
+/// PIBT's tables, sized to a grid and reused step after step (no allocation once warm).
+///
+/// ```
+/// use throng::Grid;
+/// use throng::mapf::{Guidance, Pibt, check_step, rank_candidates};
+///
+/// /// Each agent heads for a goal cell; the cost to go is the straight-line step count.
+/// struct Goals<'a>(&'a Grid, Vec<u32>);
+/// impl Guidance for Goals<'_> {
+///     fn cost_to_go(&self, agent: u32, cell: u32) -> i64 {
+///         let ((x, y), (gx, gy)) = (self.0.coords(cell), self.0.coords(self.1[agent as usize]));
+///         i64::from(x.abs_diff(gx) + y.abs_diff(gy))
+///     }
+///     fn is_goal(&self, agent: u32, cell: u32) -> bool {
+///         self.1[agent as usize] == cell
+///     }
+/// }
+///
+/// // Two agents in a corridor with a side pocket, heading past each other.
+/// let grid = Grid::from_ascii(".....\n.#.##")?.with_neighborhood(throng::Neighborhood::Four);
+/// let c = |x, y| grid.cell(x, y).unwrap();
+/// let guide = Goals(&grid, vec![c(4, 0), c(0, 0)]);
+/// let mut positions = vec![c(0, 0), c(4, 0)];
+/// let mut pibt = Pibt::new(grid.len());
+/// for step in 0..20u64 {
+///     let candidates: Vec<_> = (0..2)
+///         .map(|a| rank_candidates(&grid, &guide, a, positions[a as usize], step))
+///         .collect();
+///     let order = [0, 1]; // agent 0 first
+///     let next = pibt.step(&grid, &positions, &candidates, &order, &guide).to_vec();
+///     check_step(&grid, &positions, &next).expect("a legal joint step");
+///     positions = next;
+/// }
+/// assert_eq!(positions, vec![c(4, 0), c(0, 0)]);
+/// # Ok::<(), throng::Error>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct Pibt {
+    /// Agent standing on each cell during a step.
+    occupied_now: Vec<u32>,
+    /// Agent that reserved each cell for the end of the step.
+    occupied_next: Vec<u32>,
+    /// Each agent's chosen cell ([`NO_CELL`] while undecided).
+    next: Vec<CellId>,
+    frames: Vec<Frame>,
+    swap: bool,
+    /// Swaps made in the last step.
+    swaps: u32,
+}
+
+impl Pibt {
+    /// Tables for a grid of `cells` cells.
+    pub fn new(cells: usize) -> Pibt {
+        Pibt {
+            occupied_now: vec![NO_AGENT; cells],
+            occupied_next: vec![NO_AGENT; cells],
+            next: Vec::new(),
+            frames: Vec::new(),
+            swap: true,
+            swaps: 0,
+        }
+    }
+
+    /// Cells of the grid the tables were made for.
+    pub fn cells(&self) -> usize {
+        self.occupied_now.len()
+    }
+
+    /// Turns the swap rule on or off (on by default; see the module docs).
+    pub fn set_swap(&mut self, on: bool) {
+        self.swap = on;
+    }
+
+    /// Swaps made in the last step.
+    pub fn swaps(&self) -> u32 {
+        self.swaps
+    }
+
+    /// Decides every agent's next cell. `positions[a]` is agent `a`'s cell ([`NO_CELL`] for no
+    /// agent; no two agents on one cell), `candidates[a]` its ranked cells (from
+    /// [`rank_candidates`]), `order` the agents by decreasing priority (each present agent
+    /// once). Returns the next cell of each agent ([`NO_CELL`] for absent ones). The tables
+    /// must have been made for `grid` (same cell count).
+    ///
+    /// # Panics
+    /// When the slices disagree in length or an agent stands outside the tables: a caller's
+    /// bug, not bad input.
+    pub fn step(
+        &mut self,
+        grid: &Grid,
+        positions: &[CellId],
+        candidates: &[Candidates],
+        order: &[u32],
+        guide: &impl Guidance,
+    ) -> &[CellId] {
+        assert_eq!(positions.len(), candidates.len());
+        assert_eq!(
+            self.occupied_now.len(),
+            grid.len(),
+            "tables of another grid"
+        );
+        self.swaps = 0;
+        self.next.clear();
+        self.next.resize(positions.len(), NO_CELL);
+        for (agent, &cell) in positions.iter().enumerate() {
+            if cell != NO_CELL {
+                debug_assert_eq!(self.occupied_now[cell as usize], NO_AGENT, "shared cell");
+                self.occupied_now[cell as usize] = agent as u32;
+            }
+        }
+        for &agent in order {
+            if self.next[agent as usize] == NO_CELL {
+                self.decide(grid, positions, candidates, guide, agent);
+            }
+        }
+        for (agent, &cell) in positions.iter().enumerate() {
+            if cell != NO_CELL {
+                self.occupied_now[cell as usize] = NO_AGENT;
+                let next = self.next[agent];
+                debug_assert_ne!(next, NO_CELL, "agent {agent} missing from the order");
+                if next != NO_CELL {
+                    self.occupied_next[next as usize] = NO_AGENT;
+                } else {
+                    self.next[agent] = cell;
+                }
+            }
+        }
+        &self.next
+    }
+
+    /// PIBT from `root`, with an explicit stack of frames in place of recursion.
+    fn decide(
+        &mut self,
+        grid: &Grid,
+        positions: &[CellId],
+        candidates: &[Candidates],
+        guide: &impl Guidance,
+        root: u32,
+    ) {
+        self.push_frame(grid, positions, candidates, guide, root);
+        // Outcome of the frame just popped, for its parent.
+        let mut returned: Option<bool> = None;
+        while let Some(top) = self.frames.len().checked_sub(1) {
+            let Frame {
+                agent,
+                candidates: cands,
+                ..
+            } = self.frames[top];
+            let from = positions[agent as usize];
+            match returned.take() {
+                Some(true) => {
+                    // The agent on the chosen cell found a place: this agent is done.
+                    self.finish(grid, positions);
+                    returned = Some(true);
+                    continue;
+                }
+                Some(false) => self.frames[top].k += 1,
+                None => {}
+            }
+            let mut child = None;
+            let mut done = false;
+            let mut k = self.frames[top].k as usize;
+            while k < cands.len as usize {
+                let to = cands.cells[k];
+                if self.occupied_next[to as usize] != NO_AGENT {
+                    k += 1;
+                    continue;
+                }
+                let there = self.occupied_now[to as usize];
+                if there != NO_AGENT && there != agent && self.next[there as usize] == from {
+                    k += 1; // it is moving onto this agent's cell: a swap
+                    continue;
+                }
+                if to != from && self.crosses(grid, from, to) {
+                    k += 1;
+                    continue;
+                }
+                self.occupied_next[to as usize] = agent;
+                self.next[agent as usize] = to;
+                if there != NO_AGENT && there != agent && self.next[there as usize] == NO_CELL {
+                    child = Some(there);
+                } else {
+                    done = true;
+                }
+                break;
+            }
+            self.frames[top].k = k as u8;
+            if let Some(child) = child {
+                self.push_frame(grid, positions, candidates, guide, child);
+            } else if done {
+                self.finish(grid, positions);
+                returned = Some(true);
+            } else {
+                // Nowhere to go: stay (nobody reserved this cell: only a descendant of this
+                // frame could have, and its success would have been this agent's).
+                self.occupied_next[from as usize] = agent;
+                self.next[agent as usize] = from;
+                self.frames.pop();
+                returned = Some(false);
+            }
+        }
+    }
+
+    /// Pops a frame whose agent found its cell, pulling its swap partner after it.
+    fn finish(&mut self, grid: &Grid, positions: &[CellId]) {
+        let frame = self.frames.pop().expect("a frame");
+        let other = frame.swap_with;
+        if other == NO_AGENT || self.next[other as usize] != NO_CELL {
+            return;
+        }
+        let agent = frame.agent;
+        let (from, to) = (positions[agent as usize], self.next[agent as usize]);
+        let other_at = positions[other as usize];
+        if frame.k != 0
+            || to == from
+            || self.occupied_next[from as usize] != NO_AGENT
+            || to == other_at
+            || !adjacent(grid, other_at, from)
+            || self.crosses(grid, other_at, from)
+        {
+            return;
+        }
+        self.occupied_next[from as usize] = other;
+        self.next[other as usize] = from;
+        self.swaps += 1;
+    }
+
+    fn push_frame(
+        &mut self,
+        grid: &Grid,
+        positions: &[CellId],
+        candidates: &[Candidates],
+        guide: &impl Guidance,
+        agent: u32,
+    ) {
+        let mut cands = candidates[agent as usize];
+        let mut swap_with = NO_AGENT;
+        if self.swap && cands.len > 1 && self.can_back_off(positions[agent as usize], &cands) {
+            swap_with = self.swap_partner(grid, positions, &cands, guide, agent);
+            if swap_with != NO_AGENT {
+                cands.cells[..cands.len as usize].reverse();
+            }
+        }
+        self.frames.push(Frame {
+            agent,
+            candidates: cands,
+            k: 0,
+            swap_with,
+        });
+    }
+
+    /// Whether a cell other than `from` and the best candidate is free now (nobody on it or
+    /// bound for it): a swap makes the agent back off, and one that cannot only stops pushing
+    /// forward (on 8-connected grids that left pairs facing each other for good).
+    fn can_back_off(&self, from: CellId, cands: &Candidates) -> bool {
+        cands.as_slice()[1..].iter().any(|&c| {
+            c != from
+                && self.occupied_now[c as usize] == NO_AGENT
+                && self.occupied_next[c as usize] == NO_AGENT
+        })
+    }
+
+    /// Whether moving from `from` to the diagonal neighbour `to` crosses a decided move
+    /// between the block's two other cells.
+    #[inline]
+    fn crosses(&self, grid: &Grid, from: CellId, to: CellId) -> bool {
+        let w = grid.width();
+        let (fx, fy, tx, ty) = (from % w, from / w, to % w, to / w);
+        if fx == tx || fy == ty {
+            return false;
+        }
+        let (c1, c2) = (ty * w + fx, fy * w + tx);
+        let moving = |a: CellId, b: CellId| {
+            let agent = self.occupied_now[a as usize];
+            agent != NO_AGENT && self.next[agent as usize] == b
+        };
+        moving(c1, c2) || moving(c2, c1)
+    }
+
+    /// The agent this agent should swap with, or [`NO_AGENT`] (LaCAM*'s swap test): the
+    /// undecided agent on its best cell when the two must pass each other and can, or else a
+    /// neighbour that wants this agent's best cell's way and must be cleared out of a corridor.
+    fn swap_partner(
+        &self,
+        grid: &Grid,
+        positions: &[CellId],
+        cands: &Candidates,
+        guide: &impl Guidance,
+        agent: u32,
+    ) -> u32 {
+        let from = positions[agent as usize];
+        let best = cands.cells[0];
+        // Both tests below start by walking from `best` away from `from`; where that cell has
+        // two ways on, the walk ends at once (see `swap_required`).
+        let open = self.ways_on(grid, guide, best, from).0;
+        let ahead = self.occupied_now[best as usize];
+        if ahead != NO_AGENT
+            && ahead != agent
+            && self.next[ahead as usize] == NO_CELL
+            && (open < 2 || guide.is_goal(agent, from))
+            && self.swap_required(grid, guide, agent, ahead, from, best)
+            && self.swap_possible(grid, guide, best, from)
+        {
+            return ahead;
+        }
+        if best != from {
+            let offsets = grid.move_offsets();
+            for dir in grid.moves(from).iter() {
+                let u = (i64::from(from) + offsets[dir.index()]) as CellId;
+                let other = self.occupied_now[u as usize];
+                if other != NO_AGENT
+                    && best != positions[other as usize]
+                    && (open < 2 || guide.is_goal(other, from))
+                    && self.swap_required(grid, guide, other, agent, from, best)
+                    && self.swap_possible(grid, guide, best, from)
+                {
+                    return other;
+                }
+            }
+        }
+        NO_AGENT
+    }
+
+    /// Walks from the puller's cell away from the pusher along a corridor while the pusher's
+    /// goal lies that way: the swap is required when the corridor gives no room to pass before
+    /// that, and the puller wants the pusher's side. (Callers skip the call when the puller's
+    /// cell has two ways on and the pusher is not on its goal: a walk that starts then ends at
+    /// once with "not required", and one that does not start can only end "required" when the
+    /// pusher stands on its goal.)
+    fn swap_required(
+        &self,
+        grid: &Grid,
+        guide: &impl Guidance,
+        pusher: u32,
+        puller: u32,
+        pusher_origin: CellId,
+        puller_origin: CellId,
+    ) -> bool {
+        let (mut v_pusher, mut v_puller) = (pusher_origin, puller_origin);
+        let mut walked = 0;
+        while guide.cost_to_go(pusher, v_puller) < guide.cost_to_go(pusher, v_pusher) {
+            walked += 1;
+            if walked > MAX_CORRIDOR_WALK {
+                return false;
+            }
+            let (open, last) = self.ways_on(grid, guide, v_puller, v_pusher);
+            if open >= 2 {
+                return false; // room to pass
+            }
+            let Some(next) = last else { break };
+            v_pusher = v_puller;
+            v_puller = next;
+        }
+        guide.cost_to_go(puller, v_pusher) < guide.cost_to_go(puller, v_puller)
+            && (guide.is_goal(pusher, v_pusher)
+                || guide.cost_to_go(pusher, v_puller) < guide.cost_to_go(pusher, v_pusher))
+    }
+
+    /// Whether the pair can swap: walking on from the puller's cell away from the pusher
+    /// reaches a cell with two ways on before a dead end.
+    fn swap_possible(
+        &self,
+        grid: &Grid,
+        guide: &impl Guidance,
+        pusher_origin: CellId,
+        puller_origin: CellId,
+    ) -> bool {
+        let (mut v_pusher, mut v_puller) = (pusher_origin, puller_origin);
+        let mut walked = 0;
+        while v_puller != pusher_origin {
+            walked += 1;
+            if walked > MAX_CORRIDOR_WALK {
+                return false;
+            }
+            let (open, last) = self.ways_on(grid, guide, v_puller, v_pusher);
+            if open >= 2 {
+                return true;
+            }
+            let Some(next) = last else { return false };
+            v_pusher = v_puller;
+            v_puller = next;
+        }
+        false
+    }
+
+    /// The neighbours of `cell` an agent pulled onto it could move on to: all but `behind`
+    /// and dead ends holding an agent at its goal. Returns their count and the last one.
+    fn ways_on(
+        &self,
+        grid: &Grid,
+        guide: &impl Guidance,
+        cell: CellId,
+        behind: CellId,
+    ) -> (u32, Option<CellId>) {
+        let offsets = grid.move_offsets();
+        let (mut open, mut last) = (0, None);
+        for dir in grid.moves(cell).iter() {
+            let u = (i64::from(cell) + offsets[dir.index()]) as CellId;
+            if u == behind {
+                continue;
+            }
+            let there = self.occupied_now[u as usize];
+            if grid.moves(u).len() == 1 && there != NO_AGENT && guide.is_goal(there, u) {
+                continue;
+            }
+            open += 1;
+            last = Some(u);
+        }
+        (open, last)
+    }
+}
+
+/// Whether `b` is one legal move from `a`.
+fn adjacent(grid: &Grid, a: CellId, b: CellId) -> bool {
+    let offsets = grid.move_offsets();
+    let delta = i64::from(b) - i64::from(a);
+    grid.moves(a)
+        .iter()
+        .any(|d: Direction| offsets[d.index()] == delta)
+}

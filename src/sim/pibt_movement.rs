@@ -1,0 +1,433 @@
+//! The movement phase of [`ConflictMode::Pibt`]: every agent's step decided together by PIBT
+//! ([`crate::mapf::Pibt`]), guided by the agents' own routes.
+//!
+//! # Guidance: routes, not distance fields
+//! PIBT ranks each agent's candidate cells by the cost still to go from each. Two ways to know
+//! it: exact distance-to-goal fields (a Dijkstra from every goal over the whole grid) or the
+//! agent's planned route. Fields cost 4 bytes per cell per distinct goal: 1 MiB per agent on
+//! the default 512 x 512 map (10 GiB for its 10,000 agents), 4 MiB per agent at 100,000
+//! agents on 1024 x 1024, and a whole-grid Dijkstra per new goal in lifelong runs. Routes are
+//! already made by the planners (A*, JPS, navigation points, D* Lite, one search per trip), so
+//! they cost nothing more, and scale with the agents, not with agents x cells.
+//!
+//! The cost to go of a cell is read off the route near the agent: a cell of the route is worth
+//! minus the route's cost from the agent to it; a cell one legal move from a route cell `r` is
+//! worth `r`'s value plus that move. So the next route cell ranks first, side steps that still
+//! gain ground next, staying after, and moves away last: every value is the length of a real
+//! way to the goal (the step, then the route), so the agent with the highest priority always
+//! makes real progress, which PIBT's guarantee rests on.
+//!
+//! # Pushed off the route
+//! An agent pushed onto a cell off its route does not replan. Its route is spliced: the new
+//! cell is written just before the best route cell it is one move from (the cells skipped are
+//! dropped), so the route again starts where the agent stands and leads back. The spliced
+//! cells ahead are counted as the agent's drift; pushed further away, the splice grows, and
+//! coming back consumes it. Only when the drift passes [`SimConfig::drift_replan`] cells (an
+//! agent driven back a long way, whose old route may no longer be the best way) does it ask
+//! for a new plan, from where it stands, as [`PlanReason::Drifted`].
+//!
+//! # Priorities
+//! An agent's urgency counts the ticks since it last stood on its goal (reset when it arrives);
+//! ties go to a fixed per-agent hash of the run seed. Agents at their goal therefore rank last
+//! and are pushed aside by travellers; pushed off, they head back and their urgency grows.
+//!
+//! # Determinism and threads
+//! Candidates are ranked in parallel (each agent's ranking depends only on its own route and
+//! cell, and on a per-tick salt); PIBT itself runs on one thread in priority order. The same
+//! state and seed give the same step on any number of threads.
+
+use rayon::prelude::*;
+
+use super::agent::{Agent, AgentSet, AgentState, PlanReason};
+use super::config::SimConfig;
+use super::metrics::StableHasher;
+use super::movement::MovementTotals;
+use super::occupancy::Occupancy;
+use crate::grid::{CellId, Direction, Grid};
+use crate::mapf::{Candidates, Guidance, NO_CELL, Pibt, rank_candidates};
+
+/// Fixed-point unit of route costs: one straight step on a cell of cost 1.
+const UNIT: f64 = 65536.0;
+
+/// Route cells past the spliced ones that candidate ranking looks at: a neighbour of the
+/// agent's cell is at most two moves from the route cell three ahead.
+const RANK_WINDOW: usize = 4;
+
+/// Route cells the swap test's corridor walks look at (cells farther on get a straight-line
+/// estimate).
+const WALK_WINDOW: usize = 48;
+
+/// Added to the value of a cell where an agent stands on its goal: a side step that still gains
+/// ground (a diagonal around it gains 0.59 of a step) then ranks before pushing the agent off
+/// its goal, which in a one-shot run would put its arrival (and the sum of costs) back to the
+/// tick it returns. Less than a step, so pushing still ranks before staying.
+const SETTLED_PENALTY: i64 = (0.5 * UNIT) as i64;
+
+/// Above this many agents, candidates are ranked on the rayon pool.
+const PARALLEL_RANKING: usize = 2048;
+
+/// Scratch memory of the PIBT movement phase, reused every tick.
+#[derive(Debug, Default)]
+pub(crate) struct PibtMovement {
+    pibt: Option<Pibt>,
+    positions: Vec<CellId>,
+    candidates: Vec<Candidates>,
+    order: Vec<(u64, u32)>,
+    order_slots: Vec<u32>,
+    next: Vec<CellId>,
+}
+
+impl PibtMovement {
+    /// Moves every agent one step (or not) as PIBT decides; `tick` is the tick being played.
+    pub(crate) fn run(
+        &mut self,
+        grid: &Grid,
+        agents: &mut AgentSet,
+        occupancy: &mut Occupancy,
+        config: &SimConfig,
+        tick: u64,
+        arrivals: &mut Vec<u32>,
+    ) -> MovementTotals {
+        let mut totals = MovementTotals::default();
+        let slots = agents.slot_count();
+        let pibt = match &mut self.pibt {
+            Some(p) if p.cells() == grid.len() => p,
+            _ => self.pibt.insert(Pibt::new(grid.len())),
+        };
+        pibt.set_swap(true);
+
+        // Positions and priority order.
+        self.positions.clear();
+        self.positions.resize(slots, NO_CELL);
+        self.order.clear();
+        for (slot, agent) in agents.iter_mut() {
+            self.positions[slot as usize] = agent.position;
+            let mut h = StableHasher::default();
+            h.write_u64(config.seed);
+            h.write_u64(u64::from(slot));
+            let tie = h.finish() as u32;
+            self.order
+                .push((u64::from(agent.urgency) << 32 | u64::from(tie), slot));
+        }
+        // Highest urgency first; equal keys (a hash collision) by slot, so the order is total.
+        self.order
+            .sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        self.order_slots.clear();
+        self.order_slots.extend(self.order.iter().map(|&(_, s)| s));
+
+        // Candidates, ranked in parallel.
+        let guide = RouteGuide::new(grid, agents, occupancy);
+        let mut h = StableHasher::default();
+        h.write_u64(config.seed);
+        h.write_u64(tick);
+        let salt = h.finish();
+        self.candidates.clear();
+        self.candidates.resize(slots, Candidates::default());
+        let positions = &self.positions;
+        let rank = |(slot, out): (usize, &mut Candidates)| {
+            let at = positions[slot];
+            if at != NO_CELL {
+                *out = rank_candidates(grid, &guide, slot as u32, at, salt);
+            }
+        };
+        if config.parallel && agents.len() >= PARALLEL_RANKING {
+            self.candidates
+                .par_iter_mut()
+                .enumerate()
+                .with_min_len(256)
+                .for_each(rank);
+        } else {
+            self.candidates.iter_mut().enumerate().for_each(rank);
+        }
+
+        let next = pibt.step(grid, positions, &self.candidates, &self.order_slots, &guide);
+        self.next.clear();
+        self.next.extend_from_slice(next);
+        totals.swaps = pibt.swaps();
+
+        // Apply: free every cell left, then take every cell entered (an agent may enter the
+        // cell another leaves).
+        for (slot, (&from, &to)) in self.positions.iter().zip(&self.next).enumerate() {
+            if from != NO_CELL && from != to {
+                debug_assert_eq!(occupancy.agent_at(from), Some(slot as u32));
+                occupancy.clear(from);
+            }
+        }
+        for (slot, (&from, &to)) in self.positions.iter().zip(&self.next).enumerate() {
+            if from != NO_CELL && from != to {
+                occupancy.set(to, slot as u32);
+            }
+        }
+        for (slot, agent) in agents.iter_mut() {
+            let (from, to) = (self.positions[slot as usize], self.next[slot as usize]);
+            if from == to {
+                if agent.next_cell().is_some() {
+                    agent.state = AgentState::Waiting;
+                    agent.waited += 1;
+                    totals.waiting += 1;
+                }
+            } else {
+                move_agent(grid, agent, to, tick, slot, &mut totals, arrivals);
+                if agent.drift > config.drift_replan && agent.plan_request.is_none() {
+                    agent.plan_request = Some((PlanReason::Drifted, tick));
+                }
+            }
+            if agent.state == AgentState::Arrived || agent.goal.is_none() {
+                agent.urgency = 0;
+            } else {
+                agent.urgency = agent.urgency.saturating_add(1);
+            }
+        }
+        totals
+    }
+}
+
+/// Moves `agent` to the neighbouring cell `to` and keeps its route leading from where it
+/// stands (see the module docs).
+fn move_agent(
+    grid: &Grid,
+    agent: &mut Agent,
+    to: CellId,
+    tick: u64,
+    slot: u32,
+    totals: &mut MovementTotals,
+    arrivals: &mut Vec<u32>,
+) {
+    let from = agent.position;
+    agent.position = to;
+    agent.moves += 1;
+    agent.waited = 0;
+    totals.moved += 1;
+    let has_route = matches!(
+        agent.state,
+        AgentState::Moving | AgentState::Waiting | AgentState::Arrived
+    ) && agent.path.get(agent.cursor) == Some(&from);
+    if !has_route {
+        return; // pushed while it has no route (no goal, or waiting for a plan)
+    }
+    let cursor = agent.cursor;
+    let end = (cursor + agent.drift as usize + RANK_WINDOW).min(agent.path.len());
+    if let Some(ahead) = agent.path[cursor + 1..end].iter().position(|&c| c == to) {
+        let j = cursor + 1 + ahead;
+        agent.drift = agent.drift.saturating_sub((j - cursor) as u32);
+        agent.cursor = j;
+    } else {
+        // Off the route: splice `to` in before the best route cell it is one move from.
+        let guide = MoveCosts::new(grid);
+        let mut best = (i64::MAX, cursor);
+        let mut progress = 0i64;
+        for j in cursor..end {
+            if j > cursor {
+                progress += guide
+                    .cost(agent.path[j - 1], agent.path[j])
+                    .unwrap_or(i64::MAX / 4);
+            }
+            if let Some(c) = guide.cost(to, agent.path[j]) {
+                let value = c - progress;
+                if value < best.0 {
+                    best = (value, j);
+                }
+            }
+        }
+        let j = best.1;
+        let spliced_left = (cursor + agent.drift as usize).saturating_sub(j) as u32;
+        if j >= 1 {
+            agent.path[j - 1] = to;
+            agent.cursor = j - 1;
+        } else {
+            agent.path.insert(0, to);
+            agent.cursor = 0;
+        }
+        agent.drift = 1 + spliced_left;
+        if agent.state == AgentState::Arrived {
+            // Pushed off its goal (one-shot runs): it goes back, and its trip is not over.
+            agent.arrived_at = None;
+            agent.left_goal = true;
+        }
+        agent.state = AgentState::Moving;
+        return;
+    }
+    if agent.cursor + 1 == agent.path.len() {
+        agent.state = AgentState::Arrived;
+        agent.arrived_at = Some(tick + 1);
+        if std::mem::take(&mut agent.left_goal) {
+            return; // back on a goal it had reached: not a new goal
+        }
+        agent.goals_reached += 1;
+        totals.arrived += 1;
+        arrivals.push(slot);
+    } else {
+        agent.state = AgentState::Moving;
+    }
+}
+
+/// The move to each of the eight cells around a cell, by row (north to south) and column.
+const DIRECTIONS: [[Option<Direction>; 3]; 3] = {
+    use Direction::*;
+    [
+        [Some(NorthWest), Some(North), Some(NorthEast)],
+        [Some(West), None, Some(East)],
+        [Some(SouthWest), Some(South), Some(SouthEast)],
+    ]
+};
+
+/// Costs of single legal moves, in fixed-point units.
+#[derive(Clone, Copy)]
+struct MoveCosts<'a> {
+    grid: &'a Grid,
+    offsets: [i64; 8],
+}
+
+impl<'a> MoveCosts<'a> {
+    fn new(grid: &'a Grid) -> Self {
+        MoveCosts {
+            grid,
+            offsets: grid.move_offsets(),
+        }
+    }
+
+    /// The cost of the legal move `a -> b`, or `None` when `b` is not one legal move from `a`.
+    #[inline]
+    fn cost(&self, a: CellId, b: CellId) -> Option<i64> {
+        let delta = i64::from(b) - i64::from(a);
+        let width = i64::from(self.grid.width());
+        let dir = if width >= 3 {
+            // Row of `b` relative to `a` from the size of the jump (unambiguous when the grid
+            // is at least 3 wide), then the column.
+            let (dy, dx) = if delta < -1 {
+                (0, delta + width)
+            } else if delta > 1 {
+                (2, delta - width)
+            } else {
+                (1, delta)
+            };
+            if !(-1..=1).contains(&dx) {
+                return None;
+            }
+            DIRECTIONS[dy][(dx + 1) as usize]?
+        } else {
+            self.grid
+                .moves(a)
+                .iter()
+                .find(|d| self.offsets[d.index()] == delta)?
+        };
+        self.grid
+            .moves(a)
+            .contains(dir)
+            .then(|| (self.grid.step_cost(dir, b) * UNIT) as i64)
+    }
+}
+
+/// The agents' routes as PIBT's guidance (see the module docs).
+struct RouteGuide<'a> {
+    costs: MoveCosts<'a>,
+    agents: &'a AgentSet,
+    occupancy: &'a Occupancy,
+}
+
+impl<'a> RouteGuide<'a> {
+    fn new(grid: &'a Grid, agents: &'a AgentSet, occupancy: &'a Occupancy) -> Self {
+        RouteGuide {
+            costs: MoveCosts::new(grid),
+            agents,
+            occupancy,
+        }
+    }
+
+    /// Whether an agent that has reached its goal stands on `cell`.
+    fn settled(&self, cell: CellId) -> bool {
+        self.occupancy
+            .agent_at(cell)
+            .and_then(|slot| self.agents.at(slot))
+            .is_some_and(|a| a.state == AgentState::Arrived)
+    }
+
+    /// The agent's route from its cell, with its drift, when it follows one.
+    fn route(agent: &Agent) -> Option<(&[CellId], u32)> {
+        matches!(
+            agent.state,
+            AgentState::Moving | AgentState::Waiting | AgentState::Arrived
+        )
+        .then(|| agent.path.get(agent.cursor..))
+        .flatten()
+        .filter(|rest| rest.first() == Some(&agent.position))
+        .map(|rest| (rest, agent.drift))
+    }
+
+    /// Values of `cells` against the first `window` route cells (see the module docs);
+    /// `i64::MAX` for a cell no route cell there is one move from.
+    fn along(&self, route: &[CellId], window: usize, cells: &[CellId], out: &mut [i64]) {
+        out.fill(i64::MAX);
+        let mut progress = 0i64;
+        for (j, &r) in route.iter().take(window).enumerate() {
+            if j > 0 {
+                progress += self.costs.cost(route[j - 1], r).unwrap_or(i64::MAX / 4);
+            }
+            for (o, &c) in out.iter_mut().zip(cells) {
+                let value = if c == r {
+                    -progress
+                } else if let Some(step) = self.costs.cost(c, r) {
+                    step - progress
+                } else {
+                    continue;
+                };
+                *o = (*o).min(value);
+            }
+        }
+    }
+
+    /// A straight-line estimate from `cell` to the agent's cell, for cells far from the route.
+    fn far(&self, cell: CellId, at: CellId) -> i64 {
+        (self.costs.grid.heuristic(cell, at) * UNIT) as i64
+    }
+}
+
+impl Guidance for RouteGuide<'_> {
+    fn cost_to_go(&self, agent: u32, cell: CellId) -> i64 {
+        let mut out = [0i64];
+        let Some(a) = self.agents.at(agent) else {
+            return 0;
+        };
+        match Self::route(a) {
+            Some((route, drift)) => {
+                self.along(route, drift as usize + WALK_WINDOW, &[cell], &mut out);
+                if out[0] == i64::MAX {
+                    self.far(cell, a.position)
+                } else {
+                    out[0]
+                }
+            }
+            None => self.far(cell, a.position),
+        }
+    }
+
+    fn is_goal(&self, agent: u32, cell: CellId) -> bool {
+        self.agents.at(agent).is_some_and(|a| a.goal == Some(cell))
+    }
+
+    fn costs_to_go(&self, agent: u32, cells: &[CellId], out: &mut [i64]) {
+        let Some(a) = self.agents.at(agent) else {
+            out.fill(0);
+            return;
+        };
+        match Self::route(a) {
+            Some((route, drift)) => {
+                self.along(route, drift as usize + RANK_WINDOW, cells, out);
+                for (o, &c) in out.iter_mut().zip(cells) {
+                    if *o == i64::MAX {
+                        *o = self.far(c, a.position);
+                    }
+                    if c != a.position && self.settled(c) {
+                        *o += SETTLED_PENALTY;
+                    }
+                }
+            }
+            // No route (no goal, or waiting for a plan): stay unless pushed.
+            None => {
+                for (o, &c) in out.iter_mut().zip(cells) {
+                    *o = self.far(c, a.position);
+                }
+            }
+        }
+    }
+}

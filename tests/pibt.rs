@@ -1,0 +1,438 @@
+//! Cooperative movement by PIBT: the solver alone (every joint step judged by the independent
+//! validator, lifelong reachability with exact distances) and the simulation's `pibt` conflict
+//! mode (per-tick invariants in both neighbourhoods, arrival, pushed agents coming back,
+//! determinism across thread counts).
+
+mod common;
+
+use std::collections::{HashMap, VecDeque};
+
+use common::TestRng;
+use throng::grid::procgen::MapGenerator;
+use throng::mapf::{Guidance, NO_CELL, Pibt, check_step, rank_candidates};
+use throng::sim::{AgentId, AgentState, ConflictMode, SimConfig, Simulation};
+use throng::{CellId, Grid, Neighborhood};
+
+/// Breadth-first step counts from `goal` over the grid's legal moves (written here, apart from
+/// the library's searches).
+fn bfs_from(grid: &Grid, goal: CellId) -> Vec<u32> {
+    let mut dist = vec![u32::MAX; grid.len()];
+    let mut queue = VecDeque::from([goal]);
+    dist[goal as usize] = 0;
+    while let Some(c) = queue.pop_front() {
+        for (n, _) in common::reference_moves(grid, c) {
+            if dist[n as usize] == u32::MAX {
+                dist[n as usize] = dist[c as usize] + 1;
+                queue.push_back(n);
+            }
+        }
+    }
+    dist
+}
+
+/// Exact step counts to each agent's goal.
+struct Fields {
+    goals: Vec<CellId>,
+    dist: HashMap<CellId, Vec<u32>>,
+}
+
+impl Fields {
+    fn new(grid: &Grid, goals: Vec<CellId>) -> Fields {
+        let mut f = Fields {
+            goals: Vec::new(),
+            dist: HashMap::new(),
+        };
+        for g in goals {
+            f.set(grid, f.goals.len(), g);
+        }
+        f
+    }
+
+    fn set(&mut self, grid: &Grid, agent: usize, goal: CellId) {
+        if agent == self.goals.len() {
+            self.goals.push(goal);
+        } else {
+            self.goals[agent] = goal;
+        }
+        self.dist
+            .entry(goal)
+            .or_insert_with(|| bfs_from(grid, goal));
+    }
+}
+
+impl Guidance for Fields {
+    fn cost_to_go(&self, agent: u32, cell: CellId) -> i64 {
+        i64::from(self.dist[&self.goals[agent as usize]][cell as usize])
+    }
+    fn is_goal(&self, agent: u32, cell: CellId) -> bool {
+        self.goals[agent as usize] == cell
+    }
+}
+
+fn random_free_cells(grid: &Grid, n: usize, rng: &mut TestRng) -> Vec<CellId> {
+    let largest = grid.components().largest().unwrap();
+    let mut pool: Vec<CellId> = (0..grid.len() as CellId)
+        .filter(|&c| grid.components().of(c) == Some(largest))
+        .collect();
+    for i in 0..n {
+        let j = i + rng.below((pool.len() - i) as u64) as usize;
+        pool.swap(i, j);
+    }
+    pool.truncate(n);
+    pool
+}
+
+/// Plays `steps` lifelong PIBT steps (a new random goal on arrival, priorities growing while
+/// away from the goal), checking every joint step; returns the goals reached per agent.
+fn lifelong_pibt(grid: &Grid, agents: usize, steps: u64, seed: u64, swap: bool) -> Vec<u32> {
+    let mut rng = TestRng::new(seed);
+    let mut positions = random_free_cells(grid, agents, &mut rng);
+    let goals = random_free_cells(grid, agents, &mut rng);
+    let mut fields = Fields::new(grid, goals);
+    let mut urgency = vec![0u64; agents];
+    let mut reached = vec![0u32; agents];
+    let mut pibt = Pibt::new(grid.len());
+    pibt.set_swap(swap);
+    let tie: Vec<u64> = (0..agents).map(|_| rng.below(1 << 20)).collect();
+    for step in 0..steps {
+        let candidates: Vec<_> = (0..agents as u32)
+            .map(|a| rank_candidates(grid, &fields, a, positions[a as usize], step))
+            .collect();
+        let mut order: Vec<u32> = (0..agents as u32).collect();
+        order.sort_by_key(|&a| std::cmp::Reverse((urgency[a as usize], tie[a as usize])));
+        let next = pibt
+            .step(grid, &positions, &candidates, &order, &fields)
+            .to_vec();
+        if let Err(e) = check_step(grid, &positions, &next) {
+            panic!("step {step}: {e}");
+        }
+        positions = next;
+        for a in 0..agents {
+            if positions[a] == fields.goals[a] {
+                reached[a] += 1;
+                urgency[a] = 0;
+                let goal = loop {
+                    let g = random_free_cells(grid, 1, &mut rng)[0];
+                    if g != positions[a] {
+                        break g;
+                    }
+                };
+                fields.set(grid, a, goal);
+            } else {
+                urgency[a] += 1;
+            }
+        }
+    }
+    reached
+}
+
+#[test]
+fn pibt_steps_are_legal_and_every_agent_keeps_reaching_goals() {
+    // Open rooms with pillars: every pair of neighbouring cells lies on a cycle, which is where
+    // PIBT promises that every agent reaches its goal again and again.
+    let mut text = String::new();
+    for y in 0..16 {
+        let row: String = (0..16)
+            .map(|x| if x % 4 == 2 && y % 4 == 2 { '#' } else { '.' })
+            .collect();
+        text.push_str(&row);
+        text.push('\n');
+    }
+    for neighbourhood in [Neighborhood::Four, Neighborhood::Eight] {
+        let grid = Grid::from_ascii(text.trim_end())
+            .unwrap()
+            .with_neighborhood(neighbourhood);
+        // 120 agents on 240 cells: half full.
+        let reached = lifelong_pibt(&grid, 120, 1000, 7, true);
+        let least = *reached.iter().min().unwrap();
+        assert!(
+            least >= 10,
+            "{neighbourhood:?}: every agent reaches goals, the least reached {least}"
+        );
+    }
+}
+
+#[test]
+fn pibt_without_swaps_is_still_legal_on_a_dense_random_map() {
+    let grid = MapGenerator::Random {
+        width: 24,
+        height: 24,
+        density: 0.2,
+    }
+    .generate(5)
+    .unwrap();
+    for (neighbourhood, swap) in [(Neighborhood::Four, false), (Neighborhood::Eight, true)] {
+        let grid = grid.clone().with_neighborhood(neighbourhood);
+        let reached = lifelong_pibt(&grid, 200, 300, 3, swap);
+        assert!(reached.iter().sum::<u32>() > 200, "{reached:?}");
+    }
+}
+
+#[test]
+fn pibt_swaps_let_two_agents_pass_in_a_corridor_with_one_bay() {
+    // A dead-end corridor with one side bay: the agent deep inside must get out past the one
+    // coming in. Without the swap rule plain PIBT pushes them back and forth for ever.
+    let grid = Grid::from_ascii("......\n#.####")
+        .unwrap()
+        .with_neighborhood(Neighborhood::Four);
+    let c = |x, y| grid.cell(x, y).unwrap();
+    let run = |swap: bool| {
+        let fields = Fields::new(&grid, vec![c(5, 0), c(0, 0)]);
+        let mut positions = vec![c(0, 0), c(5, 0)];
+        let mut pibt = Pibt::new(grid.len());
+        pibt.set_swap(swap);
+        for step in 0..40u64 {
+            let candidates: Vec<_> = (0..2)
+                .map(|a| rank_candidates(&grid, &fields, a, positions[a as usize], step))
+                .collect();
+            let next = pibt
+                .step(&grid, &positions, &candidates, &[0, 1], &fields)
+                .to_vec();
+            check_step(&grid, &positions, &next).unwrap();
+            positions = next;
+        }
+        positions == vec![c(5, 0), c(0, 0)]
+    };
+    assert!(run(true), "with swaps both arrive");
+    assert!(
+        !run(false),
+        "plain PIBT cannot pass here (the test would not see a regression)"
+    );
+}
+
+#[test]
+fn absent_agents_stay_absent() {
+    let grid = Grid::from_ascii("....\n....").unwrap();
+    let fields = Fields::new(&grid, vec![3, 0, 4]);
+    let positions = vec![0, NO_CELL, 7];
+    let candidates = vec![
+        rank_candidates(&grid, &fields, 0, 0, 1),
+        Default::default(),
+        rank_candidates(&grid, &fields, 2, 7, 1),
+    ];
+    let mut pibt = Pibt::new(grid.len());
+    let next = pibt
+        .step(&grid, &positions, &candidates, &[2, 0], &fields)
+        .to_vec();
+    assert_eq!(next[1], NO_CELL);
+    check_step(&grid, &positions, &next).unwrap();
+}
+
+// ---- The simulation's `pibt` mode ----
+
+fn pibt_config() -> SimConfig {
+    SimConfig {
+        conflicts: ConflictMode::Pibt,
+        ..SimConfig::default()
+    }
+}
+
+fn crowd(grid: Grid, config: SimConfig, n: usize, seed: u64) -> (Simulation, Vec<AgentId>) {
+    let mut rng = TestRng::new(seed);
+    let starts = random_free_cells(&grid, n, &mut rng);
+    let goals = random_free_cells(&grid, n, &mut rng);
+    let mut sim = Simulation::new(grid, config);
+    let ids = starts
+        .iter()
+        .zip(&goals)
+        .map(|(&s, &g)| sim.add_agent(s, Some(g)).unwrap())
+        .collect();
+    (sim, ids)
+}
+
+/// One tick, judged by the validator on every agent present before and after.
+fn validated_step(sim: &mut Simulation) -> throng::sim::TickReport {
+    let before: Vec<(AgentId, CellId)> = sim
+        .agents()
+        .iter()
+        .map(|(id, a)| (id, a.position()))
+        .collect();
+    let report = sim.step();
+    let after: Vec<CellId> = before
+        .iter()
+        .map(|&(id, _)| sim.agent(id).map_or(NO_CELL, |a| a.position()))
+        .collect();
+    let from: Vec<CellId> = before.iter().map(|&(_, c)| c).collect();
+    if let Err(e) = check_step(sim.grid(), &from, &after) {
+        panic!("tick {}: {e}", report.tick);
+    }
+    for (id, a) in sim.agents().iter() {
+        assert!(sim.grid().is_walkable(a.position()));
+        assert_eq!(sim.occupancy().agent_at(a.position()), Some(id.index()));
+        if a.state() == AgentState::Arrived {
+            assert_eq!(Some(a.position()), a.goal(), "tick {}", report.tick);
+        }
+    }
+    report
+}
+
+#[test]
+fn sim_pibt_steps_are_legal_in_both_neighbourhoods_and_every_map_kind() {
+    let maps = [
+        MapGenerator::Random {
+            width: 48,
+            height: 48,
+            density: 0.25,
+        },
+        MapGenerator::Rooms {
+            width: 48,
+            height: 48,
+            room: 7,
+            door: 2,
+        },
+        MapGenerator::Maze {
+            width: 41,
+            height: 41,
+            corridor: 1,
+        },
+    ];
+    for generator in maps {
+        for neighbourhood in [Neighborhood::Four, Neighborhood::Eight] {
+            let grid = generator
+                .generate(2)
+                .unwrap()
+                .with_neighborhood(neighbourhood);
+            let free = grid.walkable_count();
+            for lifelong in [false, true] {
+                let config = SimConfig {
+                    lifelong,
+                    seed: 5,
+                    ..pibt_config()
+                };
+                let (mut sim, _) = crowd(grid.clone(), config, free / 4, 9);
+                let mut moved = 0;
+                for _ in 0..150 {
+                    moved += validated_step(&mut sim).moved;
+                }
+                assert!(moved > 0, "{generator:?}: agents move");
+            }
+        }
+    }
+}
+
+#[test]
+fn sim_pibt_one_shot_crowd_all_arrive_without_replans_around_agents() {
+    let grid = MapGenerator::Random {
+        width: 64,
+        height: 64,
+        density: 0.1,
+    }
+    .generate(1)
+    .unwrap();
+    for neighbourhood in [Neighborhood::Four, Neighborhood::Eight] {
+        let grid = grid.clone().with_neighborhood(neighbourhood);
+        let (mut sim, ids) = crowd(grid, pibt_config(), 600, 4);
+        let mut ticks = 0;
+        while sim.summary().arrived < 600 && ticks < 600 {
+            validated_step(&mut sim);
+            ticks += 1;
+        }
+        let s = sim.summary();
+        assert!(
+            s.all_arrived,
+            "{neighbourhood:?}: {} of 600 after {ticks}",
+            s.arrived
+        );
+        assert_eq!(s.arrived_fraction, 1.0);
+        assert_eq!(s.replans_blocked, 0);
+        assert_eq!(s.plans_new_goal, 600);
+        // One goal each, however often an agent was pushed off its goal and came back.
+        let goals: u32 = ids
+            .iter()
+            .map(|&id| sim.agent(id).unwrap().goals_reached())
+            .sum();
+        assert_eq!(goals, 600);
+        assert_eq!(s.goals_reached, 600);
+    }
+}
+
+#[test]
+fn sim_pibt_pushes_an_arrived_agent_aside_and_it_comes_back() {
+    // A corridor with one bay; agent A is parked at its goal in the corridor, B must pass.
+    let grid = Grid::from_ascii("........\n###.####")
+        .unwrap()
+        .with_neighborhood(Neighborhood::Four);
+    let c = |x, y| grid.cell(x, y).unwrap();
+    let mut sim = Simulation::new(grid.clone(), pibt_config());
+    let a = sim.add_agent(c(4, 0), Some(c(4, 0))).unwrap();
+    let b = sim.add_agent(c(0, 0), Some(c(7, 0))).unwrap();
+    let mut a_left = false;
+    for _ in 0..40 {
+        validated_step(&mut sim);
+        a_left |= sim.agent(a).unwrap().position() != c(4, 0);
+    }
+    assert!(a_left, "A was pushed off its goal");
+    for id in [a, b] {
+        let agent = sim.agent(id).unwrap();
+        assert_eq!(agent.state(), AgentState::Arrived);
+        assert_eq!(agent.position(), agent.goal().unwrap());
+        assert_eq!(agent.goals_reached(), 1);
+    }
+    let s = sim.summary();
+    assert!(s.all_arrived);
+    // A's trip ends when it is back for good, not when it first stood there.
+    assert!(s.makespan > 7, "makespan {}", s.makespan);
+}
+
+#[test]
+fn sim_pibt_is_the_same_on_any_number_of_threads() {
+    let grid = MapGenerator::Random {
+        width: 96,
+        height: 96,
+        density: 0.2,
+    }
+    .generate(8)
+    .unwrap();
+    // Over the parallel-ranking threshold (2,048 agents), lifelong so that plans keep coming.
+    let run = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            let config = SimConfig {
+                lifelong: true,
+                seed: 3,
+                ..pibt_config()
+            };
+            let (mut sim, _) = crowd(grid.clone(), config, 2500, 6);
+            (0..60).map(|_| sim.step().state_hash).collect::<Vec<_>>()
+        })
+    };
+    let one = run(1);
+    assert_eq!(one, run(2));
+    assert_eq!(one, run(4));
+}
+
+#[test]
+fn sim_pibt_replans_only_after_drifting_far() {
+    // Agents pushed around a dense room drift; a tiny drift limit makes them replan, the
+    // default almost never, and never a replan around agents.
+    let grid = MapGenerator::Rooms {
+        width: 40,
+        height: 40,
+        room: 9,
+        door: 2,
+    }
+    .generate(3)
+    .unwrap();
+    let count = |drift_replan: u32| {
+        let config = SimConfig {
+            drift_replan,
+            ..pibt_config()
+        };
+        let (mut sim, _) = crowd(grid.clone(), config, 400, 2);
+        for _ in 0..200 {
+            validated_step(&mut sim);
+        }
+        let s = sim.summary();
+        assert_eq!(s.replans_blocked, 0);
+        s.replans_drifted
+    };
+    let (tight, default) = (count(1), count(8));
+    assert!(tight > 0, "pushed agents drift");
+    assert!(
+        default < tight,
+        "{default} drift replans vs {tight} with a limit of 1"
+    );
+}
