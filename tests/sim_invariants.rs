@@ -61,7 +61,7 @@ fn checked_step(sim: &mut Simulation) -> TickReport {
 
 fn check_tick(sim: &Simulation, before: &HashMap<AgentId, CellId>, report: &TickReport) {
     let grid = sim.grid();
-    let avoid = sim.config().conflicts == ConflictMode::Avoid;
+    let avoid = sim.config().conflicts.separates();
     let tick = report.tick;
     let after = positions(sim);
     let mut occupant_before: HashMap<CellId, AgentId> = HashMap::new();
@@ -125,6 +125,15 @@ fn check_tick(sim: &Simulation, before: &HashMap<AgentId, CellId>, report: &Tick
     assert_eq!(report.agents as usize, sim.agents().len());
 }
 
+/// The settings of the `avoid` conflict mode (waits and replans around agents), which the
+/// tests of that mode's rules use.
+fn avoid() -> SimConfig {
+    SimConfig {
+        conflicts: ConflictMode::Avoid,
+        ..SimConfig::default()
+    }
+}
+
 fn run_checked(sim: &mut Simulation, ticks: u64) -> Vec<TickReport> {
     (0..ticks).map(|_| checked_step(sim)).collect()
 }
@@ -139,20 +148,26 @@ fn invariants_hold_on_a_dense_random_map_with_conflicts() {
     }
     .generate(3)
     .unwrap();
-    let config = SimConfig {
-        lifelong: true,
-        seed: 11,
-        ..SimConfig::default()
-    };
-    let (mut sim, _) = crowd(grid, config, 600, 1);
-    let reports = run_checked(&mut sim, 200);
-    let waits: u64 = reports.iter().map(|r| u64::from(r.waiting)).sum();
-    let goals: u64 = reports.iter().map(|r| u64::from(r.goals_reached)).sum();
-    assert!(
-        waits > 100,
-        "the crowd should be dense enough to wait: {waits}"
-    );
-    assert!(goals > 100, "lifelong agents keep reaching goals: {goals}");
+    for conflicts in [ConflictMode::Avoid, ConflictMode::Pibt] {
+        let config = SimConfig {
+            lifelong: true,
+            seed: 11,
+            conflicts,
+            ..SimConfig::default()
+        };
+        let (mut sim, _) = crowd(grid.clone(), config, 600, 1);
+        let reports = run_checked(&mut sim, 200);
+        let waits: u64 = reports.iter().map(|r| u64::from(r.waiting)).sum();
+        let goals: u64 = reports.iter().map(|r| u64::from(r.goals_reached)).sum();
+        assert!(
+            waits > 100,
+            "{conflicts:?}: the crowd should be dense enough to wait: {waits}"
+        );
+        assert!(
+            goals > 100,
+            "{conflicts:?}: lifelong agents keep reaching goals: {goals}"
+        );
+    }
 }
 
 #[test]
@@ -172,11 +187,17 @@ fn invariants_hold_in_rooms_and_mazes() {
     ];
     for (i, map) in maps.iter().enumerate() {
         let grid = map.generate(i as u64 + 5).unwrap();
-        for lifelong in [false, true] {
+        for (lifelong, conflicts) in [
+            (false, ConflictMode::Avoid),
+            (true, ConflictMode::Avoid),
+            (false, ConflictMode::Pibt),
+            (true, ConflictMode::Pibt),
+        ] {
             let config = SimConfig {
                 lifelong,
                 seed: 3,
                 max_plans_per_tick: Some(25),
+                conflicts,
                 ..SimConfig::default()
             };
             let (mut sim, _) = crowd(grid.clone(), config, 200, 7 + i as u64);
@@ -302,7 +323,7 @@ fn corridor_sim(config: SimConfig, n: u32) -> (Simulation, Vec<AgentId>) {
 fn crowded_corridor_makes_progress_thanks_to_wait_then_replan() {
     // Four agents each way meet head-on in a corridor three cells wide. Their shortest paths
     // collide; after `replan_after_waits` ticks the blocked ones plan around the others.
-    let (mut sim, ids) = corridor_sim(SimConfig::default(), 4);
+    let (mut sim, ids) = corridor_sim(avoid(), 4);
     let mut plans = 0;
     let mut waits = 0;
     while (sim.summary().arrived as usize) < ids.len() && sim.tick() < 150 {
@@ -325,7 +346,7 @@ fn crowded_corridor_makes_progress_thanks_to_wait_then_replan() {
     // Without the replan rule the same crowd jams: the leaders wait for each other forever.
     let never = SimConfig {
         replan_after_waits: u32::MAX,
-        ..SimConfig::default()
+        ..avoid()
     };
     let (mut jammed, _) = corridor_sim(never, 4);
     let reports = run_checked(&mut jammed, 150);
@@ -342,7 +363,7 @@ fn a_permanently_blocked_agent_backs_off_its_replans() {
     let grid = Grid::from_ascii("##########\n..........\n##########").unwrap();
     let c = |x| grid.cell(x, 1).unwrap();
     let (p_cell, b_start, b_goal) = (c(5), c(1), c(9));
-    let mut sim = Simulation::new(grid.clone(), SimConfig::default());
+    let mut sim = Simulation::new(grid.clone(), avoid());
     let parked = sim.add_agent(p_cell, Some(p_cell)).unwrap();
     let blocked = sim.add_agent(b_start, Some(b_goal)).unwrap();
     let reports = run_checked(&mut sim, 300);
@@ -849,7 +870,7 @@ fn blocked_in_corridor(detours: bool, parked_at: &[u32]) -> Vec<u64> {
     let grid = Grid::from_ascii(&vec![row; 5].join("\n")).unwrap();
     let config = SimConfig {
         detours,
-        ..SimConfig::default()
+        ..avoid()
     };
     let mut sim = Simulation::new(grid, config);
     let c = |sim: &Simulation, x| sim.grid().cell(x, 2).unwrap();

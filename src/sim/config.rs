@@ -9,8 +9,8 @@ use crate::planner::PlannerKind;
 #[serde(rename_all = "lowercase")]
 pub enum ConflictMode {
     /// At most one agent per cell and no two agents swapping cells in one tick; conflicts are
-    /// resolved in slot order, a blocked agent waits. The default.
-    #[default]
+    /// resolved in slot order, a blocked agent waits and, after
+    /// [`SimConfig::replan_after_waits`] ticks, replans around the agents near it.
     Avoid,
     /// Agents pass through each other: pure planning and movement throughput.
     Off,
@@ -18,7 +18,8 @@ pub enum ConflictMode {
     /// [`crate::mapf::pibt`]): every tick all agents choose their next cell together, in
     /// priority order, pushing lower agents out of the way instead of waiting for them. One
     /// agent per cell, no swaps, no diagonal crossings; the planners still give each agent its
-    /// route, and blocked agents never replan around others.
+    /// route, and blocked agents never replan around others. The default.
+    #[default]
     Pibt,
 }
 
@@ -28,7 +29,7 @@ pub enum ConflictMode {
 pub struct SimConfig {
     /// Planner used for every plan. Default: [`PlannerKind::AStar`].
     pub planner: PlannerKind,
-    /// Agent-agent conflicts. Default: [`ConflictMode::Avoid`].
+    /// Agent-agent conflicts. Default: [`ConflictMode::Pibt`].
     pub conflicts: ConflictMode,
     /// Lifelong mode: an agent that arrives gets a new goal (seeded), so throughput can be
     /// measured over many ticks. Default: `false` (one-shot: arrived agents stay).
@@ -78,7 +79,7 @@ impl Default for SimConfig {
     fn default() -> Self {
         SimConfig {
             planner: PlannerKind::AStar,
-            conflicts: ConflictMode::Avoid,
+            conflicts: ConflictMode::Pibt,
             lifelong: false,
             max_plans_per_tick: None,
             replan_after_waits: 3,
