@@ -12,9 +12,11 @@
 //!   `auto`, `astar` and `jps`. Loading the map, building the navigation points (`auto`) and
 //!   placing the agents happen before the clock starts, and the simulation is dropped after it
 //!   stops (`iter_custom`, one fresh simulation per iteration).
-//! - `steady_tick/auto/<n>_threads`: single ticks of a running simulation (planner `auto`, no
-//!   cap), from tick [`WARM_TICKS`] on: agents walking, waiting for each other and replanning
-//!   around the ones that block them. The same simulation continues from one iteration to the
+//! - `steady_tick/auto/<conflicts>/<n>_threads`: single ticks of a running simulation (planner
+//!   `auto`, no cap), from tick [`WARM_TICKS`] on, with conflict mode `Pibt` (the default: all
+//!   agents' steps decided together, pushing instead of waiting) and `Avoid` (agents wait and
+//!   replan around the ones that block them). After the group, the movement (coordination)
+//!   phase of those ticks as the simulation timed it: mean, p50 and p99 milliseconds. The same simulation continues from one iteration to the
 //!   next; after [`STEADY_WINDOW`] timed ticks (or once every agent is done) it is rebuilt and
 //!   warmed again outside the timing, so every sample comes from the same stretch of the run
 //!   rather than from an emptying map.
@@ -52,7 +54,7 @@ use criterion::{Criterion, SamplingMode};
 use rayon::ThreadPool;
 use throng::CellId;
 use throng::planner::PlannerKind;
-use throng::sim::{AgentState, Scenario, Simulation, TickReport};
+use throng::sim::{AgentState, ConflictMode, Scenario, Simulation, TickReport};
 
 /// The scenario every benchmark plays.
 const SCENARIO: &str = "sims/default.toml";
@@ -98,7 +100,11 @@ fn step(sim: &mut Simulation, pool: Option<&ThreadPool>) -> TickReport {
 /// Plays tick 0 of `planner` and checks it (see the module docs); returns the cost of every
 /// agent's whole first path, in agent order.
 fn check_first_tick(planner: PlannerKind) -> Vec<f64> {
-    let mut sim = build(&scenario(planner));
+    // Conflict mode `avoid`: an agent either steps along its path or waits, so its first path
+    // can be read back after the tick (PIBT may push an agent off its path in tick 0).
+    let mut checked = scenario(planner);
+    checked.sim.conflicts = ConflictMode::Avoid;
+    let mut sim = build(&checked);
     let agents = sim.agents().len();
     let starts: Vec<CellId> = sim.agents().iter().map(|(_, a)| a.position()).collect();
     let report = sim.step();
@@ -250,30 +256,51 @@ fn main() {
         .sample_size(20)
         .warm_up_time(Duration::from_secs(1))
         .measurement_time(Duration::from_secs(5));
-    let scenario = scenario(PlannerKind::Auto);
-    for &(threads, pool) in &pools {
-        let mut running: Option<Running> = None;
-        group.bench_function(format!("auto/{threads}_threads"), |b| {
-            b.iter_custom(|iters| {
-                let mut total = Duration::ZERO;
-                for _ in 0..iters {
-                    let run = match &mut running {
-                        Some(run) if run.left > 0 => run,
-                        slot => slot.insert(warm(&scenario, pool)),
-                    };
-                    let t0 = Instant::now();
-                    let report = step(&mut run.sim, pool);
-                    total += t0.elapsed();
-                    run.left -= 1;
-                    if report.at_goal + report.no_path == report.agents {
-                        run.left = 0;
+    let mut coordination = Vec::new();
+    for conflicts in [ConflictMode::Pibt, ConflictMode::Avoid] {
+        let mut scenario = scenario(PlannerKind::Auto);
+        scenario.sim.conflicts = conflicts;
+        for &(threads, pool) in &pools {
+            let mut running: Option<Running> = None;
+            let mut movement = Vec::new();
+            group.bench_function(format!("auto/{conflicts:?}/{threads}_threads"), |b| {
+                b.iter_custom(|iters| {
+                    let mut total = Duration::ZERO;
+                    for _ in 0..iters {
+                        let run = match &mut running {
+                            Some(run) if run.left > 0 => run,
+                            slot => slot.insert(warm(&scenario, pool)),
+                        };
+                        let t0 = Instant::now();
+                        let report = step(&mut run.sim, pool);
+                        total += t0.elapsed();
+                        movement.push(report.movement_ms);
+                        run.left -= 1;
+                        if report.at_goal + report.no_path == report.agents {
+                            run.left = 0;
+                        }
                     }
-                }
-                total
+                    total
+                });
             });
-        });
+            coordination.push((conflicts, threads, movement));
+        }
     }
     group.finish();
+    // The movement (coordination) phase of those ticks, as the simulation timed it.
+    for (conflicts, threads, mut ms) in coordination {
+        if ms.is_empty() {
+            continue;
+        }
+        ms.sort_by(f64::total_cmp);
+        let mean = ms.iter().sum::<f64>() / ms.len() as f64;
+        println!(
+            "movement phase {conflicts:?} {threads} thread(s): mean {mean:.3} ms, p50 {:.3}, p99 {:.3} over {} steady ticks",
+            ms[ms.len() / 2],
+            ms[(ms.len() * 99 / 100).min(ms.len() - 1)],
+            ms.len()
+        );
+    }
     criterion.final_summary();
 
     if mode == RunMode::Bench && pools.len() > 1 {
