@@ -868,10 +868,7 @@ fn an_agent_with_its_own_nav_planner_gets_the_graph_built() {
 fn blocked_in_corridor(detours: bool, parked_at: &[u32]) -> Vec<u64> {
     let row = ".".repeat(200);
     let grid = Grid::from_ascii(&vec![row; 5].join("\n")).unwrap();
-    let config = SimConfig {
-        detours,
-        ..avoid()
-    };
+    let config = SimConfig { detours, ..avoid() };
     let mut sim = Simulation::new(grid, config);
     let c = |sim: &Simulation, x| sim.grid().cell(x, 2).unwrap();
     for &x in parked_at {

@@ -21,6 +21,12 @@
 //!   the corridor walk says such a swap is needed and possible, the agent reverses its
 //!   candidate order (it backs away into the open) and pulls the other agent after it, so that
 //!   the pair reaches a junction where they can pass.
+//! - An agent pushed off its goal tries the cells off its pusher's way first ([`Pibt::set_yield`],
+//!   on by default): where its pusher goes next (cells nearer the pusher's goal than the cell it
+//!   takes) rank last. Otherwise it flees down the pusher's route, and in one-shot runs two
+//!   agents whose goals lie on each other's way evict each other for ever. Only agents at their
+//!   goal step aside so: for travellers it cost the 8-connected crowds 5% to 15% in sum of
+//!   costs.
 //! - The recursion is an explicit stack: a chain of thousands of agents in a corridor cannot
 //!   overflow the thread's stack.
 //!
@@ -197,6 +203,8 @@ pub struct Pibt {
     next: Vec<CellId>,
     frames: Vec<Frame>,
     swap: bool,
+    /// Whether pushed agents step aside off their pusher's way (see [`Pibt::set_yield`]).
+    yield_way: bool,
     /// Swaps made in the last step.
     swaps: u32,
 }
@@ -210,6 +218,7 @@ impl Pibt {
             next: Vec::new(),
             frames: Vec::new(),
             swap: true,
+            yield_way: true,
             swaps: 0,
         }
     }
@@ -222,6 +231,12 @@ impl Pibt {
     /// Turns the swap rule on or off (on by default; see the module docs).
     pub fn set_swap(&mut self, on: bool) {
         self.swap = on;
+    }
+
+    /// Turns on or off (on by default) the rule that an agent pushed by another tries the cells
+    /// off its pusher's way first (see the module docs).
+    pub fn set_yield(&mut self, on: bool) {
+        self.yield_way = on;
     }
 
     /// Swaps made in the last step.
@@ -394,6 +409,13 @@ impl Pibt {
                 cands.cells[..cands.len as usize].reverse();
             }
         }
+        if swap_with == NO_AGENT
+            && self.yield_way
+            && let Some(parent) = self.frames.last().map(|f| f.agent)
+            && guide.is_goal(agent, positions[agent as usize])
+        {
+            step_aside(guide, parent, positions[agent as usize], &mut cands);
+        }
         self.frames.push(Frame {
             agent,
             candidates: cands,
@@ -561,6 +583,34 @@ impl Pibt {
         }
         (open, last)
     }
+}
+
+/// Reorders the candidates of an agent pushed by `parent` (which is moving onto `taken`, the
+/// agent's cell): cells where the parent's goal is nearer than from `taken` are where the parent
+/// goes next, so they go last, keeping the order otherwise. Without this a pushed agent takes
+/// the free cell ahead of its pusher, is pushed again next step, and so on down the pusher's
+/// whole route; in one-shot runs two agents whose goals lie on each other's way then evict each
+/// other from their goals for ever (measured: 2 of 300 agents of the MAPF benchmark's
+/// random-32-32-10 never arrived).
+fn step_aside(guide: &impl Guidance, parent: u32, taken: CellId, cands: &mut Candidates) {
+    let len = cands.len as usize;
+    let mut cells = [NO_CELL; MAX_CANDIDATES + 1];
+    cells[..len].copy_from_slice(&cands.cells[..len]);
+    cells[len] = taken;
+    let mut costs = [0i64; MAX_CANDIDATES + 1];
+    guide.costs_to_go(parent, &cells[..=len], &mut costs[..=len]);
+    let limit = costs[len];
+    let mut out = [NO_CELL; MAX_CANDIDATES];
+    let mut n = 0;
+    for pass_in_the_way in [false, true] {
+        for k in 0..len {
+            if (costs[k] < limit) == pass_in_the_way {
+                out[n] = cells[k];
+                n += 1;
+            }
+        }
+    }
+    cands.cells[..len].copy_from_slice(&out[..len]);
 }
 
 /// Whether `b` is one legal move from `a`.
