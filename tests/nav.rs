@@ -21,6 +21,16 @@ const SCENS: [&str; 4] = [
 fn check(grid: &Grid, path: &[CellId], start: CellId, goal: CellId, outcome: SearchOutcome) -> f64 {
     assert_eq!(path.first(), Some(&start));
     assert_eq!(path.last(), Some(&goal));
+    let mut seen = std::collections::HashSet::new();
+    for &c in path {
+        assert!(
+            seen.insert(c),
+            "{:?} visited twice on the way {:?} -> {:?}",
+            grid.coords(c),
+            grid.coords(start),
+            grid.coords(goal)
+        );
+    }
     let cost = grid.path_cost(path).unwrap_or_else(|e| {
         panic!(
             "illegal path {:?} -> {:?}: {e}",

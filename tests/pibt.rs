@@ -262,6 +262,21 @@ fn validated_step(sim: &mut Simulation) -> throng::sim::TickReport {
         if a.state() == AgentState::Arrived {
             assert_eq!(Some(a.position()), a.goal(), "tick {}", report.tick);
         }
+        if matches!(a.state(), AgentState::Moving | AgentState::Waiting) {
+            // On its way: the route leads from its cell to its goal, which it is not on.
+            assert_ne!(
+                Some(a.position()),
+                a.goal(),
+                "tick {}: {id:?} on its goal",
+                report.tick
+            );
+            assert_eq!(
+                a.remaining_path().last().copied(),
+                a.goal(),
+                "tick {}",
+                report.tick
+            );
+        }
     }
     report
 }
@@ -471,5 +486,25 @@ fn sim_pibt_solves_the_shipped_mapf_scenario_at_450_agents_in_both_neighbourhood
         );
         assert_eq!(s.plans_new_goal, agents as u64);
         assert_eq!(s.replans_blocked, 0);
+    }
+}
+
+#[test]
+fn sim_pibt_dense_one_shot_crowds_keep_routes_whole() {
+    // Half the free cells hold an agent: agents are pushed around a lot, their routes spliced
+    // again and again, and some are pushed onto their goal from off their route.
+    for seed in 0..6 {
+        let grid = MapGenerator::Random {
+            width: 32,
+            height: 32,
+            density: 0.15,
+        }
+        .generate(seed)
+        .unwrap();
+        let n = grid.walkable_count() / 2;
+        let (mut sim, _) = crowd(grid, pibt_config(), n, seed);
+        while !sim.summary().all_arrived && sim.tick() < 300 {
+            validated_step(&mut sim);
+        }
     }
 }

@@ -140,6 +140,10 @@ pub struct NavWorkspace {
     node_path: Vec<u32>,
     raw: Vec<CellId>,
     path: Vec<CellId>,
+    /// Scratch of `remove_loops`: an open-addressing set of the path's cells (the common,
+    /// loop-free case) and, for a path with a loop, where each cell stands in it.
+    cells_seen: Vec<CellId>,
+    visited: std::collections::HashMap<CellId, u32>,
     stats: SearchStats,
     direct: bool,
 }

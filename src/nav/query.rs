@@ -79,6 +79,12 @@ impl NavGraph {
         } else {
             std::mem::swap(&mut ws.raw, &mut ws.path);
         }
+        // Routes between points and the trees at both ends can cross each other: a stitched
+        // path may pass a cell twice (the goal among them: it overshot and came back). Cutting
+        // the loop out keeps every step legal and only shortens the path.
+        if has_repeats(&ws.path, &mut ws.cells_seen) {
+            remove_loops(&mut ws.path, &mut ws.visited);
+        }
         ws.direct = false;
         let cost = grid.legal_path_cost(ws.path.iter().copied());
         Ok(SearchOutcome::Found { cost })
@@ -265,6 +271,54 @@ impl NavGraph {
         ws.raw[mark..].reverse();
         debug_assert_eq!(ws.raw.last(), Some(&goal));
     }
+}
+
+/// Whether a cell appears twice in `path`, with `table` as scratch: a set with open addressing
+/// sized to twice the path (a few ns a cell, against some 20 for the standard hash map, which
+/// only the rare path with a loop then needs).
+fn has_repeats(path: &[CellId], table: &mut Vec<CellId>) -> bool {
+    const EMPTY: CellId = CellId::MAX;
+    let bits = (2 * path.len()).next_power_of_two().trailing_zeros().max(4);
+    table.clear();
+    table.resize(1 << bits, EMPTY);
+    let mask = (1usize << bits) - 1;
+    for &cell in path {
+        let mut slot = (cell.wrapping_mul(0x9e37_79b1) >> (32 - bits)) as usize;
+        loop {
+            match table[slot] {
+                EMPTY => {
+                    table[slot] = cell;
+                    break;
+                }
+                c if c == cell => return true,
+                _ => slot = (slot + 1) & mask,
+            }
+        }
+    }
+    false
+}
+
+/// Cuts every loop out of `path` (a stretch from a cell back to the same cell), in place, with
+/// `visited` as scratch (cleared; it keeps its room between queries, so no allocation once
+/// warm). Consecutive cells stay consecutive: the cell after a loop follows the loop's first
+/// visit of the cell it started from.
+fn remove_loops(path: &mut Vec<CellId>, visited: &mut std::collections::HashMap<CellId, u32>) {
+    visited.clear();
+    let mut len = 0usize;
+    for i in 0..path.len() {
+        let cell = path[i];
+        if let Some(&at) = visited.get(&cell) {
+            for dropped in &path[at as usize + 1..len] {
+                visited.remove(dropped);
+            }
+            len = at as usize + 1;
+        } else {
+            visited.insert(cell, len as u32);
+            path[len] = cell;
+            len += 1;
+        }
+    }
+    path.truncate(len);
 }
 
 /// Open-list key of an estimate `f`: in 1/[`KEY_SCALE`] of the cheapest straight step

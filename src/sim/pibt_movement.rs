@@ -205,6 +205,16 @@ fn move_agent(
     if !has_route {
         return; // pushed while it has no route (no goal, or waiting for a plan)
     }
+    if agent.goal == Some(to) {
+        // Pushed onto its goal from off the stretch of route it looks at (a spliced route can
+        // lead back a long way round): the trip is over.
+        agent.path.clear();
+        agent.path.push(to);
+        agent.cursor = 0;
+        agent.drift = 0;
+        arrive(agent, tick, slot, totals, arrivals);
+        return;
+    }
     let cursor = agent.cursor;
     let end = (cursor + agent.drift as usize + RANK_WINDOW).min(agent.path.len());
     if let Some(ahead) = agent.path[cursor + 1..end].iter().position(|&c| c == to) {
@@ -248,17 +258,28 @@ fn move_agent(
         return;
     }
     if agent.cursor + 1 == agent.path.len() {
-        agent.state = AgentState::Arrived;
-        agent.arrived_at = Some(tick + 1);
-        if std::mem::take(&mut agent.left_goal) {
-            return; // back on a goal it had reached: not a new goal
-        }
-        agent.goals_reached += 1;
-        totals.arrived += 1;
-        arrivals.push(slot);
+        arrive(agent, tick, slot, totals, arrivals);
     } else {
         agent.state = AgentState::Moving;
     }
+}
+
+/// Marks `agent`, which stepped onto its goal during `tick`, as arrived.
+fn arrive(
+    agent: &mut Agent,
+    tick: u64,
+    slot: u32,
+    totals: &mut MovementTotals,
+    arrivals: &mut Vec<u32>,
+) {
+    agent.state = AgentState::Arrived;
+    agent.arrived_at = Some(tick + 1);
+    if std::mem::take(&mut agent.left_goal) {
+        return; // back on a goal it had reached: not a new goal
+    }
+    agent.goals_reached += 1;
+    totals.arrived += 1;
+    arrivals.push(slot);
 }
 
 /// The move to each of the eight cells around a cell, by row (north to south) and column.
