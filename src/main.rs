@@ -121,6 +121,12 @@ struct RunArgs {
     /// --json and --csv then describe the N-thread run; the JSON adds a `compare` object.
     #[arg(long)]
     compare_threads: bool,
+    /// Play the scenario twice, with its own conflict mode and with MODE (pibt, avoid or off),
+    /// on the same threads, interleaved tick by tick, and print both summaries and the ratios
+    /// of plans, wall time and sum of costs. --json and --csv describe the scenario's own mode;
+    /// the JSON adds a `compare_conflicts` object.
+    #[arg(long, value_name = "MODE", conflicts_with = "compare_threads", value_parser = parse_conflicts)]
+    compare_conflicts: Option<throng::sim::ConflictMode>,
 }
 
 #[derive(clap::Args)]
@@ -515,6 +521,23 @@ struct JsonSummary<'a> {
     setup_s: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
     compare: Option<Comparison>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    compare_conflicts: Option<ModeComparison>,
+}
+
+/// `--compare-conflicts`: the scenario's own conflict mode against another one.
+#[derive(Serialize)]
+struct ModeComparison {
+    /// The other mode.
+    conflicts: throng::sim::ConflictMode,
+    /// Its run's summary.
+    summary: RunSummary,
+    /// Plans of the scenario's mode / plans of the other mode.
+    plans_ratio: f64,
+    /// Run wall time of the scenario's mode / the other's.
+    wall_ratio: f64,
+    /// Sum of costs of the scenario's mode / the other's (one-shot runs; 0 when the other's is).
+    sum_of_costs_ratio: f64,
 }
 
 fn run_scenario(args: RunArgs) -> anyhow::Result<ExitCode> {
@@ -542,6 +565,7 @@ fn run_scenario(args: RunArgs) -> anyhow::Result<ExitCode> {
     let progress = !args.quiet && io::stderr().is_terminal();
     let mut out = io::stdout().lock();
 
+    let mut mode_comparison = None;
     let (played, comparison) = if args.compare_threads {
         if threads < 2 {
             bail!(
@@ -549,7 +573,7 @@ fn run_scenario(args: RunArgs) -> anyhow::Result<ExitCode> {
                  (this machine reports {threads} core)"
             );
         }
-        let mut played = play_interleaved(&scenario, &[1, threads], progress)?;
+        let mut played = play_interleaved(&[(&scenario, 1), (&scenario, threads)], progress)?;
         let multi = played.pop().expect("two runs");
         let base = played.pop().expect("two runs");
         let ratio = |a: f64, b: f64| if b > 0.0 { a / b } else { 0.0 };
@@ -572,6 +596,45 @@ fn run_scenario(args: RunArgs) -> anyhow::Result<ExitCode> {
             print_comparison(&mut out, &c)?;
         }
         (multi, Some(c))
+    } else if let Some(mode) = args.compare_conflicts {
+        let mut other = scenario.clone();
+        other.sim.conflicts = mode;
+        let mut played = play_interleaved(&[(&scenario, threads), (&other, threads)], progress)?;
+        let theirs = played.pop().expect("two runs");
+        let ours = played.pop().expect("two runs");
+        let ratio = |a: f64, b: f64| if b > 0.0 { a / b } else { 0.0 };
+        let (a, b) = (&ours.summary, &theirs.summary);
+        let c = ModeComparison {
+            conflicts: mode,
+            plans_ratio: ratio(a.plans as f64, b.plans as f64),
+            wall_ratio: ratio(a.wall_s, b.wall_s),
+            sum_of_costs_ratio: ratio(a.sum_of_costs as f64, b.sum_of_costs as f64),
+            summary: b.clone(),
+        };
+        if !args.quiet {
+            print_run(&mut out, &scenario, &ours)?;
+            writeln!(out)?;
+            print_run(&mut out, &other, &theirs)?;
+            writeln!(out)?;
+            let mine = mode_name(scenario.sim.conflicts);
+            writeln!(
+                out,
+                "{mine} / {}  plans {:.3}x ({} vs {}), wall time {:.3}x ({:.2} vs {:.2} s), \
+                 sum of costs {:.3}x, arrived {} vs {}",
+                mode_name(mode),
+                c.plans_ratio,
+                a.plans,
+                b.plans,
+                c.wall_ratio,
+                a.wall_s,
+                b.wall_s,
+                c.sum_of_costs_ratio,
+                a.arrived,
+                b.arrived
+            )?;
+        }
+        mode_comparison = Some(c);
+        (ours, None)
     } else {
         let played = play(&scenario, threads, progress)?;
         if !args.quiet {
@@ -597,6 +660,7 @@ fn run_scenario(args: RunArgs) -> anyhow::Result<ExitCode> {
             final_state_hash_hex: format!("{:016x}", played.summary.final_state_hash),
             setup_s: played.setup_s,
             compare: comparison,
+            compare_conflicts: mode_comparison,
         };
         let mut text = serde_json::to_string_pretty(&object)?;
         text.push('\n');
@@ -618,19 +682,39 @@ fn run_scenario(args: RunArgs) -> anyhow::Result<ExitCode> {
 /// Builds the scenario and plays it on a pool of `threads` workers. A one-shot run stops early
 /// once every agent is at its goal or has no path (nothing can change after that).
 fn play(scenario: &Scenario, threads: usize, progress: bool) -> anyhow::Result<Played> {
-    let mut played = play_interleaved(scenario, &[threads], progress)?;
+    let mut played = play_interleaved(&[(scenario, threads)], progress)?;
     Ok(played.remove(0))
 }
 
-/// Plays one copy of the scenario per entry of `threads`, each on its own pool of that many
-/// workers, interleaved tick by tick: tick 0 of every copy, then tick 1, and so on. When the
-/// copies are compared, a change in the machine's load (another program starting) then hits
-/// all of them alike instead of only the copy that happened to run at that moment.
+fn parse_conflicts(text: &str) -> Result<throng::sim::ConflictMode, String> {
+    match text {
+        "pibt" => Ok(throng::sim::ConflictMode::Pibt),
+        "avoid" => Ok(throng::sim::ConflictMode::Avoid),
+        "off" => Ok(throng::sim::ConflictMode::Off),
+        _ => Err(format!(
+            "unknown conflict mode {text:?} (expected pibt, avoid or off)"
+        )),
+    }
+}
+
+fn mode_name(mode: throng::sim::ConflictMode) -> &'static str {
+    match mode {
+        throng::sim::ConflictMode::Avoid => "avoid",
+        throng::sim::ConflictMode::Off => "off",
+        throng::sim::ConflictMode::Pibt => "pibt",
+    }
+}
+
+/// Plays each `(scenario, threads)` entry, each on its own pool of that many workers,
+/// interleaved tick by tick: tick 0 of every copy, then tick 1, and so on. When the copies are
+/// compared, a change in the machine's load (another program starting) then hits all of them
+/// alike instead of only the copy that happened to run at that moment.
 fn play_interleaved(
-    scenario: &Scenario,
-    threads: &[usize],
+    variants: &[(&Scenario, usize)],
     progress: bool,
 ) -> anyhow::Result<Vec<Played>> {
+    let scenario = variants[0].0;
+    let threads: Vec<usize> = variants.iter().map(|&(_, n)| n).collect();
     struct Copy {
         sim: throng::sim::Simulation,
         pool: rayon::ThreadPool,
@@ -639,11 +723,11 @@ fn play_interleaved(
         done: bool,
         schedule: throng::sim::ChangeSchedule,
     }
-    let mut copies = Vec::with_capacity(threads.len());
-    for &n in threads {
+    let mut copies = Vec::with_capacity(variants.len());
+    for &(variant, n) in variants {
         let t0 = Instant::now();
-        let sim = scenario.build()?;
-        let schedule = scenario.schedule(sim.grid())?;
+        let sim = variant.build()?;
+        let schedule = variant.schedule(sim.grid())?;
         let setup_s = t0.elapsed().as_secs_f64();
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(n)
@@ -681,9 +765,10 @@ fn play_interleaved(
     };
     let lifelong = scenario.sim_config().lifelong;
     let mut plans = 0u64;
-    for tick in 0..scenario.ticks {
+    let ticks = variants.iter().map(|(v, _)| v.ticks).max().unwrap_or(0);
+    for tick in 0..ticks {
         for (i, copy) in copies.iter_mut().enumerate() {
-            if copy.done {
+            if copy.done || tick >= variants[i].0.ticks {
                 continue;
             }
             let sim = &mut copy.sim;
@@ -711,7 +796,8 @@ fn play_interleaved(
     bar.finish_and_clear();
     Ok(copies
         .into_iter()
-        .map(|copy| {
+        .zip(variants)
+        .map(|(copy, &(scenario, _))| {
             let grid = copy.sim.grid();
             let map_size = format!(
                 "{} x {}, {:.1}% walkable",

@@ -328,3 +328,39 @@ fn bad_scenarios_are_one_line_errors() {
         &["out.json"],
     );
 }
+
+#[test]
+fn compare_conflicts_plays_both_modes_on_the_shipped_mapf_scenario() {
+    let scenario = Path::new(env!("CARGO_MANIFEST_DIR")).join("sims/mapf-random-32-32-10.toml");
+    let dir = tempfile::tempdir().unwrap();
+    let j = dir.path().join("c.json");
+    let out = ok(&[
+        "run",
+        scenario.to_str().unwrap(),
+        "--compare-conflicts",
+        "avoid",
+        "--json",
+        j.to_str().unwrap(),
+    ]);
+    assert!(out.contains("conflicts pibt"), "{out}");
+    assert!(out.contains("conflicts avoid"), "{out}");
+    assert!(out.contains("pibt / avoid  plans"), "{out}");
+    let v = json(&j);
+    assert_eq!(v["conflicts"], "pibt");
+    assert_eq!(
+        v["all_arrived"], true,
+        "PIBT solves the shipped MAPF scenario"
+    );
+    let c = &v["compare_conflicts"];
+    assert_eq!(c["conflicts"], "avoid");
+    let (ours, theirs) = (
+        v["plans"].as_f64().unwrap(),
+        c["summary"]["plans"].as_f64().unwrap(),
+    );
+    assert_eq!(ours, 100.0, "one plan per agent, no replan");
+    assert!((c["plans_ratio"].as_f64().unwrap() - ours / theirs).abs() < 1e-9);
+    // A bad mode is a one-line usage error.
+    let o = throng(&["run", "--compare-conflicts", "maybe"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("unknown conflict mode"));
+}
