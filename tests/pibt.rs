@@ -101,7 +101,7 @@ fn lifelong_pibt(grid: &Grid, agents: usize, steps: u64, seed: u64, swap: bool) 
         let mut order: Vec<u32> = (0..agents as u32).collect();
         order.sort_by_key(|&a| std::cmp::Reverse((urgency[a as usize], tie[a as usize])));
         let next = pibt
-            .step(grid, &positions, &candidates, &order, &fields)
+            .step(grid, &positions, &candidates, &order, &fields, step)
             .to_vec();
         if let Err(e) = check_step(grid, &positions, &next) {
             panic!("step {step}: {e}");
@@ -186,7 +186,7 @@ fn pibt_swaps_let_two_agents_pass_in_a_corridor_with_one_bay() {
                 .map(|a| rank_candidates(&grid, &fields, a, positions[a as usize], step))
                 .collect();
             let next = pibt
-                .step(&grid, &positions, &candidates, &[0, 1], &fields)
+                .step(&grid, &positions, &candidates, &[0, 1], &fields, step)
                 .to_vec();
             check_step(&grid, &positions, &next).unwrap();
             positions = next;
@@ -212,7 +212,7 @@ fn absent_agents_stay_absent() {
     ];
     let mut pibt = Pibt::new(grid.len());
     let next = pibt
-        .step(&grid, &positions, &candidates, &[2, 0], &fields)
+        .step(&grid, &positions, &candidates, &[2, 0], &fields, 1)
         .to_vec();
     assert_eq!(next[1], NO_CELL);
     check_step(&grid, &positions, &next).unwrap();

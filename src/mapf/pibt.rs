@@ -73,6 +73,9 @@ pub trait Guidance: Sync {
 pub struct Candidates {
     cells: [CellId; MAX_CANDIDATES],
     len: u8,
+    /// Not ranked yet: the agent's own cell ranks first, the rest is ranked only if the agent
+    /// is pushed (see [`Candidates::stay_first`]).
+    lazy: bool,
 }
 
 impl Default for Candidates {
@@ -80,11 +83,24 @@ impl Default for Candidates {
         Candidates {
             cells: [NO_CELL; MAX_CANDIDATES],
             len: 0,
+            lazy: false,
         }
     }
 }
 
 impl Candidates {
+    /// For an agent whose own cell ranks first (at its goal, or with nowhere to go): it stays
+    /// unless pushed, and [`Pibt::step`] ranks its cells (with [`rank_candidates`] and the
+    /// step's salt) only if it is. Most of a settled crowd is never pushed, so this saves the
+    /// ranking of most of it; the steps are the same as with the ranking made up front, as
+    /// long as the guidance does rank the agent's own cell first.
+    pub fn stay_first() -> Candidates {
+        Candidates {
+            lazy: true,
+            ..Candidates::default()
+        }
+    }
+
     /// The cells, best first.
     pub fn as_slice(&self) -> &[CellId] {
         &self.cells[..self.len as usize]
@@ -130,6 +146,7 @@ pub fn rank_candidates(
     let mut out = Candidates {
         cells: [NO_CELL; MAX_CANDIDATES],
         len: len as u8,
+        lazy: false,
     };
     for (slot, key) in out.cells.iter_mut().zip(&keys[..len]) {
         *slot = key.2;
@@ -186,7 +203,7 @@ struct Frame {
 ///         .map(|a| rank_candidates(&grid, &guide, a, positions[a as usize], step))
 ///         .collect();
 ///     let order = [0, 1]; // agent 0 first
-///     let next = pibt.step(&grid, &positions, &candidates, &order, &guide).to_vec();
+///     let next = pibt.step(&grid, &positions, &candidates, &order, &guide, step).to_vec();
 ///     check_step(&grid, &positions, &next).expect("a legal joint step");
 ///     positions = next;
 /// }
@@ -203,6 +220,8 @@ pub struct Pibt {
     next: Vec<CellId>,
     frames: Vec<Frame>,
     swap: bool,
+    /// Tie-break salt of the step being decided (for candidates ranked on demand).
+    salt: u64,
     /// Whether pushed agents step aside off their pusher's way (see [`Pibt::set_yield`]).
     yield_way: bool,
     /// Swaps made in the last step.
@@ -218,6 +237,7 @@ impl Pibt {
             next: Vec::new(),
             frames: Vec::new(),
             swap: true,
+            salt: 0,
             yield_way: true,
             swaps: 0,
         }
@@ -246,8 +266,9 @@ impl Pibt {
 
     /// Decides every agent's next cell. `positions[a]` is agent `a`'s cell ([`NO_CELL`] for no
     /// agent; no two agents on one cell), `candidates[a]` its ranked cells (from
-    /// [`rank_candidates`]), `order` the agents by decreasing priority (each present agent
-    /// once). Returns the next cell of each agent ([`NO_CELL`] for absent ones). The tables
+    /// [`rank_candidates`], or [`Candidates::stay_first`]), `order` the agents by decreasing
+    /// priority (each present agent once), `salt` the tie-break salt the candidates were ranked
+    /// with (used for those ranked on demand). Returns the next cell of each agent ([`NO_CELL`] for absent ones). The tables
     /// must have been made for `grid` (same cell count).
     ///
     /// # Panics
@@ -260,6 +281,7 @@ impl Pibt {
         candidates: &[Candidates],
         order: &[u32],
         guide: &impl Guidance,
+        salt: u64,
     ) -> &[CellId] {
         assert_eq!(positions.len(), candidates.len());
         assert_eq!(
@@ -268,6 +290,7 @@ impl Pibt {
             "tables of another grid"
         );
         self.swaps = 0;
+        self.salt = salt;
         self.next.clear();
         self.next.resize(positions.len(), NO_CELL);
         for (agent, &cell) in positions.iter().enumerate() {
@@ -277,9 +300,17 @@ impl Pibt {
             }
         }
         for &agent in order {
-            if self.next[agent as usize] == NO_CELL {
-                self.decide(grid, positions, candidates, guide, agent);
+            if self.next[agent as usize] != NO_CELL {
+                continue; // decided when another agent pushed it
             }
+            let at = positions[agent as usize];
+            if candidates[agent as usize].lazy && self.occupied_next[at as usize] == NO_AGENT {
+                // Its own cell ranks first and nobody is pushing it: it stays.
+                self.occupied_next[at as usize] = agent;
+                self.next[agent as usize] = at;
+                continue;
+            }
+            self.decide(grid, positions, candidates, guide, agent);
         }
         for (agent, &cell) in positions.iter().enumerate() {
             if cell != NO_CELL {
@@ -402,11 +433,16 @@ impl Pibt {
         agent: u32,
     ) {
         let mut cands = candidates[agent as usize];
+        if cands.lazy {
+            cands = rank_candidates(grid, guide, agent, positions[agent as usize], self.salt);
+        }
         let mut swap_with = NO_AGENT;
-        if self.swap && cands.len > 1 && self.can_back_off(positions[agent as usize], &cands) {
+        if self.swap && cands.len > 1 {
             swap_with = self.swap_partner(grid, positions, &cands, guide, agent);
-            if swap_with != NO_AGENT {
+            if swap_with != NO_AGENT && self.can_back_off(positions[agent as usize], &cands) {
                 cands.cells[..cands.len as usize].reverse();
+            } else {
+                swap_with = NO_AGENT;
             }
         }
         if swap_with == NO_AGENT
@@ -465,32 +501,36 @@ impl Pibt {
     ) -> u32 {
         let from = positions[agent as usize];
         let best = cands.cells[0];
+        if best == from {
+            // Staying is best: no agent on its best cell to pass, and nothing to clear.
+            return NO_AGENT;
+        }
         // Both tests below start by walking from `best` away from `from`; where that cell has
         // two ways on, the walk ends at once (see `swap_required`).
-        let open = self.ways_on(grid, guide, best, from).0;
+        let mut open = None;
+        let mut narrow =
+            |this: &Self| *open.get_or_insert_with(|| this.ways_on(grid, guide, best, from).0) < 2;
         let ahead = self.occupied_now[best as usize];
         if ahead != NO_AGENT
             && ahead != agent
             && self.next[ahead as usize] == NO_CELL
-            && (open < 2 || guide.is_goal(agent, from))
+            && (narrow(self) || guide.is_goal(agent, from))
             && self.swap_required(grid, guide, agent, ahead, from, best)
             && self.swap_possible(grid, guide, best, from)
         {
             return ahead;
         }
-        if best != from {
-            let offsets = grid.move_offsets();
-            for dir in grid.moves(from).iter() {
-                let u = (i64::from(from) + offsets[dir.index()]) as CellId;
-                let other = self.occupied_now[u as usize];
-                if other != NO_AGENT
-                    && best != positions[other as usize]
-                    && (open < 2 || guide.is_goal(other, from))
-                    && self.swap_required(grid, guide, other, agent, from, best)
-                    && self.swap_possible(grid, guide, best, from)
-                {
-                    return other;
-                }
+        let offsets = grid.move_offsets();
+        for dir in grid.moves(from).iter() {
+            let u = (i64::from(from) + offsets[dir.index()]) as CellId;
+            let other = self.occupied_now[u as usize];
+            if other != NO_AGENT
+                && best != positions[other as usize]
+                && (narrow(self) || guide.is_goal(other, from))
+                && self.swap_required(grid, guide, other, agent, from, best)
+                && self.swap_possible(grid, guide, best, from)
+            {
+                return other;
             }
         }
         NO_AGENT

@@ -75,6 +75,12 @@ pub(crate) struct PibtMovement {
     order: Vec<(u64, u32)>,
     order_slots: Vec<u32>,
     next: Vec<CellId>,
+    /// Per slot: whether the agent stands on its goal (state arrived) this tick.
+    settled: Vec<bool>,
+    /// Per slot: the agent's fixed tie-break among equal urgencies, and the seed they were
+    /// drawn from.
+    ties: Vec<u32>,
+    ties_seed: u64,
 }
 
 impl PibtMovement {
@@ -97,15 +103,26 @@ impl PibtMovement {
         pibt.set_swap(true);
 
         // Positions and priority order.
+        if self.ties.len() != slots || self.ties_seed != config.seed {
+            self.ties_seed = config.seed;
+            self.ties = (0..slots as u64)
+                .map(|slot| {
+                    let mut h = StableHasher::default();
+                    h.write_u64(config.seed);
+                    h.write_u64(slot);
+                    h.finish() as u32
+                })
+                .collect();
+        }
         self.positions.clear();
         self.positions.resize(slots, NO_CELL);
+        self.settled.clear();
+        self.settled.resize(slots, false);
         self.order.clear();
         for (slot, agent) in agents.iter_mut() {
             self.positions[slot as usize] = agent.position;
-            let mut h = StableHasher::default();
-            h.write_u64(config.seed);
-            h.write_u64(u64::from(slot));
-            let tie = h.finish() as u32;
+            self.settled[slot as usize] = agent.state == AgentState::Arrived;
+            let tie = self.ties[slot as usize];
             self.order
                 .push((u64::from(agent.urgency) << 32 | u64::from(tie), slot));
         }
@@ -116,7 +133,7 @@ impl PibtMovement {
         self.order_slots.extend(self.order.iter().map(|&(_, s)| s));
 
         // Candidates, ranked in parallel.
-        let guide = RouteGuide::new(grid, agents, occupancy);
+        let guide = RouteGuide::new(grid, agents, occupancy, &self.settled);
         let mut h = StableHasher::default();
         h.write_u64(config.seed);
         h.write_u64(tick);
@@ -126,9 +143,19 @@ impl PibtMovement {
         let positions = &self.positions;
         let rank = |(slot, out): (usize, &mut Candidates)| {
             let at = positions[slot];
-            if at != NO_CELL {
-                *out = rank_candidates(grid, &guide, slot as u32, at, salt);
+            if at == NO_CELL {
+                return;
             }
+            // Agents at their goal or without a route rank their own cell first (their other
+            // cells all cost more): PIBT ranks them only if they are pushed.
+            let travelling = agents
+                .at(slot as u32)
+                .is_some_and(|a| a.state != AgentState::Arrived && RouteGuide::route(a).is_some());
+            *out = if travelling {
+                rank_candidates(grid, &guide, slot as u32, at, salt)
+            } else {
+                Candidates::stay_first()
+            };
         };
         if config.parallel && agents.len() >= PARALLEL_RANKING {
             self.candidates
@@ -140,7 +167,14 @@ impl PibtMovement {
             self.candidates.iter_mut().enumerate().for_each(rank);
         }
 
-        let next = pibt.step(grid, positions, &self.candidates, &self.order_slots, &guide);
+        let next = pibt.step(
+            grid,
+            positions,
+            &self.candidates,
+            &self.order_slots,
+            &guide,
+            salt,
+        );
         self.next.clear();
         self.next.extend_from_slice(next);
         totals.swaps = pibt.swaps();
@@ -344,14 +378,23 @@ struct RouteGuide<'a> {
     costs: MoveCosts<'a>,
     agents: &'a AgentSet,
     occupancy: &'a Occupancy,
+    /// Per slot: whether the agent stands on its goal (a dense copy, so that the test for
+    /// every candidate cell does not fetch the whole agent).
+    settled: &'a [bool],
 }
 
 impl<'a> RouteGuide<'a> {
-    fn new(grid: &'a Grid, agents: &'a AgentSet, occupancy: &'a Occupancy) -> Self {
+    fn new(
+        grid: &'a Grid,
+        agents: &'a AgentSet,
+        occupancy: &'a Occupancy,
+        settled: &'a [bool],
+    ) -> Self {
         RouteGuide {
             costs: MoveCosts::new(grid),
             agents,
             occupancy,
+            settled,
         }
     }
 
@@ -359,8 +402,7 @@ impl<'a> RouteGuide<'a> {
     fn settled(&self, cell: CellId) -> bool {
         self.occupancy
             .agent_at(cell)
-            .and_then(|slot| self.agents.at(slot))
-            .is_some_and(|a| a.state == AgentState::Arrived)
+            .is_some_and(|slot| self.settled.get(slot as usize) == Some(&true))
     }
 
     /// The agent's route from its cell, with its drift, when it follows one.
