@@ -8,8 +8,9 @@ use crate::planner::PlannerKind;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ConflictMode {
-    /// At most one agent per cell and no two agents swapping cells in one tick; conflicts are
-    /// resolved in slot order, a blocked agent waits and, after
+    /// At most one agent per cell, no two agents swapping cells and no two crossing a 2 x 2
+    /// block diagonally in one tick; conflicts are resolved in slot order, a blocked agent
+    /// waits and, after
     /// [`SimConfig::replan_after_waits`] ticks, replans around the agents near it.
     Avoid,
     /// Agents pass through each other: pure planning and movement throughput.

@@ -3,7 +3,8 @@
 //! [`MovementStage::run`] is the one entry for every [`ConflictMode`]: `off` steps each agent
 //! along its path, `avoid` is below, and `pibt` is [`super::pibt_movement`].
 //!
-//! With conflicts `avoid`, an agent moves only into a cell that is free at that moment. Agents are
+//! With conflicts `avoid`, an agent moves only into a cell that is free at that moment, and not
+//! diagonally across an agent that already stepped the other way across the same 2 x 2 block. Agents are
 //! resolved in slot order, but an agent whose next cell is held by an agent not yet resolved
 //! resolves that one first (depth first, with an explicit stack), so a line of agents moves
 //! together in one tick instead of one per tick. A chain that loops back on itself (two agents
@@ -14,7 +15,7 @@ use super::agent::{AgentSet, AgentState, PlanReason};
 use super::config::{ConflictMode, SimConfig};
 use super::occupancy::Occupancy;
 use super::pibt_movement::PibtMovement;
-use crate::grid::Grid;
+use crate::grid::{CellId, Grid};
 
 const UNSEEN: u8 = 0;
 const IN_PROGRESS: u8 = 1;
@@ -37,6 +38,9 @@ pub struct MovementTotals {
 #[derive(Debug, Default)]
 pub struct MovementStage {
     status: Vec<u8>,
+    /// Conflict mode `avoid`: each slot's cell at the start of the phase (to tell a diagonal
+    /// crossing).
+    start: Vec<CellId>,
     stack: Vec<u32>,
     /// Slots of the agents that arrived in the last phase, in the order they arrived.
     pub(crate) arrivals: Vec<u32>,
@@ -68,6 +72,13 @@ impl MovementStage {
         let slots = agents.slot_count();
         self.status.clear();
         self.status.resize(slots, UNSEEN);
+        if config.conflicts == ConflictMode::Avoid {
+            self.start.clear();
+            self.start.resize(slots, CellId::MAX);
+            for (slot, agent) in agents.iter_mut() {
+                self.start[slot as usize] = agent.position;
+            }
+        }
         for slot in 0..slots as u32 {
             if self.status[slot as usize] != UNSEEN {
                 continue;
@@ -113,6 +124,32 @@ impl MovementStage {
         totals
     }
 
+    /// Whether agent `slot` stepping diagonally onto `to` would cross an agent that already
+    /// stepped between the block's two other cells this tick.
+    fn crosses(
+        &self,
+        grid: &Grid,
+        agents: &AgentSet,
+        occupancy: &Occupancy,
+        slot: u32,
+        to: CellId,
+    ) -> bool {
+        let Some(from) = agents.at(slot).map(|a| a.position) else {
+            return false;
+        };
+        let ((fx, fy), (tx, ty)) = (grid.coords(from), grid.coords(to));
+        if fx == tx || fy == ty {
+            return false;
+        }
+        let w = grid.width();
+        let (c1, c2) = (ty * w + fx, fy * w + tx);
+        [(c1, c2), (c2, c1)].into_iter().any(|(was, now)| {
+            occupancy
+                .agent_at(now)
+                .is_some_and(|other| self.start.get(other as usize) == Some(&was))
+        })
+    }
+
     fn resolve(
         &mut self,
         grid: &Grid,
@@ -132,6 +169,14 @@ impl MovementStage {
                 continue;
             };
             match occupancy.agent_at(next) {
+                None if self.crosses(grid, agents, occupancy, slot, next) => {
+                    // Another agent already crossed this 2 x 2 block the other way.
+                    if let Some(agent) = agents.at_mut(slot) {
+                        agent.state = AgentState::Waiting;
+                    }
+                    self.status[slot as usize] = DONE;
+                    self.stack.pop();
+                }
                 None => {
                     step(
                         grid,
