@@ -76,6 +76,18 @@ pub struct PlanningTotals {
     pub for_drift: u32,
 }
 
+impl PlanningTotals {
+    /// Counts one plan made for `reason`.
+    fn count_reason(&mut self, reason: Option<PlanReason>) {
+        match reason {
+            Some(PlanReason::NewGoal) | None => self.for_new_goal += 1,
+            Some(PlanReason::MapChanged) => self.for_map_change += 1,
+            Some(PlanReason::Blocked) => self.for_blocked += 1,
+            Some(PlanReason::Drifted) => self.for_drift += 1,
+        }
+    }
+}
+
 /// The planning phase: plans every agent with a pending request in parallel, each rayon worker
 /// with its own [`SearchWorkspace`] kept in a per-stage thread-local (no contended lock, no
 /// allocation once warm), expensive plans first. Plans depend only on the grid, the agent and
@@ -274,12 +286,7 @@ impl PlanningStage {
             }
             totals.plans += 1;
             totals.expanded += job.expanded;
-            match job.reason {
-                Some(PlanReason::NewGoal) | None => totals.for_new_goal += 1,
-                Some(PlanReason::MapChanged) => totals.for_map_change += 1,
-                Some(PlanReason::Blocked) => totals.for_blocked += 1,
-                Some(PlanReason::Drifted) => totals.for_drift += 1,
-            }
+            totals.count_reason(job.reason);
             let agent = agents.at_mut(job.slot).expect("planned agents are live");
             if job.reason == Some(PlanReason::Blocked) {
                 std::mem::swap(&mut job.route, &mut agent.path); // give the path back
