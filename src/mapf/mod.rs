@@ -2,11 +2,17 @@
 //!
 //! - [`pibt`]: Priority Inheritance with Backtracking, one collision-free step of every agent at
 //!   a time, O(agents x moves) per step. The simulation's `pibt` conflict mode is built on it.
+//! - [`lacam`]: LaCAM, a complete search over joint configurations whose successors PIBT
+//!   proposes: one-shot MAPF instances, solved whenever they can be.
+//! - [`distances`]: exact step counts to each agent's goal (LaCAM's guidance).
 //! - [`validate`]: an independent check of a joint step (legal moves, no two agents in one cell,
 //!   no swaps, no diagonal crossings), written apart from the solvers so that it can judge them.
 
+pub mod distances;
+pub mod lacam;
 pub mod pibt;
 pub mod validate;
 
+pub use distances::GoalDistances;
 pub use pibt::{Candidates, Guidance, NO_AGENT, NO_CELL, Pibt, rank_candidates};
 pub use validate::{StepConflict, check_step};

@@ -1,0 +1,351 @@
+//! LaCAM: a complete search over joint configurations (Okumura, "LaCAM: Search-Based Algorithm
+//! for Quick Multi-Agent Pathfinding", AAAI 2023), our implementation.
+//!
+//! Each high-level node is a configuration (every agent's cell). Its successors are made by
+//! [`Pibt`] one step at a time, under constraints ("agent `i` goes to cell `v`") that a
+//! low-level search adds lazily, agent by agent in the node's priority order, one branch per
+//! cell agent `i` may take. A node is revisited until every combination of constraints has been
+//! tried, so the search eventually enumerates every reachable configuration: it finds a
+//! solution whenever one exists, and reports "no solution" only after exhausting them. In
+//! practice PIBT's first proposal almost always works, so most nodes are expanded once.
+//!
+//! Depth-first (the most recent node is expanded first) and, as in LaCAM*, a configuration met
+//! again puts its node back on top rather than being skipped. The first solution is returned;
+//! its sum of costs is not optimised.
+
+use std::collections::{HashMap, VecDeque};
+use std::time::{Duration, Instant};
+
+use super::distances::{GoalDistances, UNREACHABLE};
+use super::pibt::{Candidates, MAX_CANDIDATES, Pibt, rank_candidates};
+use super::validate::check_step;
+use crate::error::{Error, Result};
+use crate::grid::{CellId, Grid};
+
+/// Limits of a [`solve`] call.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct LacamOptions {
+    /// Give up after this long (default: no limit).
+    pub time_limit: Option<Duration>,
+    /// Give up after this many high-level nodes (default: no limit).
+    pub node_limit: Option<usize>,
+    /// Seed of the tie-breaks and of the order in which constraints are tried.
+    pub seed: u64,
+}
+
+/// What [`solve`] found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LacamOutcome {
+    /// A plan: the configuration at each timestep, from the starts (first) to the goals
+    /// (last). Every step passed [`check_step`].
+    Solved(Vec<Vec<CellId>>),
+    /// Every reachable configuration was tried: the instance has no solution.
+    NoSolution,
+    /// The time or node limit came first.
+    Unfinished,
+}
+
+/// Counters of a [`solve`] call.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct LacamStats {
+    /// High-level nodes made (distinct configurations met).
+    pub nodes: usize,
+    /// Configurations PIBT was asked for.
+    pub generated: usize,
+    /// Wall time, milliseconds.
+    pub time_ms: f64,
+}
+
+/// A high-level node.
+struct Node {
+    config: Vec<CellId>,
+    parent: Option<u32>,
+    priorities: Vec<f64>,
+    order: Vec<u32>,
+    /// Constraint sets still to try, breadth first.
+    pending: VecDeque<Constraint>,
+}
+
+/// A low-level node: the first `len` agents of the node's order are bound to cells.
+#[derive(Clone)]
+struct Constraint {
+    who: Vec<u32>,
+    to: Vec<CellId>,
+}
+
+/// Solves the one-shot MAPF instance: agent `a` from `starts[a]` to `goals[a]` on `grid` (its
+/// neighbourhood decides the moves), one move or wait per timestep, no two agents in one
+/// cell, no swaps, no diagonal crossings.
+///
+/// ```
+/// use throng::{Grid, Neighborhood};
+/// use throng::mapf::lacam::{LacamOptions, LacamOutcome, solve};
+///
+/// // Three agents must reverse their order in a dead-end corridor with one bay.
+/// let grid = Grid::from_ascii(".....\n.#.##")?.with_neighborhood(Neighborhood::Four);
+/// let c = |x, y| grid.cell(x, y).unwrap();
+/// let starts = [c(2, 0), c(3, 0), c(4, 0)];
+/// let goals = [c(4, 0), c(3, 0), c(2, 0)];
+/// let (outcome, _) = solve(&grid, &starts, &goals, &LacamOptions::default())?;
+/// let LacamOutcome::Solved(plan) = outcome else { panic!("solvable") };
+/// assert_eq!(plan.last().unwrap(), &goals.to_vec());
+/// # Ok::<(), throng::Error>(())
+/// ```
+///
+/// # Errors
+/// [`Error::Invalid`] when the lists differ in length, a start or goal is outside the grid or
+/// blocked, two agents share a start or a goal, or a goal cannot be reached from its start.
+pub fn solve(
+    grid: &Grid,
+    starts: &[CellId],
+    goals: &[CellId],
+    options: &LacamOptions,
+) -> Result<(LacamOutcome, LacamStats)> {
+    let t0 = Instant::now();
+    check_instance(grid, starts, goals)?;
+    let dist = GoalDistances::new(grid, goals);
+    for (a, &s) in starts.iter().enumerate() {
+        if dist.get(a as u32, s) == UNREACHABLE {
+            let ((sx, sy), (gx, gy)) = (grid.coords(s), grid.coords(goals[a]));
+            return Err(Error::Invalid(format!(
+                "agent {a}: goal ({gx}, {gy}) cannot be reached from start ({sx}, {sy})"
+            )));
+        }
+    }
+    let n = starts.len();
+    let mut stats = LacamStats::default();
+    let mut rng = SplitMix(options.seed ^ 0x1a_ca_3d);
+    let mut pibt = Pibt::new(grid.len());
+    let mut nodes: Vec<Node> = Vec::new();
+    let mut explored: HashMap<Vec<CellId>, u32> = HashMap::new();
+    let mut open: Vec<u32> = Vec::new();
+    let mut candidates = vec![Candidates::default(); n];
+    let mut order_buf: Vec<u32> = Vec::with_capacity(n);
+    let mut bound = vec![false; n];
+
+    // The start: priorities break ties by distance (farther first), as LaCAM does.
+    let priorities: Vec<f64> = (0..n)
+        .map(|a| f64::from(dist.get(a as u32, starts[a])) / (n as f64 * 16.0 + 1.0).max(1e4))
+        .collect();
+    let root = new_node(starts.to_vec(), None, priorities);
+    explored.insert(root.config.clone(), 0);
+    nodes.push(root);
+    open.push(0);
+    stats.nodes = 1;
+
+    let outcome = loop {
+        let Some(&top) = open.last() else {
+            break LacamOutcome::NoSolution;
+        };
+        if nodes[top as usize].config == goals {
+            break LacamOutcome::Solved(backtrack(&nodes, top));
+        }
+        if options.time_limit.is_some_and(|l| t0.elapsed() >= l)
+            || options.node_limit.is_some_and(|l| stats.nodes >= l)
+        {
+            break LacamOutcome::Unfinished;
+        }
+        let Some(constraint) = nodes[top as usize].pending.pop_front() else {
+            open.pop(); // every constraint set tried
+            continue;
+        };
+        // Branch on the next agent of the order: one child per cell it may take.
+        let node = &mut nodes[top as usize];
+        let depth = constraint.who.len();
+        if depth < n {
+            let agent = node.order[depth];
+            let at = node.config[agent as usize];
+            let mut cells = [0 as CellId; MAX_CANDIDATES];
+            let mut len = 0;
+            cells[len] = at;
+            len += 1;
+            let offsets = grid.move_offsets();
+            for dir in grid.moves(at).iter() {
+                cells[len] = (i64::from(at) + offsets[dir.index()]) as CellId;
+                len += 1;
+            }
+            for k in (1..len).rev() {
+                cells.swap(k, rng.below(k as u64 + 1) as usize);
+            }
+            for &cell in &cells[..len] {
+                let mut child = constraint.clone();
+                child.who.push(agent);
+                child.to.push(cell);
+                node.pending.push_back(child);
+            }
+        }
+
+        // A successor under the constraint.
+        stats.generated += 1;
+        let salt = rng.next();
+        let Some(next) = generate(
+            grid,
+            &dist,
+            &mut pibt,
+            &nodes[top as usize],
+            &constraint,
+            salt,
+            &mut candidates,
+            &mut order_buf,
+            &mut bound,
+        ) else {
+            continue;
+        };
+        if let Some(&known) = explored.get(&next) {
+            // Met again: back on top (LaCAM*), so the search goes on from there.
+            open.push(known);
+            continue;
+        }
+        let parent = &nodes[top as usize];
+        let priorities = parent
+            .priorities
+            .iter()
+            .enumerate()
+            .map(|(a, &p)| {
+                if parent.config[a] != goals[a] {
+                    p + 1.0
+                } else {
+                    p - p.floor()
+                }
+            })
+            .collect();
+        let id = nodes.len() as u32;
+        let child = new_node(next.clone(), Some(top), priorities);
+        explored.insert(next, id);
+        nodes.push(child);
+        open.push(id);
+        stats.nodes += 1;
+    };
+    stats.time_ms = t0.elapsed().as_secs_f64() * 1e3;
+    if let LacamOutcome::Solved(plan) = &outcome {
+        for (t, pair) in plan.windows(2).enumerate() {
+            check_step(grid, &pair[0], &pair[1]).map_err(|e| {
+                Error::Invalid(format!(
+                    "internal error: step {t} of the plan is invalid: {e}"
+                ))
+            })?;
+        }
+    }
+    Ok((outcome, stats))
+}
+
+fn new_node(config: Vec<CellId>, parent: Option<u32>, priorities: Vec<f64>) -> Node {
+    let mut order: Vec<u32> = (0..config.len() as u32).collect();
+    order.sort_by(|&a, &b| {
+        priorities[b as usize]
+            .total_cmp(&priorities[a as usize])
+            .then(a.cmp(&b))
+    });
+    let mut pending = VecDeque::new();
+    pending.push_back(Constraint {
+        who: Vec::new(),
+        to: Vec::new(),
+    });
+    Node {
+        config,
+        parent,
+        priorities,
+        order,
+        pending,
+    }
+}
+
+/// The next configuration from `node` with the constrained agents bound to their cells (PIBT
+/// for the others), or `None` when PIBT cannot honour the constraints.
+#[allow(clippy::too_many_arguments)]
+fn generate(
+    grid: &Grid,
+    dist: &GoalDistances,
+    pibt: &mut Pibt,
+    node: &Node,
+    constraint: &Constraint,
+    salt: u64,
+    candidates: &mut [Candidates],
+    order: &mut Vec<u32>,
+    bound: &mut [bool],
+) -> Option<Vec<CellId>> {
+    bound.fill(false);
+    order.clear();
+    for (&agent, &cell) in constraint.who.iter().zip(&constraint.to) {
+        bound[agent as usize] = true;
+        candidates[agent as usize] = Candidates::from_cells(&[cell]);
+        order.push(agent);
+    }
+    for &agent in &node.order {
+        if !bound[agent as usize] {
+            candidates[agent as usize] =
+                rank_candidates(grid, dist, agent, node.config[agent as usize], salt);
+            order.push(agent);
+        }
+    }
+    let next = pibt.step(grid, &node.config, candidates, order, dist, salt);
+    constraint
+        .who
+        .iter()
+        .zip(&constraint.to)
+        .all(|(&a, &cell)| next[a as usize] == cell)
+        .then(|| next.to_vec())
+}
+
+/// The configurations from the root to `end`.
+fn backtrack(nodes: &[Node], end: u32) -> Vec<Vec<CellId>> {
+    let mut plan = Vec::new();
+    let mut at = Some(end);
+    while let Some(id) = at {
+        plan.push(nodes[id as usize].config.clone());
+        at = nodes[id as usize].parent;
+    }
+    plan.reverse();
+    plan
+}
+
+fn check_instance(grid: &Grid, starts: &[CellId], goals: &[CellId]) -> Result<()> {
+    if starts.len() != goals.len() {
+        return Err(Error::Invalid(format!(
+            "{} starts but {} goals",
+            starts.len(),
+            goals.len()
+        )));
+    }
+    for (what, cells) in [("start", starts), ("goal", goals)] {
+        let mut seen: HashMap<CellId, usize> = HashMap::with_capacity(cells.len());
+        for (a, &c) in cells.iter().enumerate() {
+            if !grid.contains(c) {
+                return Err(Error::Invalid(format!(
+                    "agent {a}: {what} cell {c} is outside the {} x {} grid",
+                    grid.width(),
+                    grid.height()
+                )));
+            }
+            let (x, y) = grid.coords(c);
+            if !grid.is_walkable(c) {
+                return Err(Error::Invalid(format!(
+                    "agent {a}: {what} ({x}, {y}) is blocked"
+                )));
+            }
+            if let Some(b) = seen.insert(c, a) {
+                return Err(Error::Invalid(format!(
+                    "agents {b} and {a} share the {what} ({x}, {y})"
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A small seeded generator (SplitMix64): the search must not depend on anything but the seed.
+struct SplitMix(u64);
+
+impl SplitMix {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}

@@ -1,0 +1,177 @@
+//! LaCAM (complete one-shot MAPF): plans that the independent validator accepts and that end on
+//! the goals, instances PIBT alone does not finish, proven-unsolvable instances, and clear
+//! errors for bad instances.
+
+mod common;
+
+use throng::mapf::lacam::{LacamOptions, LacamOutcome, solve};
+use throng::mapf::{GoalDistances, Pibt, check_step, rank_candidates};
+use throng::movingai::{ScenFile, load_map};
+use throng::{CellId, Error, Grid, Neighborhood};
+
+/// Checks a plan independently of the solver: starts first, goals last, every step valid.
+fn check_plan(grid: &Grid, plan: &[Vec<CellId>], starts: &[CellId], goals: &[CellId]) {
+    assert_eq!(plan.first().map(Vec::as_slice), Some(starts));
+    assert_eq!(plan.last().map(Vec::as_slice), Some(goals));
+    for (t, pair) in plan.windows(2).enumerate() {
+        if let Err(e) = check_step(grid, &pair[0], &pair[1]) {
+            panic!("step {t}: {e}");
+        }
+    }
+}
+
+fn maze_instance(agents: usize) -> (Grid, Vec<CellId>, Vec<CellId>) {
+    let grid = load_map(common::shipped("mapf/maze-32-32-2.map"))
+        .unwrap()
+        .with_neighborhood(Neighborhood::Four);
+    let scen = ScenFile::load(common::shipped("mapf/maze-32-32-2-random-5.scen")).unwrap();
+    let pairs: Vec<_> = scen
+        .resolve(&grid)
+        .unwrap()
+        .into_iter()
+        .take(agents)
+        .collect();
+    (
+        grid,
+        pairs.iter().map(|p| p.0).collect(),
+        pairs.iter().map(|p| p.1).collect(),
+    )
+}
+
+/// Plain PIBT with exact distances and growing priorities, as the simulation runs it: whether
+/// every agent is at its goal after `steps`.
+fn pibt_alone_finishes(grid: &Grid, starts: &[CellId], goals: &[CellId], steps: u64) -> bool {
+    let dist = GoalDistances::new(grid, goals);
+    let n = starts.len();
+    let mut pibt = Pibt::new(grid.len());
+    let mut at = starts.to_vec();
+    let mut urgency = vec![0u64; n];
+    for step in 0..steps {
+        if at == goals {
+            return true;
+        }
+        let candidates: Vec<_> = (0..n as u32)
+            .map(|a| rank_candidates(grid, &dist, a, at[a as usize], step))
+            .collect();
+        let mut order: Vec<u32> = (0..n as u32).collect();
+        order.sort_by_key(|&a| (std::cmp::Reverse(urgency[a as usize]), a));
+        at = pibt
+            .step(grid, &at, &candidates, &order, &dist, step)
+            .to_vec();
+        for a in 0..n {
+            urgency[a] = if at[a] == goals[a] { 0 } else { urgency[a] + 1 };
+        }
+    }
+    at == goals
+}
+
+#[test]
+fn lacam_solves_a_maze_instance_pibt_alone_does_not() {
+    // maze-32-32-2, random-5, 100 agents, 4-connected: PIBT leaves two agents circling (they
+    // must reorder inside a dead end); LaCAM's search over configurations finds a plan.
+    let (grid, starts, goals) = maze_instance(100);
+    assert!(
+        !pibt_alone_finishes(&grid, &starts, &goals, 2000),
+        "PIBT alone finished: the instance no longer shows why LaCAM is needed"
+    );
+    let (outcome, stats) = solve(&grid, &starts, &goals, &LacamOptions::default()).unwrap();
+    let LacamOutcome::Solved(plan) = outcome else {
+        panic!("unsolved: {outcome:?}")
+    };
+    check_plan(&grid, &plan, &starts, &goals);
+    assert!(stats.nodes > plan.len(), "the search had to branch");
+}
+
+#[test]
+fn lacam_solves_the_shipped_random_map_at_400_agents_in_both_neighbourhoods() {
+    let scen = ScenFile::load(common::shipped("mapf/random-32-32-10-random-1.scen")).unwrap();
+    for neighbourhood in [Neighborhood::Four, Neighborhood::Eight] {
+        let grid = load_map(common::shipped("mapf/random-32-32-10.map"))
+            .unwrap()
+            .with_neighborhood(neighbourhood);
+        let pairs: Vec<_> = scen.resolve(&grid).unwrap().into_iter().take(400).collect();
+        let starts: Vec<CellId> = pairs.iter().map(|p| p.0).collect();
+        let goals: Vec<CellId> = pairs.iter().map(|p| p.1).collect();
+        let (outcome, _) = solve(&grid, &starts, &goals, &LacamOptions::default()).unwrap();
+        let LacamOutcome::Solved(plan) = outcome else {
+            panic!("{neighbourhood:?}: {outcome:?}")
+        };
+        check_plan(&grid, &plan, &starts, &goals);
+        // No agent can arrive before its own distance: the makespan is at least the largest.
+        let dist = GoalDistances::new(&grid, &goals);
+        let longest = (0..400u32)
+            .map(|a| dist.get(a, starts[a as usize]))
+            .max()
+            .unwrap();
+        assert!(plan.len() as u32 > longest);
+    }
+}
+
+#[test]
+fn lacam_proves_an_impossible_swap_unsolvable() {
+    // Two agents in a corridor with no room to pass: every configuration is tried, then "no
+    // solution". With one bay the same swap is solvable.
+    let grid = Grid::from_ascii("....")
+        .unwrap()
+        .with_neighborhood(Neighborhood::Four);
+    let c = |x| grid.cell(x, 0).unwrap();
+    let (outcome, stats) = solve(
+        &grid,
+        &[c(1), c(2)],
+        &[c(2), c(1)],
+        &LacamOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(outcome, LacamOutcome::NoSolution);
+    assert!(
+        stats.nodes <= 12,
+        "4 cells, 2 agents: at most 12 configurations"
+    );
+
+    let bay = Grid::from_ascii("....\n.#.#")
+        .unwrap()
+        .with_neighborhood(Neighborhood::Four);
+    let b = |x| bay.cell(x, 0).unwrap();
+    let (outcome, _) = solve(&bay, &[b(1), b(2)], &[b(2), b(1)], &LacamOptions::default()).unwrap();
+    let LacamOutcome::Solved(plan) = outcome else {
+        panic!("solvable with the bay: {outcome:?}")
+    };
+    check_plan(&bay, &plan, &[b(1), b(2)], &[b(2), b(1)]);
+}
+
+#[test]
+fn lacam_stops_at_its_node_limit() {
+    let (grid, starts, goals) = maze_instance(100);
+    let options = LacamOptions {
+        node_limit: Some(5),
+        ..LacamOptions::default()
+    };
+    let (outcome, stats) = solve(&grid, &starts, &goals, &options).unwrap();
+    assert_eq!(outcome, LacamOutcome::Unfinished);
+    assert_eq!(stats.nodes, 5);
+}
+
+#[test]
+fn bad_instances_are_clear_errors() {
+    let grid = Grid::from_ascii("..#\n..#\n###").unwrap();
+    let c = |x, y| grid.cell(x, y).unwrap();
+    let message = |starts: &[CellId], goals: &[CellId]| match solve(
+        &grid,
+        starts,
+        goals,
+        &LacamOptions::default(),
+    ) {
+        Err(Error::Invalid(m)) => m,
+        other => panic!("expected an error, got {other:?}"),
+    };
+    assert!(message(&[c(0, 0)], &[]).contains("1 starts but 0 goals"));
+    assert!(message(&[c(0, 0), c(0, 0)], &[c(1, 0), c(1, 1)]).contains("share the start (0, 0)"));
+    assert!(message(&[c(0, 0)], &[c(2, 0)]).contains("goal (2, 0) is blocked"));
+    assert!(message(&[99], &[c(0, 0)]).contains("outside the 3 x 3 grid"));
+    let split = Grid::from_ascii(".#.").unwrap();
+    let s = |x| split.cell(x, 0).unwrap();
+    match solve(&split, &[s(0)], &[s(2)], &LacamOptions::default()) {
+        Err(Error::Invalid(m)) => assert!(m.contains("cannot be reached"), "{m}"),
+        other => panic!("{other:?}"),
+    }
+}
