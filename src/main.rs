@@ -3,6 +3,8 @@
 //! exits with status 1, and so does `run --compare-threads` when the two runs end in different
 //! states.
 
+mod cmd;
+
 use std::io::{self, BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -45,6 +47,10 @@ enum Command {
     /// length. With no FILE, runs the scenario files shipped in sims/maps. Exits 1 when a path
     /// is illegal or missing, or (optimal planners) not optimal.
     Scen(ScenArgs),
+    /// Solve a one-shot MAPF benchmark instance (the first N agents of a .scen file) with LaCAM,
+    /// a complete solver: every agent from its start to its goal, no two agents in one cell, no
+    /// swaps (4-connected by default, as in the benchmark). Exits 1 when unsolved.
+    Mapf(cmd::mapf::MapfArgs),
     /// Prepare the navigation points of a map (for `--planner nav` or `auto`) and save them to
     /// a file, so a big map is prepared once, offline; `throng scen --nav-file` loads it.
     Nav {
@@ -183,6 +189,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Run(args) => run_scenario(args),
         Command::Scen(args) => scen(args),
+        Command::Mapf(args) => cmd::mapf::run(args),
         Command::Nav { map, out, cluster } => prepare_nav(&map, &out, cluster),
         Command::Gen {
             kind,

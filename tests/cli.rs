@@ -313,3 +313,70 @@ fn navigation_points_prepared_offline_are_loaded_and_checked() {
     assert_eq!(o.status.code(), Some(2));
     assert!(!stderr(&o).contains("panicked"));
 }
+
+#[test]
+fn mapf_solves_a_benchmark_instance_and_writes_the_plan() {
+    let dir = tempfile::tempdir().unwrap();
+    let plan = dir.path().join("plan.txt");
+    let map = shipped("mapf/maze-32-32-2.map").display().to_string();
+    let scen = shipped("mapf/maze-32-32-2-random-5.scen")
+        .display()
+        .to_string();
+    let o = Command::new(env!("CARGO_BIN_EXE_throng"))
+        .args(["mapf", &map, &scen, "--agents", "100", "--json", "--out"])
+        .arg(&plan)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["solved"], true);
+    assert_eq!(v["agents"], 100);
+    let (soc, lb) = (v["soc"].as_u64().unwrap(), v["soc_lb"].as_u64().unwrap());
+    assert!(soc >= lb && lb > 0, "soc {soc}, lower bound {lb}");
+    assert!(v["makespan"].as_u64().unwrap() >= v["makespan_lb"].as_u64().unwrap());
+    // The plan file: header, then one line per timestep with a pair per agent.
+    let text = std::fs::read_to_string(&plan).unwrap();
+    assert!(text.starts_with("agents=100\n"));
+    assert!(text.contains(&format!("\nsoc={soc}\n")));
+    let steps: Vec<&str> = text.split("solution=\n").nth(1).unwrap().lines().collect();
+    assert_eq!(steps.len() as u64, v["makespan"].as_u64().unwrap() + 1);
+    for (t, line) in steps.iter().enumerate() {
+        assert!(line.starts_with(&format!("{t}:(")), "{line}");
+        assert_eq!(line.matches("),").count(), 100);
+    }
+    // More agents than the file has lines: one-line error, status 2.
+    let o = Command::new(env!("CARGO_BIN_EXE_throng"))
+        .args(["mapf", &map, &scen, "--agents", "5000"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("5000 agents asked for"));
+}
+
+#[test]
+fn mapf_reports_an_unsolved_instance_with_status_1() {
+    // An impossible swap in a corridor: proven unsolvable.
+    let dir = tempfile::tempdir().unwrap();
+    let map = dir.path().join("corridor.map");
+    std::fs::write(&map, "type octile\nheight 1\nwidth 4\nmap\n....\n").unwrap();
+    let scen = dir.path().join("corridor.scen");
+    std::fs::write(
+        &scen,
+        "version 1\n0\tcorridor.map\t4\t1\t1\t0\t2\t0\t1\n0\tcorridor.map\t4\t1\t2\t0\t1\t0\t1\n",
+    )
+    .unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_throng"))
+        .args(["mapf", map.to_str().unwrap(), scen.to_str().unwrap()])
+        .args(["--agents", "2", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["solved"], false);
+    assert_eq!(v["status"], "no_solution");
+}

@@ -4,11 +4,14 @@
 //!   a time, O(agents x moves) per step. The simulation's `pibt` conflict mode is built on it.
 //! - [`lacam`]: LaCAM, a complete search over joint configurations whose successors PIBT
 //!   proposes: one-shot MAPF instances, solved whenever they can be.
+//! - [`instance`]: MAPF benchmark instances (a map and a `.scen` file), the field's measures of
+//!   a plan and LaCAM's plan file.
 //! - [`distances`]: exact step counts to each agent's goal (LaCAM's guidance).
 //! - [`validate`]: an independent check of a joint step (legal moves, no two agents in one cell,
 //!   no swaps, no diagonal crossings), written apart from the solvers so that it can judge them.
 
 pub mod distances;
+pub mod instance;
 pub mod lacam;
 pub mod pibt;
 pub mod validate;

@@ -1,0 +1,160 @@
+//! One-shot MAPF instances (a map and the first `k` lines of a `.scen` file) and their plans:
+//! the field's measures (sum of costs, makespan and their lower bounds) and the plan file read
+//! by LaCAM's tools and mapf-visualizer.
+
+use std::io::{self, Write};
+use std::path::Path;
+
+use super::distances::{GoalDistances, UNREACHABLE};
+use crate::error::{Error, Result};
+use crate::grid::{CellId, Grid, Neighborhood};
+use crate::movingai::{ScenFile, load_map};
+
+/// Agents' starts and goals on a grid.
+#[derive(Debug, Clone)]
+pub struct Instance {
+    /// The map, with the instance's neighbourhood.
+    pub grid: Grid,
+    /// Agent `a` starts on `starts[a]`...
+    pub starts: Vec<CellId>,
+    /// ... and must end on `goals[a]`.
+    pub goals: Vec<CellId>,
+}
+
+impl Instance {
+    /// The first `agents` lines of the MAPF `.scen` file `scen` on the map `map`, moves by
+    /// `neighbourhood` (the benchmark's is [`Neighborhood::Four`]).
+    ///
+    /// # Errors
+    /// The map's and the scenario file's errors (file and line), and [`Error::Invalid`] when the
+    /// file has fewer than `agents` lines or `agents` is 0.
+    pub fn load(
+        map: &Path,
+        scen: &Path,
+        agents: usize,
+        neighbourhood: Neighborhood,
+    ) -> Result<Instance> {
+        let grid = load_map(map)?.with_neighborhood(neighbourhood);
+        let file = ScenFile::load(scen)?;
+        if agents == 0 {
+            return Err(Error::Invalid("an instance needs at least 1 agent".into()));
+        }
+        if file.queries.len() < agents {
+            return Err(Error::Invalid(format!(
+                "{}: {agents} agents asked for, the file has {} lines",
+                scen.display(),
+                file.queries.len()
+            )));
+        }
+        let pairs = file.resolve(&grid)?;
+        let (starts, goals) = pairs.into_iter().take(agents).unzip();
+        Ok(Instance {
+            grid,
+            starts,
+            goals,
+        })
+    }
+}
+
+/// The field's measures of a plan (a configuration per timestep, starts first).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PlanCosts {
+    /// Sum over agents of the timestep from which it stays on its goal.
+    pub soc: u64,
+    /// Sum over agents of the moves from its start to its goal alone on the map.
+    pub soc_lb: u64,
+    /// Timesteps of the plan.
+    pub makespan: u64,
+    /// The largest of those distances.
+    pub makespan_lb: u64,
+}
+
+/// Measures `plan` for `instance` (`distances` are the instance's goal distances).
+pub fn plan_costs(
+    instance: &Instance,
+    distances: &GoalDistances,
+    plan: &[Vec<CellId>],
+) -> PlanCosts {
+    let mut costs = PlanCosts {
+        soc: 0,
+        soc_lb: 0,
+        makespan: plan.len().saturating_sub(1) as u64,
+        makespan_lb: 0,
+    };
+    for (a, (&start, &goal)) in instance.starts.iter().zip(&instance.goals).enumerate() {
+        let mut t = plan.len().saturating_sub(1);
+        while t > 0 && plan[t - 1][a] == goal {
+            t -= 1;
+        }
+        costs.soc += t as u64;
+        let d = distances.get(a as u32, start);
+        if d != UNREACHABLE {
+            costs.soc_lb += u64::from(d);
+            costs.makespan_lb = costs.makespan_lb.max(u64::from(d));
+        }
+    }
+    costs
+}
+
+/// Writes a plan in the text format of LaCAM's result files, which mapf-visualizer replays:
+/// `key=value` header lines (`agents`, `map_file`, `solver`, `solved`, `soc`, `soc_lb`,
+/// `makespan`, `makespan_lb`, `comp_time` in ms, `starts`, `goals`), then `solution=` and one
+/// line per timestep `t:(x,y),(x,y),...,` (x the column, a comma after every pair).
+///
+/// ```
+/// use throng::Grid;
+/// use throng::mapf::instance::{Instance, PlanCosts, write_plan};
+///
+/// let grid = Grid::from_ascii("...")?;
+/// let c = |x| grid.cell(x, 0).unwrap();
+/// let instance = Instance { grid: grid.clone(), starts: vec![c(0)], goals: vec![c(1)] };
+/// let plan = vec![vec![c(0)], vec![c(1)]];
+/// let costs = PlanCosts { soc: 1, soc_lb: 1, makespan: 1, makespan_lb: 1 };
+/// let mut out = Vec::new();
+/// write_plan(&mut out, &instance, "x.map", &plan, &costs, 0.5)?;
+/// let text = String::from_utf8(out).unwrap();
+/// assert!(text.ends_with("solution=\n0:(0,0),\n1:(1,0),\n"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Errors
+/// The writer's.
+pub fn write_plan(
+    out: &mut impl Write,
+    instance: &Instance,
+    map_file: &str,
+    plan: &[Vec<CellId>],
+    costs: &PlanCosts,
+    comp_time_ms: f64,
+) -> io::Result<()> {
+    let grid = &instance.grid;
+    let cells = |out: &mut dyn Write, config: &[CellId]| -> io::Result<()> {
+        for &c in config {
+            let (x, y) = grid.coords(c);
+            write!(out, "({x},{y}),")?;
+        }
+        Ok(())
+    };
+    writeln!(out, "agents={}", instance.starts.len())?;
+    writeln!(out, "map_file={map_file}")?;
+    writeln!(out, "solver=throng-lacam")?;
+    writeln!(out, "solved={}", u8::from(!plan.is_empty()))?;
+    writeln!(out, "soc={}", costs.soc)?;
+    writeln!(out, "soc_lb={}", costs.soc_lb)?;
+    writeln!(out, "makespan={}", costs.makespan)?;
+    writeln!(out, "makespan_lb={}", costs.makespan_lb)?;
+    writeln!(out, "comp_time={comp_time_ms:.0}")?;
+    write!(out, "starts=")?;
+    cells(out, &instance.starts)?;
+    writeln!(out)?;
+    write!(out, "goals=")?;
+    cells(out, &instance.goals)?;
+    writeln!(out)?;
+    writeln!(out, "solution=")?;
+    for (t, config) in plan.iter().enumerate() {
+        write!(out, "{t}:")?;
+        cells(out, config)?;
+        writeln!(out)?;
+    }
+    Ok(())
+}
