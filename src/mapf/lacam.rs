@@ -22,6 +22,10 @@ use super::validate::check_step;
 use crate::error::{Error, Result};
 use crate::grid::{CellId, Grid};
 
+/// One meeting of a known configuration in this many puts the start node back on top of the
+/// search instead of the known node (lacam3's `random-insert-prob1`, 0.001).
+const RESTART_ODDS: u64 = 1000;
+
 /// Limits of a [`solve`] call.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct LacamOptions {
@@ -149,6 +153,7 @@ pub fn solve(
             open.pop(); // every constraint set tried
             continue;
         };
+
         // Branch on the next agent of the order: one child per cell it may take.
         let node = &mut nodes[top as usize];
         let depth = constraint.who.len();
@@ -192,8 +197,14 @@ pub fn solve(
             continue;
         };
         if let Some(&known) = explored.get(&next) {
-            // Met again: back on top (LaCAM*), so the search goes on from there.
-            open.push(known);
+            // Met again: back on top (LaCAM*), so the search goes on from there; now and then
+            // the start instead (as lacam3 does), so that a depth-first search that took a bad
+            // turn deep down tries another way from the beginning.
+            open.push(if rng.below(RESTART_ODDS) == 0 {
+                0
+            } else {
+                known
+            });
             continue;
         }
         let parent = &nodes[top as usize];
@@ -202,7 +213,7 @@ pub fn solve(
             .iter()
             .enumerate()
             .map(|(a, &p)| {
-                if parent.config[a] != goals[a] {
+                if next[a] != goals[a] {
                     p + 1.0
                 } else {
                     p - p.floor()
