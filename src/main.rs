@@ -563,6 +563,12 @@ fn run_scenario(args: RunArgs) -> anyhow::Result<ExitCode> {
         scenario.ticks = ticks;
     }
     if let Some(threads) = args.threads {
+        if threads > Scenario::MAX_THREADS {
+            bail!(
+                "--threads: at most {} worker threads (0 means all cores), got {threads}",
+                Scenario::MAX_THREADS
+            );
+        }
         scenario.threads = threads;
     }
     let threads = match scenario.threads {

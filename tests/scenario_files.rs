@@ -567,3 +567,38 @@ fn planner_mix_gives_the_right_share_and_errors_name_key_and_line() {
         &["planner_mix", "at most 1"],
     );
 }
+
+#[test]
+fn extreme_values_are_clean_errors_before_anything_is_allocated() {
+    // Each of these used to abort (a 400 GB allocation), panic (capacity overflow) or hang;
+    // now each is one line naming the file, the line and the key, found at once.
+    let t0 = std::time::Instant::now();
+    for density in ["1e-9", "1e-18"] {
+        let text = small(&format!(
+            "[placement]\nkind = \"crowds\"\ngroups = 2\ndensity = {density}\n"
+        ));
+        parse_error(
+            &text,
+            9,
+            &["placement.density", "spreads over", "largest area"],
+        );
+    }
+    for agents in ["100000000000", "18446744073709551615"] {
+        let text = format!(
+            "agents = {agents}\nticks = 5\n[map]\ngenerator = {{ kind = \"random\", width = 8, height = 8, density = 0.0 }}\n[sim]\nconflicts = \"off\"\n"
+        );
+        match parse(&text) {
+            Err(Error::Parse(e)) => {
+                assert_eq!(e.line, Some(1), "{e}");
+                assert!(e.message.contains("agents"), "{e}");
+            }
+            other => panic!("{agents} agents: {other:?}"),
+        }
+    }
+    // Within the absolute cap but far more than the map holds, even sharing cells.
+    let text = "agents = 4000\nticks = 5\n[map]\ngenerator = { kind = \"random\", width = 8, height = 8, density = 0.0 }\n[sim]\nconflicts = \"off\"\n";
+    parse_error(text, 1, &["agents", "64 free cells", "16 agents may share"]);
+    let text = format!("threads = 10000\n{}", small(""));
+    parse_error(&text, 1, &["threads", "at most 256", "10000"]);
+    assert!(t0.elapsed().as_secs() < 5, "every error comes at once");
+}

@@ -366,6 +366,18 @@ fn toml_error(file: &str, text: &str, err: &toml::de::Error) -> Error {
 }
 
 impl Scenario {
+    /// The most agents a scenario may ask for: about 1.6 GB of agents. A file asking for more is
+    /// refused before anything is allocated.
+    pub const MAX_AGENTS: usize = 1 << 22;
+
+    /// The most worker threads a scenario may ask for (`threads`, `--threads`): beyond this a
+    /// tick spends its time starting and waking threads.
+    pub const MAX_THREADS: usize = 256;
+
+    /// With conflicts off (agents share cells), the most agents per free cell of the map's
+    /// largest area.
+    pub const MAX_AGENTS_PER_CELL: usize = 16;
+
     /// Reads and checks a scenario file.
     ///
     /// # Errors
@@ -410,6 +422,29 @@ impl Scenario {
         }
         if *raw.agents.get_ref() == 0 {
             return Err(origin.error("agents", "must be at least 1"));
+        }
+        if *raw.agents.get_ref() > Scenario::MAX_AGENTS {
+            return Err(origin.error(
+                "agents",
+                format!(
+                    "at most {} agents (each takes a few hundred bytes), got {}",
+                    Scenario::MAX_AGENTS,
+                    raw.agents.get_ref()
+                ),
+            ));
+        }
+        if raw.threads > Scenario::MAX_THREADS {
+            if let Some(line) = key_line_in(text, 0..text.len(), "threads") {
+                origin.lines.push(("threads", line));
+            }
+            return Err(origin.error(
+                "threads",
+                format!(
+                    "at most {} worker threads (0 means all cores), got {}",
+                    Scenario::MAX_THREADS,
+                    raw.threads
+                ),
+            ));
         }
 
         // [map]
@@ -783,6 +818,17 @@ impl Scenario {
         if component.is_empty() {
             return Err(self.origin.error("map", "the map has no walkable cell"));
         }
+        if n > component.len() * Self::MAX_AGENTS_PER_CELL {
+            return Err(self.origin.error(
+                "agents",
+                format!(
+                    "{n} agents do not fit: the largest connected area of the map has {} free \
+                     cells, and even with conflicts off at most {} agents may share one",
+                    component.len(),
+                    Self::MAX_AGENTS_PER_CELL
+                ),
+            ));
+        }
         if (distinct_starts || distinct_goals) && n > component.len() {
             return Err(self.origin.error(
                 "agents",
@@ -937,7 +983,18 @@ impl Scenario {
             let (dx, dy) = (rx * angle.cos(), ry * angle.sin());
             let from = nearest(grid, component, cx + dx, cy + dy);
             let to = nearest(grid, component, cx - dx, cy - dy);
-            let area = ((size as f64 / density).ceil() as usize).max(size);
+            let needed = (size as f64 / density).ceil();
+            if needed > component.len() as f64 {
+                return Err(self.origin.error(
+                    "placement.density",
+                    format!(
+                        "a crowd of {size} agents at density {density} spreads over {needed} cells; \
+                         the map's largest area has {}",
+                        component.len()
+                    ),
+                ));
+            }
+            let area = (needed as usize).max(size);
             let cluster = |origin: CellId,
                            taken: &mut Vec<bool>,
                            distinct: bool,
