@@ -575,6 +575,12 @@ fn run_scenario(args: RunArgs) -> anyhow::Result<ExitCode> {
         0 => std::thread::available_parallelism().map_or(1, usize::from),
         n => n,
     };
+    // An output path that cannot be written is found now, not after the whole run.
+    for (flag, file) in [("--json", &args.json), ("--csv", &args.csv)] {
+        if let Some(file) = file {
+            check_writable(flag, file)?;
+        }
+    }
     let progress = !args.quiet && io::stderr().is_terminal();
     let mut out = io::stdout().lock();
 
@@ -708,6 +714,25 @@ fn parse_conflicts(text: &str) -> Result<throng::sim::ConflictMode, String> {
             "unknown conflict mode {text:?} (expected pibt, avoid or off)"
         )),
     }
+}
+
+/// Fails when `file` is a directory or its folder does not exist (checked before a run, so that a
+/// typo does not cost the run).
+fn check_writable(flag: &str, file: &Path) -> anyhow::Result<()> {
+    if file.is_dir() {
+        bail!("{flag} {}: is a directory", file.display());
+    }
+    let parent = file.parent().filter(|p| !p.as_os_str().is_empty());
+    if let Some(dir) = parent
+        && !dir.is_dir()
+    {
+        bail!(
+            "{flag} {}: folder {} does not exist",
+            file.display(),
+            dir.display()
+        );
+    }
+    Ok(())
 }
 
 fn mode_name(mode: throng::sim::ConflictMode) -> &'static str {

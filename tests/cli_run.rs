@@ -376,3 +376,23 @@ fn absurd_thread_counts_are_refused_at_once() {
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(t0.elapsed().as_secs() < 5);
 }
+
+#[test]
+fn unwritable_output_paths_are_refused_before_the_run() {
+    let (dir, path) = small_scenario();
+    for (flag, target) in [
+        ("--json", dir.path().to_path_buf()),
+        ("--csv", dir.path().join("no/such/folder/x.csv")),
+    ] {
+        let o = throng(&[
+            "run",
+            path.to_str().unwrap(),
+            flag,
+            target.to_str().unwrap(),
+        ]);
+        assert_eq!(o.status.code(), Some(2));
+        let err = text(&o.stderr);
+        assert!(err.contains(flag), "{err}");
+        assert!(o.stdout.is_empty(), "no run: {}", text(&o.stdout));
+    }
+}

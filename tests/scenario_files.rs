@@ -602,3 +602,9 @@ fn extreme_values_are_clean_errors_before_anything_is_allocated() {
     parse_error(&text, 1, &["threads", "at most 256", "10000"]);
     assert!(t0.elapsed().as_secs() < 5, "every error comes at once");
 }
+
+#[test]
+fn a_map_file_that_is_a_directory_is_named_as_such() {
+    let text = "agents = 5\nticks = 5\n[map]\nfile = \"maps\"\n";
+    parse_error(text, 4, &["map.file", "maps is a directory"]);
+}

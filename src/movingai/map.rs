@@ -163,14 +163,22 @@ pub fn parse_map(text: &str, file: &str, options: &MapOptions) -> Result<Grid, P
                 format!("more than the {height} rows the header announces"),
             ));
         }
+        // Every terrain letter is ASCII: name the first other character (counting bytes as
+        // cells would report a width the row does not have).
+        if let Some((col, c)) = line.chars().enumerate().find(|(_, c)| !c.is_ascii()) {
+            return Err(ParseError::at(
+                file,
+                n,
+                format!("unknown terrain character {c:?} in column {}", col + 1),
+            ));
+        }
         if line.len() != width as usize {
             return Err(ParseError::at(
                 file,
                 n,
                 format!(
-                    "row {} has {} cells, expected width {width}",
-                    rows,
-                    line.chars().count()
+                    "row {rows} has {} cells, expected width {width}",
+                    line.len()
                 ),
             ));
         }
@@ -293,6 +301,11 @@ mod tests {
             (
                 "type octile\nheight 2\nwidth 2\nmap\n..\n",
                 "t.map:5: file ends after 1 rows",
+            ),
+            // One non-ASCII character takes 2 bytes: named as itself, not as a width error.
+            (
+                "type octile\nheight 1\nwidth 2\nmap\n\u{e9}.\n",
+                "t.map:5: unknown terrain character '\u{e9}' in column 1",
             ),
             (
                 "type octile\nheight 1\nwidth 2\nmap\n..\n..\n",

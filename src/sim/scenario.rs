@@ -494,6 +494,16 @@ impl Scenario {
                     return Err(origin.error("map.seed", "only applies to map.generator"));
                 }
                 let path = base_dir.join(f.get_ref());
+                if path.is_dir() {
+                    return Err(origin.error(
+                        "map.file",
+                        format!(
+                            "{} is a directory, not a .map file ({})",
+                            f.get_ref(),
+                            path.display()
+                        ),
+                    ));
+                }
                 if !path.is_file() {
                     return Err(origin.error(
                         "map.file",
