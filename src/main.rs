@@ -145,7 +145,7 @@ struct ScenArgs {
     /// Print one JSON object per scenario file on stdout instead of the table.
     #[arg(long)]
     json: bool,
-    /// Planner to run.
+    /// Planner to run: astar, jps, nav, auto or dstar.
     #[arg(long, default_value = "astar", value_parser = parse_planner)]
     planner: PlannerKind,
     /// Stop a query after this many node expansions.
@@ -587,9 +587,11 @@ fn run_scenario(args: RunArgs) -> anyhow::Result<ExitCode> {
     let mut mode_comparison = None;
     let (played, comparison) = if args.compare_threads {
         if threads < 2 {
+            let cores = std::thread::available_parallelism().map_or(1, usize::from);
             bail!(
                 "--compare-threads compares 1 thread with N: give --threads N with N >= 2 \
-                 (this machine reports {threads} core)"
+                 (the run would use {threads}; this machine reports {cores} core{})",
+                if cores == 1 { "" } else { "s" }
             );
         }
         let mut played = play_interleaved(&[(&scenario, 1), (&scenario, threads)], progress)?;
