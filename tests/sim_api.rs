@@ -771,3 +771,38 @@ fn summary_separates_the_first_tick_from_the_steady_rate() {
     assert_eq!(value["first_tick_ms"].as_f64(), Some(summary.first_tick_ms));
     assert!(value["steady_ticks_per_sec"].as_f64().unwrap() > 0.0);
 }
+
+#[test]
+fn blocking_the_cell_under_an_agent_is_refused_whole() {
+    let grid = Grid::from_ascii("......\n......").unwrap();
+    let mut sim = Simulation::new(grid, SimConfig::default());
+    let at = sim.grid().cell(2, 0).unwrap();
+    let free = sim.grid().cell(4, 1).unwrap();
+    let id = sim.add_agent(at, None).unwrap();
+    let batch = [
+        CellChange::SetWalkable {
+            cell: free,
+            walkable: false,
+        },
+        CellChange::SetWalkable {
+            cell: at,
+            walkable: false,
+        },
+    ];
+    match sim.change_map(&batch) {
+        Err(Error::CellOccupied { x: 2, y: 0, agent }) => assert_eq!(agent, id),
+        other => panic!("expected CellOccupied, got {other:?}"),
+    }
+    // Nothing changed, not even the free cell of the same batch.
+    assert!(sim.grid().is_walkable(at) && sim.grid().is_walkable(free));
+    // Through a command: rejected with the reason, the run goes on.
+    sim.queue(Command::ChangeMap(batch.to_vec()));
+    let report = sim.step();
+    assert_eq!(report.rejected.len(), 1, "{:?}", report.rejected);
+    assert!(
+        report.rejected[0].contains("occupied"),
+        "{:?}",
+        report.rejected
+    );
+    assert!(sim.grid().is_walkable(at));
+}

@@ -228,11 +228,33 @@ impl Simulation {
     }
 
     /// Edits the map now (between ticks). Agents whose remaining path crosses a cell that is
-    /// no longer walkable stop and ask for a new plan.
+    /// no longer walkable stop and ask for a new plan. A cell an agent stands on cannot be
+    /// blocked (the agent would stand in a wall): such a batch is refused whole, as scenario
+    /// schedules avoid by leaving those cells out ([`crate::sim::ChangeSchedule`]).
     ///
     /// # Errors
-    /// As [`Grid::apply`]; on error nothing changes.
+    /// As [`Grid::apply`], and [`Error::CellOccupied`] when a change blocks a cell an agent
+    /// stands on; on error nothing changes.
     pub fn change_map(&mut self, changes: &[CellChange]) -> Result<()> {
+        let blocked: std::collections::HashSet<CellId> = changes
+            .iter()
+            .filter_map(|c| match *c {
+                CellChange::SetWalkable {
+                    cell,
+                    walkable: false,
+                } => Some(cell),
+                _ => None,
+            })
+            .collect();
+        if !blocked.is_empty()
+            && let Some((id, agent)) = self
+                .agents
+                .iter()
+                .find(|(_, a)| blocked.contains(&a.position))
+        {
+            let (x, y) = self.grid.coords(agent.position);
+            return Err(Error::CellOccupied { x, y, agent: id });
+        }
         self.grid.apply(changes)?;
         if let Some(nav) = &mut self.nav {
             let cells: Vec<CellId> = changes
