@@ -62,7 +62,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("\n tick  plans deferred  moved waiting  goals  at_goal   tick_ms");
     for _ in 0..300 {
         let report = sim.step();
-        if report.tick % 50 == 0 || report.tick < 3 {
+        if report.tick.is_multiple_of(50) || report.tick < 3 {
             print_report(&report);
         }
     }

@@ -177,15 +177,15 @@ impl Simulation {
         if let Some(goal) = goal {
             self.check_cell(goal, "goal")?;
         }
-        if self.config.conflicts.separates() {
-            if let Some(slot) = self.occupancy.agent_at(start) {
-                let (x, y) = self.grid.coords(start);
-                return Err(Error::CellOccupied {
-                    x,
-                    y,
-                    agent: self.agents.id_at(slot).expect("occupant is live"),
-                });
-            }
+        if self.config.conflicts.separates()
+            && let Some(slot) = self.occupancy.agent_at(start)
+        {
+            let (x, y) = self.grid.coords(start);
+            return Err(Error::CellOccupied {
+                x,
+                y,
+                agent: self.agents.id_at(slot).expect("occupant is live"),
+            });
         }
         if planner.is_some_and(PlannerKind::uses_nav) && self.nav.is_none() {
             self.nav = Some(NavGraph::build(&self.grid, &NavOptions::default())?);
