@@ -608,3 +608,11 @@ fn a_map_file_that_is_a_directory_is_named_as_such() {
     let text = "agents = 5\nticks = 5\n[map]\nfile = \"maps\"\n";
     parse_error(text, 4, &["map.file", "maps is a directory"]);
 }
+
+#[test]
+fn a_duplicate_key_is_named() {
+    let text = small("[sim]\nlifelong = true\nlifelong = false\n");
+    parse_error(&text, 8, &["duplicate key `lifelong`"]);
+    let text = format!("ticks = 3\n{}", small(""));
+    parse_error(&text, 4, &["duplicate key `ticks`"]);
+}

@@ -356,6 +356,13 @@ fn toml_error(file: &str, text: &str, err: &toml::de::Error) -> Error {
     {
         line = l;
     }
+    // The parser says "duplicate key" without the key: it is the one written on that line.
+    if message == "duplicate key"
+        && let Some(row) = text.lines().nth(line.saturating_sub(1))
+        && let Some((key, _)) = row.split_once('=')
+    {
+        message = format!("duplicate key `{}` (set twice)", key.trim());
+    }
     // Name the key the error is about ("sim.conflicts: unknown variant ..."), unless the
     // message is about the whole file.
     let path = key_path_at(text, span.start);
