@@ -616,3 +616,9 @@ fn a_duplicate_key_is_named() {
     let text = format!("ticks = 3\n{}", small(""));
     parse_error(&text, 4, &["duplicate key `ticks`"]);
 }
+
+#[test]
+fn a_zero_dstar_budget_is_refused() {
+    let text = small("[sim]\nplanner = \"dstar\"\ndstar_max_bytes = 0\n");
+    parse_error(&text, 8, &["sim.dstar_max_bytes", "at least 1"]);
+}

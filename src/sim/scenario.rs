@@ -648,6 +648,16 @@ impl Scenario {
                         "must be at least 1 (leave it out for no limit)",
                     ));
                 }
+                if sim.dstar_max_bytes == Some(0) {
+                    // A budget of 0 bytes fails every D* Lite search before it starts.
+                    origin
+                        .lines
+                        .push(("sim.dstar_max_bytes", line("dstar_max_bytes")));
+                    return Err(origin.error(
+                        "sim.dstar_max_bytes",
+                        "must be at least 1 (leave it out for no limit)",
+                    ));
+                }
                 sim
             }
         };
