@@ -68,8 +68,11 @@ fn every_shipped_scenario_parses_and_builds() {
         assert!(!scenario.description.is_empty(), "{}", file.display());
         let mut sim = scenario.build().unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(sim.agents().len(), scenario.agents, "{}", file.display());
-        let report = sim.step();
-        assert!(report.plans > 0, "{}", file.display());
+        // The first tick plans every agent: seconds for crowd-100k, so the big ones only build.
+        if scenario.agents <= 20_000 {
+            let report = sim.step();
+            assert!(report.plans > 0, "{}", file.display());
+        }
     }
 }
 
