@@ -422,8 +422,9 @@ fn print_report(out: &mut impl Write, r: &ScenReport, grid: &Grid) -> io::Result
 /// One played scenario.
 struct Played {
     summary: RunSummary,
-    /// Every tick's report, in order.
-    reports: Vec<TickReport>,
+    /// Plans and planning milliseconds of every tick, in order, when asked for (the thread
+    /// comparison pairs them up); empty otherwise, so that a long run's memory stays flat.
+    ticks: Vec<(u32, f64)>,
     /// Seconds spent loading the map and placing the agents.
     setup_s: f64,
     /// `width x height, N% walkable`.
@@ -480,7 +481,7 @@ struct BatchSpeedup {
 /// Splits the planning time of two runs of the same scenario by batch size. Small batches
 /// and batches held up by one slow plan (a straggler) parallelise worse than large ones; this
 /// shows where the speed-up is lost.
-fn batch_speedups(base: &[TickReport], multi: &[TickReport]) -> Vec<BatchSpeedup> {
+fn batch_speedups(base: &[(u32, f64)], multi: &[(u32, f64)]) -> Vec<BatchSpeedup> {
     let ranges = [(1, Some(99)), (100, Some(499)), (500, None)];
     ranges
         .into_iter()
@@ -494,12 +495,12 @@ fn batch_speedups(base: &[TickReport], multi: &[TickReport]) -> Vec<BatchSpeedup
                 planning_s: 0.0,
                 speedup: 0.0,
             };
-            for (x, y) in base.iter().zip(multi) {
-                if x.plans >= min_plans && max_plans.is_none_or(|m| x.plans <= m) {
+            for (&(plans, base_ms), &(_, multi_ms)) in base.iter().zip(multi) {
+                if plans >= min_plans && max_plans.is_none_or(|m| plans <= m) {
                     b.ticks += 1;
-                    b.plans += u64::from(x.plans);
-                    b.baseline_planning_s += x.planning_ms / 1e3;
-                    b.planning_s += y.planning_ms / 1e3;
+                    b.plans += u64::from(plans);
+                    b.baseline_planning_s += base_ms / 1e3;
+                    b.planning_s += multi_ms / 1e3;
                 }
             }
             if b.planning_s > 0.0 {
@@ -594,7 +595,14 @@ fn run_scenario(args: RunArgs) -> anyhow::Result<ExitCode> {
                 if cores == 1 { "" } else { "s" }
             );
         }
-        let mut played = play_interleaved(&[(&scenario, 1), (&scenario, threads)], progress)?;
+        let mut played = play_interleaved(
+            &[(&scenario, 1), (&scenario, threads)],
+            Recording {
+                progress,
+                keep_ticks: true,
+                csv: args.csv.as_deref().map(|f| (1, f)),
+            },
+        )?;
         let multi = played.pop().expect("two runs");
         let base = played.pop().expect("two runs");
         let ratio = |a: f64, b: f64| if b > 0.0 { a / b } else { 0.0 };
@@ -608,7 +616,7 @@ fn run_scenario(args: RunArgs) -> anyhow::Result<ExitCode> {
             planning_speedup: ratio(multi.summary.plans_per_sec, base.summary.plans_per_sec),
             ticks_speedup: ratio(multi.summary.ticks_per_sec, base.summary.ticks_per_sec),
             hash_match: base.summary.final_state_hash == multi.summary.final_state_hash,
-            by_batch: batch_speedups(&base.reports, &multi.reports),
+            by_batch: batch_speedups(&base.ticks, &multi.ticks),
         };
         if !args.quiet {
             print_run(&mut out, &scenario, &base)?;
@@ -620,7 +628,14 @@ fn run_scenario(args: RunArgs) -> anyhow::Result<ExitCode> {
     } else if let Some(mode) = args.compare_conflicts {
         let mut other = scenario.clone();
         other.sim.conflicts = mode;
-        let mut played = play_interleaved(&[(&scenario, threads), (&other, threads)], progress)?;
+        let mut played = play_interleaved(
+            &[(&scenario, threads), (&other, threads)],
+            Recording {
+                progress,
+                keep_ticks: false,
+                csv: args.csv.as_deref().map(|f| (0, f)),
+            },
+        )?;
         let theirs = played.pop().expect("two runs");
         let ours = played.pop().expect("two runs");
         let ratio = |a: f64, b: f64| if b > 0.0 { a / b } else { 0.0 };
@@ -657,7 +672,7 @@ fn run_scenario(args: RunArgs) -> anyhow::Result<ExitCode> {
         mode_comparison = Some(c);
         (ours, None)
     } else {
-        let played = play(&scenario, threads, progress)?;
+        let played = play(&scenario, threads, progress, args.csv.as_deref())?;
         if !args.quiet {
             print_run(&mut out, &scenario, &played)?;
         }
@@ -687,9 +702,6 @@ fn run_scenario(args: RunArgs) -> anyhow::Result<ExitCode> {
         text.push('\n');
         std::fs::write(file, text).with_context(|| format!("writing {}", file.display()))?;
     }
-    if let Some(file) = &args.csv {
-        write_csv(file, &played.reports).with_context(|| format!("writing {}", file.display()))?;
-    }
     if !hash_match {
         eprintln!(
             "throng: the 1-thread and the {threads}-thread runs ended in different states \
@@ -702,9 +714,31 @@ fn run_scenario(args: RunArgs) -> anyhow::Result<ExitCode> {
 
 /// Builds the scenario and plays it on a pool of `threads` workers. A one-shot run stops early
 /// once every agent is at its goal or has no path (nothing can change after that).
-fn play(scenario: &Scenario, threads: usize, progress: bool) -> anyhow::Result<Played> {
-    let mut played = play_interleaved(&[(scenario, threads)], progress)?;
+fn play(
+    scenario: &Scenario,
+    threads: usize,
+    progress: bool,
+    csv: Option<&Path>,
+) -> anyhow::Result<Played> {
+    let mut played = play_interleaved(
+        &[(scenario, threads)],
+        Recording {
+            progress,
+            keep_ticks: false,
+            csv: csv.map(|f| (0, f)),
+        },
+    )?;
     Ok(played.remove(0))
+}
+
+/// What [`play_interleaved`] records besides the summaries.
+struct Recording<'a> {
+    /// Draw a progress bar on stderr.
+    progress: bool,
+    /// Keep every tick's plans and planning time ([`Played::ticks`]).
+    keep_ticks: bool,
+    /// Stream the per-tick series of copy `.0` to the CSV file `.1` as the run goes.
+    csv: Option<(usize, &'a Path)>,
 }
 
 fn parse_conflicts(text: &str) -> Result<throng::sim::ConflictMode, String> {
@@ -751,14 +785,26 @@ fn mode_name(mode: throng::sim::ConflictMode) -> &'static str {
 /// alike instead of only the copy that happened to run at that moment.
 fn play_interleaved(
     variants: &[(&Scenario, usize)],
-    progress: bool,
+    recording: Recording<'_>,
 ) -> anyhow::Result<Vec<Played>> {
+    let progress = recording.progress;
+    let mut csv = match recording.csv {
+        Some((copy, file)) => {
+            let mut w = BufWriter::new(
+                std::fs::File::create(file)
+                    .with_context(|| format!("writing {}", file.display()))?,
+            );
+            write_csv_header(&mut w).with_context(|| format!("writing {}", file.display()))?;
+            Some((copy, file, w))
+        }
+        None => None,
+    };
     let scenario = variants[0].0;
     let threads: Vec<usize> = variants.iter().map(|&(_, n)| n).collect();
     struct Copy {
         sim: throng::sim::Simulation,
         pool: rayon::ThreadPool,
-        reports: Vec<TickReport>,
+        ticks: Vec<(u32, f64)>,
         setup_s: f64,
         done: bool,
         schedule: throng::sim::ChangeSchedule,
@@ -776,7 +822,7 @@ fn play_interleaved(
         copies.push(Copy {
             sim,
             pool,
-            reports: Vec::with_capacity(scenario.ticks.min(1 << 20) as usize),
+            ticks: Vec::new(),
             setup_s,
             done: false,
             schedule,
@@ -827,13 +873,24 @@ fn play_interleaved(
                     ));
                 }
             }
-            copy.reports.push(report);
+            if let Some((c, file, w)) = &mut csv
+                && *c == i
+            {
+                write_csv_row(w, &report).with_context(|| format!("writing {}", file.display()))?;
+            }
+            if recording.keep_ticks {
+                copy.ticks.push((report.plans, report.planning_ms));
+            }
         }
         if copies.iter().all(|c| c.done) {
             break;
         }
     }
     bar.finish_and_clear();
+    if let Some((_, file, mut w)) = csv {
+        w.flush()
+            .with_context(|| format!("writing {}", file.display()))?;
+    }
     Ok(copies
         .into_iter()
         .zip(variants)
@@ -850,7 +907,7 @@ fn play_interleaved(
             Played {
                 finished_early: (summary.ticks) < scenario.ticks,
                 summary,
-                reports: copy.reports,
+                ticks: copy.ticks,
                 setup_s: copy.setup_s,
                 map_size,
             }
@@ -1036,40 +1093,39 @@ fn print_comparison(out: &mut impl Write, c: &Comparison) -> io::Result<()> {
     )
 }
 
-/// The per-tick series: one header line, then one row per tick (`added` and `rejected` as
-/// counts).
-fn write_csv(path: &Path, reports: &[TickReport]) -> io::Result<()> {
-    let mut w = BufWriter::new(std::fs::File::create(path)?);
+/// The per-tick series' header line.
+fn write_csv_header(w: &mut impl Write) -> io::Result<()> {
     writeln!(
         w,
         "tick,wall_ms,commands_ms,planning_ms,movement_ms,plans,plans_failed,plans_deferred,\
          nodes_expanded,moved,waiting,goals_reached,agents,at_goal,no_path,state_hash,added,rejected"
-    )?;
-    for r in reports {
-        writeln!(
-            w,
-            "{},{:.4},{:.4},{:.4},{:.4},{},{},{},{},{},{},{},{},{},{},{:016x},{},{}",
-            r.tick,
-            r.wall_ms,
-            r.commands_ms,
-            r.planning_ms,
-            r.movement_ms,
-            r.plans,
-            r.plans_failed,
-            r.plans_deferred,
-            r.nodes_expanded,
-            r.moved,
-            r.waiting,
-            r.goals_reached,
-            r.agents,
-            r.at_goal,
-            r.no_path,
-            r.state_hash,
-            r.added.len(),
-            r.rejected.len()
-        )?;
-    }
-    w.flush()
+    )
+}
+
+/// One row of the per-tick series (`added` and `rejected` as counts).
+fn write_csv_row(w: &mut impl Write, r: &TickReport) -> io::Result<()> {
+    writeln!(
+        w,
+        "{},{:.4},{:.4},{:.4},{:.4},{},{},{},{},{},{},{},{},{},{},{:016x},{},{}",
+        r.tick,
+        r.wall_ms,
+        r.commands_ms,
+        r.planning_ms,
+        r.movement_ms,
+        r.plans,
+        r.plans_failed,
+        r.plans_deferred,
+        r.nodes_expanded,
+        r.moved,
+        r.waiting,
+        r.goals_reached,
+        r.agents,
+        r.at_goal,
+        r.no_path,
+        r.state_hash,
+        r.added.len(),
+        r.rejected.len()
+    )
 }
 
 fn shipped_scen_files() -> anyhow::Result<Vec<PathBuf>> {
