@@ -1,4 +1,7 @@
-//! Subcommands of the `throng` binary that live in their own module (the older ones are still in
-//! `main.rs`).
+//! The subcommands of the `throng` binary, one module each; the library does the work.
 
 pub mod mapf;
+pub mod mapgen;
+pub mod nav;
+pub mod run;
+pub mod scen;

@@ -16,6 +16,9 @@
 use std::collections::{HashMap, VecDeque};
 use std::time::{Duration, Instant};
 
+use rand::{Rng, RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
 use super::distances::{GoalDistances, UNREACHABLE};
 use super::pibt::{Candidates, MAX_CANDIDATES, Pibt, rank_candidates};
 use super::validate::check_step;
@@ -118,7 +121,7 @@ pub fn solve(
     }
     let n = starts.len();
     let mut stats = LacamStats::default();
-    let mut rng = SplitMix(options.seed ^ 0x1a_ca_3d);
+    let mut rng = ChaCha8Rng::seed_from_u64(options.seed);
     let mut pibt = Pibt::new(grid.len());
     let mut nodes: Vec<Node> = Vec::new();
     let mut explored: HashMap<Vec<CellId>, u32> = HashMap::new();
@@ -170,7 +173,7 @@ pub fn solve(
                 len += 1;
             }
             for k in (1..len).rev() {
-                cells.swap(k, rng.below(k as u64 + 1) as usize);
+                cells.swap(k, rng.random_range(0..=k));
             }
             for &cell in &cells[..len] {
                 let mut child = constraint.clone();
@@ -182,7 +185,7 @@ pub fn solve(
 
         // A successor under the constraint.
         stats.generated += 1;
-        let salt = rng.next();
+        let salt = rng.next_u64();
         let Some(next) = generate(
             grid,
             &dist,
@@ -200,7 +203,7 @@ pub fn solve(
             // Met again: back on top (LaCAM*), so the search goes on from there; now and then
             // the start instead (as lacam3 does), so that a depth-first search that took a bad
             // turn deep down tries another way from the beginning.
-            open.push(if rng.below(RESTART_ODDS) == 0 {
+            open.push(if rng.random_range(0..RESTART_ODDS) == 0 {
                 0
             } else {
                 known
@@ -342,21 +345,4 @@ fn check_instance(grid: &Grid, starts: &[CellId], goals: &[CellId]) -> Result<()
         }
     }
     Ok(())
-}
-
-/// A small seeded generator (SplitMix64): the search must not depend on anything but the seed.
-struct SplitMix(u64);
-
-impl SplitMix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
 }

@@ -70,9 +70,48 @@ pub struct SimConfig {
 }
 
 impl ConflictMode {
+    /// Every mode, in the order of their names.
+    pub const ALL: [ConflictMode; 3] = [ConflictMode::Avoid, ConflictMode::Off, ConflictMode::Pibt];
+
     /// Whether agents keep to one cell each (every mode but [`ConflictMode::Off`]).
     pub fn separates(self) -> bool {
         self != ConflictMode::Off
+    }
+
+    /// The name used in scenario files and on the command line (`avoid`, `off`, `pibt`).
+    pub fn name(self) -> &'static str {
+        match self {
+            ConflictMode::Avoid => "avoid",
+            ConflictMode::Off => "off",
+            ConflictMode::Pibt => "pibt",
+        }
+    }
+}
+
+impl std::fmt::Display for ConflictMode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for ConflictMode {
+    type Err = crate::Error;
+
+    /// ```
+    /// use throng::sim::ConflictMode;
+    /// assert_eq!("pibt".parse::<ConflictMode>()?, ConflictMode::Pibt);
+    /// assert!("maybe".parse::<ConflictMode>().is_err());
+    /// # Ok::<(), throng::Error>(())
+    /// ```
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        ConflictMode::ALL
+            .into_iter()
+            .find(|m| m.name() == s)
+            .ok_or_else(|| {
+                crate::Error::Invalid(format!(
+                    "unknown conflict mode {s:?} (expected pibt, avoid or off)"
+                ))
+            })
     }
 }
 

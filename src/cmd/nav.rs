@@ -1,0 +1,56 @@
+//! `throng nav`: prepare a map's navigation points once and save them.
+
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use throng::Grid;
+use throng::movingai::{self};
+use throng::nav::{NavGraph, NavOptions};
+
+/// Builds the navigation points of `grid`; returns them with the build time in milliseconds.
+pub(crate) fn build_nav(grid: &Grid, cluster: u32) -> throng::Result<(NavGraph, f64)> {
+    let t0 = Instant::now();
+    let options = NavOptions {
+        cluster_size: cluster,
+    };
+    let nav = NavGraph::build(grid, &options)?;
+    Ok((nav, t0.elapsed().as_secs_f64() * 1e3))
+}
+
+/// Flags of `throng nav`.
+#[derive(clap::Args)]
+pub(crate) struct NavArgs {
+    /// The `.map` file.
+    map: PathBuf,
+    /// Output file.
+    #[arg(long, short)]
+    out: PathBuf,
+    /// Cluster side in cells.
+    #[arg(long, default_value_t = NavOptions::DEFAULT_CLUSTER_SIZE)]
+    cluster: u32,
+}
+
+/// Runs `throng nav`.
+pub(crate) fn run(args: NavArgs) -> anyhow::Result<ExitCode> {
+    prepare_nav(&args.map, &args.out, args.cluster)
+}
+
+fn prepare_nav(map: &Path, out: &Path, cluster: u32) -> anyhow::Result<ExitCode> {
+    let grid = movingai::load_map(map)?;
+    let (nav, build_ms) = build_nav(&grid, cluster)?;
+    nav.save(out)?;
+    let bytes = std::fs::metadata(out).map(|m| m.len()).unwrap_or(0);
+    writeln!(
+        io::stdout().lock(),
+        "wrote {} ({} points, {} edges, clusters of {cluster}; built in {build_ms:.1} ms on {} threads, {:.1} MiB in memory, {:.1} MiB on disk)",
+        out.display(),
+        nav.node_count(),
+        nav.edge_count(),
+        rayon::current_num_threads(),
+        nav.memory_bytes() as f64 / (1 << 20) as f64,
+        bytes as f64 / (1 << 20) as f64,
+    )?;
+    Ok(ExitCode::SUCCESS)
+}

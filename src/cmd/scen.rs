@@ -1,0 +1,198 @@
+//! `throng scen`: run every query of Moving AI scenario files and judge each path.
+
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::{Context, bail};
+use throng::movingai::{self, ScenFile};
+use throng::nav::{NavGraph, NavOptions};
+use throng::scen_run::{ScenReport, ScenRunOptions, run_scen, run_scen_with_nav};
+use throng::{Grid, PlannerKind};
+
+use super::nav::build_nav;
+
+/// Where the maps shipped with throng live (used when no file is given).
+const SHIPPED_MAPS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/sims/maps");
+
+#[derive(clap::Args)]
+pub(crate) struct ScenArgs {
+    /// `.map.scen` files (default: every one in sims/maps).
+    files: Vec<PathBuf>,
+    /// The map to use (default: the map named in the file, beside the scenario file).
+    #[arg(long)]
+    map: Option<PathBuf>,
+    /// Print one JSON object per scenario file on stdout instead of the table.
+    #[arg(long)]
+    json: bool,
+    /// Planner to run: astar, jps, nav, auto or dstar.
+    #[arg(long, default_value = "astar", value_parser = parse_planner)]
+    planner: PlannerKind,
+    /// Stop a query after this many node expansions.
+    #[arg(long)]
+    budget: Option<u64>,
+    /// Navigation points saved by `throng nav` (nav and auto planners; default: build them).
+    #[arg(long)]
+    nav_file: Option<PathBuf>,
+    /// Cluster side when building navigation points.
+    #[arg(long, default_value_t = NavOptions::DEFAULT_CLUSTER_SIZE)]
+    cluster: u32,
+}
+
+pub(crate) fn parse_planner(s: &str) -> Result<PlannerKind, String> {
+    s.parse().map_err(|e: throng::Error| e.to_string())
+}
+
+pub(crate) fn scen(args: ScenArgs) -> anyhow::Result<ExitCode> {
+    let ScenArgs {
+        files,
+        map,
+        json,
+        planner,
+        budget,
+        nav_file,
+        cluster,
+    } = args;
+    let files = if files.is_empty() {
+        shipped_scen_files()?
+    } else {
+        files
+    };
+    if map.is_some() && files.len() > 1 {
+        bail!(
+            "--map applies to one scenario file, {} were given",
+            files.len()
+        );
+    }
+    let options = ScenRunOptions {
+        planner,
+        node_budget: budget,
+    };
+    let mut all_optimal = true;
+    let mut out = io::stdout().lock();
+    for file in &files {
+        let scen = ScenFile::load(file)?;
+        let map_path = match &map {
+            Some(m) => m.clone(),
+            None => scen.map_path()?,
+        };
+        let grid = movingai::load_map(&map_path)?;
+        let mut report = if !planner.uses_nav() {
+            run_scen(&grid, &scen, &options)?
+        } else if let Some(path) = &nav_file {
+            let t0 = Instant::now();
+            let nav = NavGraph::load(path, &grid)?;
+            let load_ms = t0.elapsed().as_secs_f64() * 1e3;
+            let mut report = run_scen_with_nav(&grid, &scen, &options, Some(&nav))?;
+            report.nav_load_ms = Some(load_ms);
+            report
+        } else {
+            let (nav, build_ms) = build_nav(&grid, cluster)?;
+            let mut report = run_scen_with_nav(&grid, &scen, &options, Some(&nav))?;
+            report.nav_build_ms = Some(build_ms);
+            report
+        };
+        report.map = map_path.display().to_string();
+        all_optimal &= report.passed();
+        if json {
+            serde_json::to_writer(&mut out, &report)?;
+            writeln!(out)?;
+        } else {
+            print_report(&mut out, &report, &grid)?;
+        }
+    }
+    out.flush()?;
+    Ok(if all_optimal {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+fn print_report(out: &mut impl Write, r: &ScenReport, grid: &Grid) -> io::Result<()> {
+    let walkable = 100.0 * grid.walkable_count() as f64 / grid.len() as f64;
+    writeln!(out, "scenario     {}", r.scen)?;
+    writeln!(
+        out,
+        "map          {} ({} x {}, {walkable:.1}% walkable)",
+        r.map,
+        grid.width(),
+        grid.height()
+    )?;
+    writeln!(out, "planner      {}", r.planner)?;
+    writeln!(
+        out,
+        "queries      {}: {} optimal, {} mismatched, {} illegal, {} unreachable{}{}",
+        r.queries,
+        r.optimal,
+        r.mismatched,
+        r.illegal,
+        r.unreachable,
+        if r.budget_exhausted > 0 {
+            format!(", {} over budget", r.budget_exhausted)
+        } else {
+            String::new()
+        },
+        if r.invalid > 0 {
+            format!(", {} invalid", r.invalid)
+        } else {
+            String::new()
+        },
+    )?;
+    writeln!(
+        out,
+        "time/query   mean {:.1} us, p50 {:.1} us, p99 {:.1} us, max {:.1} us",
+        r.mean_us, r.p50_us, r.p99_us, r.max_us
+    )?;
+    writeln!(
+        out,
+        "expanded     {:.0} nodes per query (mean)",
+        r.mean_expanded
+    )?;
+    writeln!(
+        out,
+        "length       mean {:.4} x optimal, max {:.4} x (tolerance {:e})",
+        r.mean_len_ratio, r.max_len_ratio, r.tolerance
+    )?;
+    if let Some(bytes) = r.nav_memory_bytes {
+        let how = match (r.nav_build_ms, r.nav_load_ms) {
+            (_, Some(ms)) => format!("loaded in {ms:.1} ms"),
+            (Some(ms), None) => format!("built in {ms:.1} ms"),
+            (None, None) => "given".to_string(),
+        };
+        writeln!(
+            out,
+            "nav graph    {} points, {how}, {:.1} MiB",
+            r.nav_points.unwrap_or(0),
+            bytes as f64 / (1024.0 * 1024.0)
+        )?;
+    }
+    for f in &r.failures {
+        writeln!(out, "  line {}: {}: {}", f.line, f.kind, f.detail)?;
+    }
+    writeln!(out)
+}
+
+fn shipped_scen_files() -> anyhow::Result<Vec<PathBuf>> {
+    let dir = Path::new(SHIPPED_MAPS);
+    let mut files = Vec::new();
+    for sub in [dir.to_path_buf(), dir.join("mapf")] {
+        let entries = std::fs::read_dir(&sub).with_context(|| {
+            format!(
+                "no scenario file given and the shipped maps are not at {}",
+                sub.display()
+            )
+        })?;
+        let mut found: Vec<PathBuf> = entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|e| e == "scen"))
+            .collect();
+        found.sort();
+        files.extend(found);
+    }
+    if files.is_empty() {
+        bail!("no scenario file given and none in {}", dir.display());
+    }
+    Ok(files)
+}
