@@ -13,6 +13,8 @@
 //!   stitched for long trips.
 //! - [`mapf`]: multi-agent solvers: [`mapf::Pibt`] (one collision-free step of every agent)
 //!   and an independent checker of joint steps ([`mapf::check_step`]).
+//! - [`lorr`]: League of Robot Runners problems (lifelong tasks, robots that turn) played on
+//!   the simulation.
 //! - [`scen_run`]: running a whole Moving AI scenario file and checking every answer.
 //!
 //! ```
@@ -35,6 +37,7 @@
 pub mod dstar;
 pub mod error;
 pub mod grid;
+pub mod lorr;
 pub mod mapf;
 pub mod movingai;
 pub mod nav;

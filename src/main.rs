@@ -35,6 +35,10 @@ enum Command {
     /// a complete solver: every agent from its start to its goal, no two agents in one cell, no
     /// swaps (4-connected by default, as in the benchmark). Exits 1 when unsolved.
     Mapf(cmd::mapf::MapfArgs),
+    /// Play a League of Robot Runners 2024 problem (lifelong tasks of several errands, robots
+    /// that turn) for its step count and report the tasks finished; every step is checked by
+    /// an independent replay. --out writes the competition's output JSON.
+    Lorr(cmd::lorr::LorrArgs),
     /// Prepare the navigation points of a map (for `--planner nav` or `auto`) and save them to
     /// a file, so a big map is prepared once, offline; `throng scen --nav-file` loads it.
     Nav(cmd::nav::NavArgs),
@@ -63,6 +67,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Run(args) => cmd::run::run_scenario(args),
         Command::Scen(args) => cmd::scen::scen(args),
         Command::Mapf(args) => cmd::mapf::run(args),
+        Command::Lorr(args) => cmd::lorr::run(args),
         Command::Nav(args) => cmd::nav::run(args),
         Command::Gen(args) => cmd::mapgen::run(args),
     }

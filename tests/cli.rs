@@ -380,3 +380,78 @@ fn mapf_reports_an_unsolved_instance_with_status_1() {
     assert_eq!(v["solved"], false);
     assert_eq!(v["status"], "no_solution");
 }
+
+fn lorr_problem(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("sims/lorr/random.domain")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+#[test]
+fn lorr_plays_a_competition_problem_and_writes_its_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.json");
+    let problem = lorr_problem("RANDOM-01.json");
+    let o = Command::new(env!("CARGO_BIN_EXE_throng"))
+        .args(["lorr", &problem, "--steps", "80", "--json", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    for field in [
+        "tasks_finished",
+        "steps",
+        "agents",
+        "mean_step_ms",
+        "max_step_ms",
+    ] {
+        assert!(v.get(field).is_some(), "missing {field}");
+    }
+    assert_eq!(
+        (v["steps"].as_u64(), v["agents"].as_u64()),
+        (Some(80), Some(100))
+    );
+    let written: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(written["numTaskFinished"], v["tasks_finished"]);
+    assert_eq!(written["actionModel"], "MAPF_T");
+    // The free model writes "MAPF" and compass letters.
+    let o = throng(&["lorr", &problem, "--steps", "5", "--action-model", "free"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("action model   free"));
+}
+
+#[test]
+fn lorr_errors_are_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    // Not a competition problem (by name) and no --steps.
+    let renamed = dir.path().join("mine.json");
+    let text = std::fs::read_to_string(lorr_problem("RANDOM-01.json")).unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("sims/lorr/random.domain");
+    let text = text
+        .replace("maps/", &format!("{}/maps/", root.display()))
+        .replace("agents/", &format!("{}/agents/", root.display()))
+        .replace("tasks/", &format!("{}/tasks/", root.display()));
+    std::fs::write(&renamed, text).unwrap();
+    let o = throng(&["lorr", renamed.to_str().unwrap()]);
+    assert_one_line_error(&o, "give --steps N");
+    let o = throng(&["lorr", renamed.to_str().unwrap(), "--steps", "3"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // A malformed problem file names its line.
+    let bad = dir.path().join("bad.json");
+    std::fs::write(&bad, "{\n\"mapFile\": 3\n}").unwrap();
+    let o = throng(&["lorr", bad.to_str().unwrap()]);
+    assert_one_line_error(&o, "bad.json:2:");
+    let o = throng(&["lorr", &lorr_problem("RANDOM-01.json"), "--steps", "0"]);
+    assert_one_line_error(&o, "--steps 0");
+    let o = throng(&[
+        "lorr",
+        &lorr_problem("RANDOM-01.json"),
+        "--out",
+        "/nonexistent/x.json",
+    ]);
+    assert_one_line_error(&o, "/nonexistent/x.json");
+}

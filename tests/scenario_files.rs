@@ -625,3 +625,18 @@ fn a_zero_dstar_budget_is_refused() {
     let text = small("[sim]\nplanner = \"dstar\"\ndstar_max_bytes = 0\n");
     parse_error(&text, 8, &["sim.dstar_max_bytes", "at least 1"]);
 }
+
+#[test]
+fn robots_that_turn_need_pibt() {
+    let text = small("[sim]\nconflicts = \"avoid\"\naction_model = \"rotate\"\n");
+    parse_error(
+        &text,
+        8,
+        &["sim.action_model", "needs conflicts = \"pibt\""],
+    );
+    let ok = small("[sim]\naction_model = \"rotate\"\n");
+    let scenario = parse(&ok).expect("rotate with pibt parses");
+    assert_eq!(scenario.sim.action_model, throng::sim::ActionModel::Rotate);
+    let bad = small("[sim]\naction_model = \"fly\"\n");
+    parse_error(&bad, 7, &["sim.action_model", "unknown variant"]);
+}

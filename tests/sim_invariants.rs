@@ -11,7 +11,10 @@ use std::collections::HashMap;
 use common::TestRng;
 use throng::grid::CellChange;
 use throng::grid::procgen::MapGenerator;
-use throng::sim::{AgentId, AgentState, Command, ConflictMode, SimConfig, Simulation, TickReport};
+use throng::sim::{
+    ActionModel, AgentId, AgentState, Command, ConflictMode, Heading, SimConfig, Simulation,
+    TickReport,
+};
 use throng::{CellId, Grid, Neighborhood, PlannerKind};
 
 /// `n` distinct walkable cells of the largest component, drawn from `seed`, none in `exclude`.
@@ -179,6 +182,57 @@ fn invariants_hold_on_a_dense_random_map_with_conflicts() {
             "{conflicts:?}: lifelong agents keep reaching goals: {goals}"
         );
     }
+}
+
+#[test]
+fn robots_that_turn_only_move_the_way_they_face() {
+    // The rotate action model: each tick an agent moves one cell the way it faces (heading
+    // kept), or stays and turns a quarter at most. A dense lifelong crowd, 4-connected, with
+    // the tick invariants (and the independent validator) on top; and the crowd must not jam.
+    let grid = MapGenerator::Random {
+        width: 48,
+        height: 48,
+        density: 0.2,
+    }
+    .generate(5)
+    .unwrap()
+    .with_neighborhood(Neighborhood::Four);
+    let config = SimConfig {
+        lifelong: true,
+        seed: 3,
+        action_model: ActionModel::Rotate,
+        ..SimConfig::default()
+    };
+    let (mut sim, ids) = crowd(grid.clone(), config, 400, 2);
+    let mut headings: HashMap<AgentId, Heading> =
+        ids.iter().map(|&id| (id, Heading::East)).collect();
+    let (mut goals, mut turns, mut moves) = (0u64, 0u64, 0u64);
+    for _ in 0..300 {
+        let before = positions(&sim);
+        let report = checked_step(&mut sim);
+        goals += u64::from(report.goals_reached);
+        for &id in &ids {
+            let a = sim.agent(id).unwrap();
+            let (from, to, was) = (before[&id], a.position(), headings[&id]);
+            if from != to {
+                assert_eq!(was.ahead(&grid, from), Some(to), "moved off its heading");
+                assert_eq!(a.heading(), was, "turned while moving");
+                moves += 1;
+            } else if a.heading() != was {
+                assert!(
+                    a.heading() == was.clockwise() || a.heading() == was.counter_clockwise(),
+                    "more than a quarter turn in a tick"
+                );
+                turns += 1;
+            }
+            headings.insert(id, a.heading());
+        }
+    }
+    assert!(
+        turns > 1000 && moves > turns,
+        "turns {turns}, moves {moves}"
+    );
+    assert!(goals > 300, "lifelong robots keep reaching goals: {goals}");
 }
 
 #[test]

@@ -10,7 +10,8 @@
 //! ....
 //! ```
 //!
-//! Terrain letters: `.` and `G` ground, `S` swamp (walkable), `@` and `O` out of bounds, `T`
+//! Terrain letters: `.` and `G` ground, `E` (a League of Robot Runners emitter) ground, `S`
+//! swamp (walkable), `@` and `O` out of bounds, `T`
 //! trees, `W` water (all blocked by default, as in the Moving AI benchmarks). [`MapOptions`] can
 //! give swamp a cost and make water walkable at a cost. CRLF line ends, trailing whitespace, a
 //! missing final newline and blank lines after the last row are accepted.
@@ -184,7 +185,7 @@ pub fn parse_map(text: &str, file: &str, options: &MapOptions) -> Result<Grid, P
         }
         for (col, c) in line.chars().enumerate() {
             let (walk, cost) = match c {
-                '.' | 'G' => (true, 1.0),
+                '.' | 'G' | 'E' => (true, 1.0),
                 'S' => (true, options.swamp_cost),
                 'W' => match options.water_cost {
                     Some(cost) => (true, cost),

@@ -108,8 +108,10 @@ mod astar;
 mod cost;
 mod heap;
 mod jps;
+pub mod turning;
 mod workspace;
 
+pub use turning::TurningSearch;
 pub use workspace::SearchWorkspace;
 
 pub(crate) use astar::validate_endpoints;

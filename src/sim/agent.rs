@@ -6,6 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::action_model::Heading;
 use crate::dstar::DStarLite;
 use crate::grid::CellId;
 use crate::planner::PlannerKind;
@@ -114,6 +115,11 @@ pub struct Agent {
     pub(crate) urgency: u32,
     /// Conflict mode `pibt`: pushed off a goal it had reached; going back is not a new goal.
     pub(crate) left_goal: bool,
+    /// Action model `rotate`: the way the agent faces.
+    pub(crate) heading: Heading,
+    /// Action model `rotate`: the neighbouring cell the movement phase sent the agent to, while
+    /// it turns to face it or waits for it to be left (see `sim::pibt_movement`).
+    pub(crate) committed: Option<CellId>,
 }
 
 impl Agent {
@@ -137,6 +143,8 @@ impl Agent {
             drift: 0,
             urgency: 0,
             left_goal: false,
+            heading: Heading::East,
+            committed: None,
         }
     }
 
@@ -158,6 +166,13 @@ impl Agent {
     #[inline]
     pub fn goal(&self) -> Option<CellId> {
         self.goal
+    }
+
+    /// The way the agent faces (meaningful under [`crate::sim::ActionModel::Rotate`]; agents
+    /// start facing east unless [`crate::sim::Simulation::set_heading`] says otherwise).
+    #[inline]
+    pub fn heading(&self) -> Heading {
+        self.heading
     }
 
     /// Current state.

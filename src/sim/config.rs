@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::action_model::ActionModel;
 use crate::planner::PlannerKind;
 
 /// How agents treat each other.
@@ -67,6 +68,10 @@ pub struct SimConfig {
     /// state grows past it starts over, a first search past it fails (see
     /// [`crate::dstar::DStarLite::set_max_bytes`]). Default: `None` (no limit).
     pub dstar_max_bytes: Option<usize>,
+    /// What an agent may do per tick: any neighbouring move ([`ActionModel::Free`]) or the
+    /// robot model of forward moves and quarter turns ([`ActionModel::Rotate`], conflict mode
+    /// `pibt` only; other modes ignore it). Default: `Free`.
+    pub action_model: ActionModel,
 }
 
 impl ConflictMode {
@@ -130,6 +135,7 @@ impl Default for SimConfig {
             parallel: true,
             seed: 0,
             dstar_max_bytes: None,
+            action_model: ActionModel::Free,
         }
     }
 }

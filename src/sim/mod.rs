@@ -5,6 +5,7 @@
 //! [`PlanningStage`] (parallel planning with per-worker workspaces) and the [`MovementStage`]
 //! (deterministic conflict resolution), plus [`Metrics`].
 
+mod action_model;
 mod agent;
 mod command;
 mod config;
@@ -18,6 +19,7 @@ pub mod scenario;
 pub mod schedule;
 mod simulation;
 
+pub use action_model::{Action, ActionModel, Heading};
 pub use agent::{Agent, AgentId, AgentSet, AgentState};
 pub use command::Command;
 pub use config::{ConflictMode, SimConfig};

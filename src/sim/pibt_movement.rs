@@ -47,13 +47,14 @@
 
 use rayon::prelude::*;
 
+use super::action_model::{ActionModel, Heading};
 use super::agent::{Agent, AgentSet, AgentState, PlanReason};
 use super::config::SimConfig;
 use super::metrics::StableHasher;
 use super::movement::MovementTotals;
 use super::occupancy::Occupancy;
 use crate::grid::{CellId, Direction, Grid};
-use crate::mapf::{Candidates, Guidance, NO_CELL, Pibt, rank_candidates};
+use crate::mapf::{Candidates, Guidance, NO_AGENT, NO_CELL, Pibt, rank_candidates};
 
 /// Fixed-point unit of route costs: one straight step on a cell of cost 1.
 const UNIT: f64 = 65536.0;
@@ -90,6 +91,14 @@ pub(crate) struct PibtMovement {
     /// drawn from.
     ties: Vec<u32>,
     ties_seed: u64,
+    /// Action model `rotate`: per slot, the cell PIBT sent the agent to this tick.
+    intent: Vec<CellId>,
+    /// Action model `rotate`: per slot, the heading an agent that stays turns toward.
+    turns: Vec<Option<Heading>>,
+    /// Action model `rotate`: per cell, the agent PIBT sends onto it ([`NO_AGENT`] for none).
+    entering: Vec<u32>,
+    /// Action model `rotate`: agents that stay, whose cells are not free to enter.
+    work: Vec<u32>,
 }
 
 impl PibtMovement {
@@ -111,6 +120,7 @@ impl PibtMovement {
         };
 
         // Positions and priority order.
+        let rotate = config.action_model == ActionModel::Rotate;
         if self.ties.len() != slots || self.ties_seed != config.seed {
             self.ties_seed = config.seed;
             self.ties = (0..slots as u64)
@@ -131,8 +141,19 @@ impl PibtMovement {
             self.positions[slot as usize] = agent.position;
             self.settled[slot as usize] = agent.state == AgentState::Arrived;
             let tie = self.ties[slot as usize];
+            // Action model `rotate`: agents still carrying out a move decided earlier (turning
+            // to face it, or waiting for its cell) go first and keep it (see `forward_only`).
+            if rotate
+                && agent.committed.is_some_and(|c| {
+                    c == agent.position || Heading::toward(grid, agent.position, c).is_none()
+                })
+            {
+                agent.committed = None;
+            }
+            let committed = u64::from(rotate && agent.committed.is_some()) << 63;
+            let urgency = u64::from(agent.urgency.min(u32::MAX >> 1)) << 32;
             self.order
-                .push((u64::from(agent.urgency) << 32 | u64::from(tie), slot));
+                .push((committed | urgency | u64::from(tie), slot));
         }
         // Highest urgency first; equal keys (a hash collision) by slot, so the order is total.
         self.order
@@ -141,7 +162,8 @@ impl PibtMovement {
         self.order_slots.extend(self.order.iter().map(|&(_, s)| s));
 
         // Candidates, ranked in parallel.
-        let guide = RouteGuide::new(grid, agents, occupancy, &self.settled);
+        let mut guide = RouteGuide::new(grid, agents, occupancy, &self.settled);
+        guide.rotate = rotate;
         let mut h = StableHasher::default();
         h.write_u64(config.seed);
         h.write_u64(tick);
@@ -159,7 +181,10 @@ impl PibtMovement {
             let travelling = agents
                 .at(slot as u32)
                 .is_some_and(|a| a.state != AgentState::Arrived && RouteGuide::route(a).is_some());
-            *out = if travelling {
+            let committed = agents.at(slot as u32).and_then(|a| a.committed);
+            *out = if let (true, Some(c)) = (rotate, committed) {
+                Candidates::from_cells(&[c, at])
+            } else if travelling {
                 rank_candidates(grid, &guide, slot as u32, at, salt)
             } else {
                 Candidates::stay_first()
@@ -186,6 +211,22 @@ impl PibtMovement {
         self.next.clear();
         self.next.extend_from_slice(next);
         totals.swaps = pibt.swaps();
+        if rotate {
+            self.intent.clear();
+            self.intent.extend_from_slice(&self.next);
+            self.turns.clear();
+            self.turns.resize(slots, None);
+            forward_only(
+                grid,
+                agents,
+                occupancy,
+                &self.positions,
+                &mut self.next,
+                &mut self.turns,
+                &mut self.entering,
+                &mut self.work,
+            );
+        }
 
         // Apply: free every cell left, then take every cell entered (an agent may enter the
         // cell another leaves).
@@ -202,7 +243,15 @@ impl PibtMovement {
         }
         for (slot, agent) in agents.iter_mut() {
             let (from, to) = (self.positions[slot as usize], self.next[slot as usize]);
+            if rotate {
+                // Decided moves not made yet are kept (see `forward_only`).
+                let intent = self.intent[slot as usize];
+                agent.committed = (from == to && intent != from).then_some(intent);
+            }
             if from == to {
+                if let Some(want) = self.turns.get(slot as usize).copied().flatten() {
+                    agent.heading = agent.heading.after(agent.heading.turn_toward(want));
+                }
                 if agent.next_cell().is_some() {
                     agent.state = AgentState::Waiting;
                     agent.waited += 1;
@@ -222,6 +271,66 @@ impl PibtMovement {
         }
         totals
     }
+}
+
+/// Action model `rotate`: turns PIBT's joint step into forward moves and turns. An agent sent
+/// to the cell it faces moves there; one sent elsewhere stays and turns toward that cell (so
+/// it can go next tick if PIBT still wants it there); one sent nowhere turns toward its
+/// route's next cell. An agent whose target is the cell of an agent that stays must stay too,
+/// and so on back along the chain: the cells entered are all left in the same tick, so no two
+/// agents meet. `turns` gets the heading of each staying agent that turns.
+#[allow(clippy::too_many_arguments)]
+fn forward_only(
+    grid: &Grid,
+    agents: &AgentSet,
+    occupancy: &Occupancy,
+    positions: &[CellId],
+    next: &mut [CellId],
+    turns: &mut [Option<Heading>],
+    entering: &mut Vec<u32>,
+    work: &mut Vec<u32>,
+) {
+    if entering.len() != grid.len() {
+        entering.clear();
+        entering.resize(grid.len(), NO_AGENT);
+    }
+    work.clear();
+    for (slot, (&from, to)) in positions.iter().zip(next.iter_mut()).enumerate() {
+        if from == NO_CELL {
+            continue;
+        }
+        let Some(agent) = agents.at(slot as u32) else {
+            continue;
+        };
+        if *to == from {
+            turns[slot] = RouteGuide::route(agent)
+                .and_then(|(route, _)| route.get(1).copied())
+                .and_then(|n| Heading::toward(grid, from, n));
+            work.push(slot as u32);
+        } else if agent.heading.ahead(grid, from) == Some(*to) {
+            entering[*to as usize] = slot as u32;
+        } else {
+            turns[slot] = Heading::toward(grid, from, *to);
+            *to = from;
+            work.push(slot as u32);
+        }
+    }
+    // Agents that stay hold their cells: whoever meant to enter one stays too.
+    while let Some(stayer) = work.pop() {
+        let cell = positions[stayer as usize];
+        let behind = std::mem::replace(&mut entering[cell as usize], NO_AGENT);
+        if behind != NO_AGENT && next[behind as usize] == cell {
+            next[behind as usize] = positions[behind as usize];
+            work.push(behind);
+        }
+    }
+    // Clear the table for the next tick.
+    for (slot, &to) in next.iter().enumerate() {
+        if to != NO_CELL && to != positions[slot] {
+            entering[to as usize] = NO_AGENT;
+        }
+    }
+    let _ = occupancy;
 }
 
 /// Moves `agent` to the neighbouring cell `to` and keeps its route leading from where it
@@ -389,6 +498,8 @@ struct RouteGuide<'a> {
     /// Per slot: whether the agent stands on its goal (a dense copy, so that the test for
     /// every candidate cell does not fetch the whole agent).
     settled: &'a [bool],
+    /// Action model `rotate`: a cell off the way the agent faces costs the turns to face it.
+    rotate: bool,
 }
 
 impl<'a> RouteGuide<'a> {
@@ -403,6 +514,19 @@ impl<'a> RouteGuide<'a> {
             agents,
             occupancy,
             settled,
+            rotate: false,
+        }
+    }
+
+    /// Ticks of turning before an agent facing `heading` on `at` can step onto `cell`.
+    fn turns_to(&self, heading: Heading, at: CellId, cell: CellId) -> i64 {
+        match Heading::toward(self.costs.grid, at, cell) {
+            Some(h) => match (h.index() + 4 - heading.index()) % 4 {
+                0 => 0,
+                2 => 2,
+                _ => 1,
+            },
+            None => 0,
         }
     }
 
@@ -490,6 +614,9 @@ impl Guidance for RouteGuide<'_> {
                     }
                     if c != a.position && self.settled(c) {
                         *o += SETTLED_PENALTY;
+                    }
+                    if self.rotate {
+                        *o += self.turns_to(a.heading, a.position, c) * UNIT as i64;
                     }
                 }
             }

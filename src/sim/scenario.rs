@@ -27,6 +27,7 @@
 //! [sim]                           # any field of SimConfig except `seed` (set at the top)
 //! planner = "astar"
 //! conflicts = "pibt"              # or "avoid", "off"
+//! action_model = "free"           # or "rotate" (robots: forward or quarter turns; pibt only)
 //! lifelong = false
 //! max_plans_per_tick = 2000
 //!
@@ -67,7 +68,8 @@ use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 use toml::Spanned;
 
-use super::config::SimConfig;
+use super::action_model::ActionModel;
+use super::config::{ConflictMode, SimConfig};
 use super::schedule::{ChangeSchedule, Doors, ScriptedChange, door_changes, rect_changes};
 use super::simulation::Simulation;
 use crate::error::{Error, ParseError, Result, read_text};
@@ -656,6 +658,20 @@ impl Scenario {
                     return Err(origin.error(
                         "sim.dstar_max_bytes",
                         "must be at least 1 (leave it out for no limit)",
+                    ));
+                }
+                if sim.action_model == ActionModel::Rotate && sim.conflicts != ConflictMode::Pibt {
+                    // Only the PIBT movement phase knows headings; the others would move agents
+                    // sideways and call it rotating.
+                    origin
+                        .lines
+                        .push(("sim.action_model", line("action_model")));
+                    return Err(origin.error(
+                        "sim.action_model",
+                        format!(
+                            "\"rotate\" needs conflicts = \"pibt\", not {:?}",
+                            sim.conflicts.name()
+                        ),
                     ));
                 }
                 sim

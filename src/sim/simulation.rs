@@ -5,6 +5,7 @@ use std::time::Instant;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+use super::action_model::Heading;
 use super::agent::{Agent, AgentId, AgentSet, AgentState, PlanReason};
 use super::command::Command;
 use super::config::SimConfig;
@@ -227,6 +228,64 @@ impl Simulation {
         Ok(())
     }
 
+    /// Gives an agent a route of its own now: `route` starts on the agent's cell and each cell
+    /// is one legal move from the previous; its last cell becomes the agent's goal, and no
+    /// planner is asked (unless the agent is later pushed far off it: see
+    /// [`SimConfig::drift_replan`]). For callers with planners of their own, such as the
+    /// turning search of [`crate::lorr`].
+    ///
+    /// ```
+    /// use throng::Grid;
+    /// use throng::sim::{SimConfig, Simulation};
+    ///
+    /// let grid = Grid::from_ascii("...\n...")?;
+    /// let mut sim = Simulation::new(grid, SimConfig::default());
+    /// let id = sim.add_agent(0, None)?;
+    /// sim.set_route(id, &[0, 3, 4])?; // down, then right
+    /// sim.step();
+    /// sim.step();
+    /// assert_eq!(sim.agent(id).unwrap().position(), 4);
+    /// assert!(sim.set_route(id, &[0, 1]).is_err()); // does not start where the agent is
+    /// # Ok::<(), throng::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::UnknownAgent`] for a stale id, [`Error::Invalid`] for a route that is empty,
+    /// does not start on the agent's cell, or makes an illegal move.
+    pub fn set_route(&mut self, id: AgentId, route: &[CellId]) -> Result<()> {
+        let tick = self.tick;
+        let position = self.agents.get(id).ok_or(Error::UnknownAgent(id))?.position;
+        if route.first() != Some(&position) {
+            return Err(Error::Invalid(format!(
+                "a route must start on the agent's cell {position}"
+            )));
+        }
+        self.grid
+            .path_cost(route)
+            .map_err(|e| Error::Invalid(format!("illegal route: {e}")))?;
+        let agent = self.agents.get_mut(id).ok_or(Error::UnknownAgent(id))?;
+        let goal = *route.last().expect("not empty");
+        agent.set_goal(goal, tick);
+        if route.len() > 1 {
+            agent.path.extend_from_slice(route);
+            agent.plan_request = None;
+            agent.state = AgentState::Moving;
+            agent.blocked_failures = 0;
+            agent.detoured = false;
+        }
+        Ok(())
+    }
+
+    /// Turns an agent to face `heading` now (action model `rotate`; agents start facing east).
+    ///
+    /// # Errors
+    /// [`Error::UnknownAgent`] for a stale id.
+    pub fn set_heading(&mut self, id: AgentId, heading: Heading) -> Result<()> {
+        let agent = self.agents.get_mut(id).ok_or(Error::UnknownAgent(id))?;
+        agent.heading = heading;
+        Ok(())
+    }
+
     /// Edits the map now (between ticks). Agents whose remaining path crosses a cell that is
     /// no longer walkable stop and ask for a new plan. A cell an agent stands on cannot be
     /// blocked (the agent would stand in a wall): such a batch is refused whole, as scenario
@@ -435,7 +494,12 @@ impl Simulation {
         let mut h = StableHasher::default();
         for (id, a) in self.agents.iter() {
             h.write_u64(u64::from(id.index()) << 32 | u64::from(id.generation()));
-            h.write_u64(u64::from(a.position) << 8 | u64::from(a.state.code()));
+            // The heading is 0 (east) for good under the free action model: the same hashes.
+            h.write_u64(
+                u64::from(a.position) << 8
+                    | (a.heading.index() as u64) << 4
+                    | u64::from(a.state.code()),
+            );
         }
         h.finish()
     }

@@ -1,0 +1,101 @@
+//! `throng lorr PROBLEM.json`: play a League of Robot Runners problem and report the tasks
+//! finished.
+
+use std::io::{self, BufWriter, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use throng::lorr::{LorrConfig, LorrRun, Problem};
+use throng::sim::ActionModel;
+
+/// Flags of `throng lorr`.
+#[derive(clap::Args)]
+pub struct LorrArgs {
+    /// The problem JSON (its map, agents and tasks files are found next to it).
+    problem: PathBuf,
+    /// Steps to play. Default: the competition's step count for the 2024 main-round problems
+    /// (RANDOM-01 600, CITY-01 3000, ...); other problems need it.
+    #[arg(long, value_name = "N")]
+    steps: Option<u64>,
+    /// rotate (the competition's MAPF_T: forward, quarter turns, wait) or free (4-connected
+    /// moves).
+    #[arg(long, default_value = "rotate", value_parser = parse_model)]
+    action_model: ActionModel,
+    /// Seed of the movement's tie-breaks.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Write the competition's output JSON (PlanViz replays it) to FILE.
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+    /// Print one JSON object instead of the table.
+    #[arg(long)]
+    json: bool,
+}
+
+fn parse_model(s: &str) -> Result<ActionModel, String> {
+    s.parse().map_err(|e: throng::Error| e.to_string())
+}
+
+/// Most steps a run may ask for (the competition's longest is 5,000).
+const MAX_STEPS: u64 = 1_000_000;
+
+/// Runs `throng lorr`: exit status 0, errors as for every subcommand.
+pub fn run(args: LorrArgs) -> anyhow::Result<ExitCode> {
+    let problem = Problem::load(&args.problem)?;
+    let steps = match args.steps.or(problem.competition_steps()) {
+        Some(s) if (1..=MAX_STEPS).contains(&s) => s,
+        Some(s) => anyhow::bail!("--steps {s}: must be 1 to {MAX_STEPS}"),
+        None => anyhow::bail!(
+            "{}: not a 2024 competition problem, so its step count is unknown: give --steps N",
+            args.problem.display()
+        ),
+    };
+    // Open the output before the run, so that a bad path fails at once.
+    let mut out_file = match &args.out {
+        Some(file) => Some(BufWriter::new(
+            std::fs::File::create(file).with_context(|| format!("writing {}", file.display()))?,
+        )),
+        None => None,
+    };
+    let config = LorrConfig {
+        action_model: args.action_model,
+        seed: args.seed,
+        ..LorrConfig::default()
+    };
+    let mut run = LorrRun::new(&problem, config)?;
+    run.play(steps);
+    run.validate()
+        .context("the plan failed the independent check (a bug: please report it)")?;
+    if let (Some(w), Some(file)) = (&mut out_file, &args.out) {
+        run.write_output(w)
+            .and_then(|()| w.flush())
+            .with_context(|| format!("writing {}", file.display()))?;
+    }
+    let report = run.report();
+    let mut out = io::stdout().lock();
+    if args.json {
+        writeln!(out, "{}", serde_json::to_string(&report)?)?;
+    } else {
+        writeln!(
+            out,
+            "problem        {} ({} agents, {} x {} map, {} tasks revealed at a time)",
+            args.problem.display(),
+            report.agents,
+            problem.grid.width(),
+            problem.grid.height(),
+            problem.reveal
+        )?;
+        writeln!(out, "action model   {}", args.action_model)?;
+        writeln!(out, "steps          {}", report.steps)?;
+        writeln!(out, "tasks finished {}", report.tasks_finished)?;
+        writeln!(out, "errands done   {}", report.errands_done)?;
+        writeln!(
+            out,
+            "step time      mean {:.2} ms, max {:.2} ms",
+            report.mean_step_ms, report.max_step_ms
+        )?;
+        writeln!(out, "plan           valid (independent replay)")?;
+    }
+    Ok(ExitCode::SUCCESS)
+}

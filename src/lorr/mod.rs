@@ -1,0 +1,33 @@
+//! League of Robot Runners (LoRR) problems: lifelong multi-agent path finding with tasks of
+//! several errands and robots that turn, scored by the tasks finished within a step limit.
+//!
+//! - [`problem`]: the 2024 problem files (JSON, map, agents, tasks), with errors by file and
+//!   line.
+//! - [`tasks`]: the task board: revealed tasks, assignment of free agents, errands done,
+//!   events.
+//! - [`run`]: a problem played on the [`crate::sim::Simulation`] (PIBT movement, the rotate
+//!   action model), step by step.
+//! - [`validate`]: an independent replay of a plan's actions.
+//! - `output`: the competition's output JSON, which PlanViz replays.
+//!
+//! ```no_run
+//! use throng::lorr::{LorrConfig, LorrRun, Problem};
+//!
+//! let problem = Problem::load("sims/lorr/random.domain/RANDOM-01.json")?;
+//! let mut run = LorrRun::new(&problem, LorrConfig::default())?;
+//! run.play(problem.competition_steps().unwrap_or(600));
+//! run.validate()?;
+//! println!("{} tasks finished", run.report().tasks_finished);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod output;
+pub mod problem;
+pub mod run;
+pub mod tasks;
+pub mod validate;
+
+pub use problem::Problem;
+pub use run::{LorrConfig, LorrReport, LorrRun};
+pub use tasks::{TaskBoard, TaskEvent};
+pub use validate::{PlanError, replay};

@@ -1,0 +1,386 @@
+//! League of Robot Runners 2024 problem files: the problem JSON and the map, agents and tasks
+//! files it names (paths relative to the JSON).
+//!
+//! - Problem JSON: `mapFile`, `agentFile`, `taskFile`, `teamSize`, `numTasksReveal` (a pool of
+//!   `numTasksReveal x teamSize` tasks is revealed at any time). Other keys are ignored.
+//! - `.map`: Moving AI format, 4-connected here (`@` and `T` blocked, `.`, `E`, `S` free).
+//! - `.agents`: a count line, then one start cell a line as a linear index `row * width + col`.
+//! - `.tasks`: a count line, then one task a line: the comma-separated linear cells of its
+//!   errands, visited in order.
+//!
+//! Lines starting with `#` are comments. Every error names the file and, where it is about
+//! one line, the line.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::error::{Error, ParseError, Result, read_text};
+use crate::grid::{CellId, Grid, Neighborhood};
+use crate::movingai::{MapOptions, parse_map};
+
+/// Most errands one task may have.
+pub const MAX_ERRANDS: usize = 1024;
+
+/// A loaded problem.
+#[derive(Debug, Clone)]
+pub struct Problem {
+    /// The problem's name: its file name without `.json`.
+    pub name: String,
+    /// The map, 4-connected.
+    pub grid: Grid,
+    /// Agent `a` starts on `starts[a]` (distinct cells), facing east.
+    pub starts: Vec<CellId>,
+    /// The task list: task `i`'s errands in order. Task ids past the end wrap around (the
+    /// competition's rule: task id `k` is line `k mod tasks.len()`).
+    pub tasks: Vec<Vec<CellId>>,
+    /// How many tasks are revealed at any time.
+    pub reveal: usize,
+}
+
+/// The problem JSON's keys.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ProblemJson {
+    map_file: String,
+    agent_file: String,
+    task_file: String,
+    team_size: u64,
+    num_tasks_reveal: f64,
+}
+
+impl Problem {
+    /// Loads a problem JSON and its files.
+    ///
+    /// # Errors
+    /// [`Error::Io`] for a file that cannot be read, [`Error::Parse`] (file and line) for a
+    /// malformed one, a start or errand outside the map or on a blocked cell, two agents on
+    /// one cell, a team larger than the agents file or than the map's free cells, and a
+    /// reveal pool that is not a positive number of tasks.
+    pub fn load(path: impl AsRef<Path>) -> Result<Problem> {
+        let path = path.as_ref();
+        let file = path.display().to_string();
+        let text = read_text(path)?;
+        let json: ProblemJson = serde_json::from_str(&text).map_err(|e| {
+            let msg = e.to_string();
+            // serde_json appends " at line L column C": the line goes in front instead.
+            let msg = msg.split(" at line ").next().unwrap_or(&msg).to_string();
+            ParseError::at(&file, e.line().max(1), msg)
+        })?;
+        let dir = path.parent().unwrap_or(Path::new("."));
+        let named = |p: &str| -> PathBuf { dir.join(p) };
+
+        let map_path = named(&json.map_file);
+        let map_text = read_text(&map_path)?;
+        let options = MapOptions {
+            neighborhood: Neighborhood::Four,
+            ..MapOptions::default()
+        };
+        let grid = parse_map(&map_text, &map_path.display().to_string(), &options)?;
+
+        let team = usize::try_from(json.team_size).unwrap_or(usize::MAX);
+        if team == 0 {
+            return Err(ParseError::whole(&file, "teamSize is 0: a problem needs agents").into());
+        }
+        if team > grid.walkable_count() {
+            return Err(ParseError::whole(
+                &file,
+                format!(
+                    "teamSize {team} is more than the map's {} free cells",
+                    grid.walkable_count()
+                ),
+            )
+            .into());
+        }
+        if !(json.num_tasks_reveal.is_finite() && json.num_tasks_reveal > 0.0) {
+            return Err(ParseError::whole(
+                &file,
+                format!(
+                    "numTasksReveal must be a positive number, not {}",
+                    json.num_tasks_reveal
+                ),
+            )
+            .into());
+        }
+        let reveal = (json.num_tasks_reveal * team as f64).floor();
+        if reveal < 1.0 || reveal > 64.0 * team as f64 {
+            return Err(ParseError::whole(
+                &file,
+                format!(
+                    "numTasksReveal {} x teamSize {team} reveals {reveal} tasks (must be 1 to \
+                     64 per agent)",
+                    json.num_tasks_reveal
+                ),
+            )
+            .into());
+        }
+
+        let agents_path = named(&json.agent_file);
+        let starts = parse_agents(
+            &read_text(&agents_path)?,
+            &agents_path.display().to_string(),
+            &grid,
+            team,
+        )?;
+        let tasks_path = named(&json.task_file);
+        let tasks = parse_tasks(
+            &read_text(&tasks_path)?,
+            &tasks_path.display().to_string(),
+            &grid,
+        )?;
+        let name = path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        Ok(Problem {
+            name,
+            grid,
+            starts,
+            tasks,
+            reveal: reveal as usize,
+        })
+    }
+
+    /// The step count the competition played this problem for, when it is one of the 2024
+    /// main-round problems (known by name): RANDOM-01 to 05 600 to 2,000 steps, CITY 3,000,
+    /// GAME, SORTATION and WAREHOUSE 5,000.
+    pub fn competition_steps(&self) -> Option<u64> {
+        Some(match self.name.as_str() {
+            "RANDOM-01" | "RANDOM-02" | "RANDOM-03" => 600,
+            "RANDOM-04" => 800,
+            "RANDOM-05" => 2000,
+            "CITY-01" | "CITY-02" => 3000,
+            "GAME" | "SORTATION" | "WAREHOUSE" => 5000,
+            _ => return None,
+        })
+    }
+}
+
+/// Non-comment, non-blank lines with their 1-based numbers.
+fn content_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    text.lines()
+        .enumerate()
+        .map(|(i, l)| (i + 1, l.trim()))
+        .filter(|(_, l)| !l.is_empty() && !l.starts_with('#'))
+}
+
+/// The count line of an agents or tasks file.
+fn count_line<'a>(
+    lines: &mut impl Iterator<Item = (usize, &'a str)>,
+    file: &str,
+    what: &str,
+) -> Result<(usize, usize), ParseError> {
+    let (n, line) = lines
+        .next()
+        .ok_or_else(|| ParseError::whole(file, format!("empty: expected the number of {what}")))?;
+    let count = line.parse::<usize>().map_err(|_| {
+        ParseError::at(
+            file,
+            n,
+            format!("expected the number of {what}, found {line:?}"),
+        )
+    })?;
+    Ok((n, count))
+}
+
+/// A linear cell index of the map, free.
+fn parse_cell(word: &str, file: &str, line: usize, grid: &Grid) -> Result<CellId, ParseError> {
+    let word = word.trim();
+    let cell = word.parse::<u64>().map_err(|_| {
+        ParseError::at(
+            file,
+            line,
+            format!("{word:?} is not a cell (expected row * width + column)"),
+        )
+    })?;
+    if cell >= grid.len() as u64 {
+        return Err(ParseError::at(
+            file,
+            line,
+            format!(
+                "cell {cell} is outside the {} x {} map ({} cells)",
+                grid.width(),
+                grid.height(),
+                grid.len()
+            ),
+        ));
+    }
+    let cell = cell as CellId;
+    if !grid.is_walkable(cell) {
+        let (x, y) = grid.coords(cell);
+        return Err(ParseError::at(
+            file,
+            line,
+            format!("cell {cell} (row {y}, column {x}) is blocked"),
+        ));
+    }
+    Ok(cell)
+}
+
+/// The first `team` starts of an agents file.
+fn parse_agents(text: &str, file: &str, grid: &Grid, team: usize) -> Result<Vec<CellId>> {
+    let mut lines = content_lines(text);
+    let (n, count) = count_line(&mut lines, file, "agents")?;
+    if count < team {
+        return Err(ParseError::at(
+            file,
+            n,
+            format!("the file has {count} agents, the problem's teamSize is {team}"),
+        )
+        .into());
+    }
+    let mut taken = vec![u32::MAX; grid.len()];
+    let mut starts = Vec::with_capacity(team);
+    for (line, text) in lines.by_ref().take(team) {
+        let cell = parse_cell(text, file, line, grid)?;
+        let first = &mut taken[cell as usize];
+        if *first != u32::MAX {
+            return Err(ParseError::at(
+                file,
+                line,
+                format!("cell {cell} is already agent {first}'s start"),
+            )
+            .into());
+        }
+        *first = starts.len() as u32;
+        starts.push(cell);
+    }
+    if starts.len() < team {
+        return Err(ParseError::whole(
+            file,
+            format!(
+                "the file ends after {} agents, the problem's teamSize is {team}",
+                starts.len()
+            ),
+        )
+        .into());
+    }
+    Ok(starts)
+}
+
+/// Every task of a tasks file.
+fn parse_tasks(text: &str, file: &str, grid: &Grid) -> Result<Vec<Vec<CellId>>> {
+    let mut lines = content_lines(text);
+    let (n, count) = count_line(&mut lines, file, "tasks")?;
+    if count == 0 {
+        return Err(ParseError::at(file, n, "0 tasks: a problem needs at least one").into());
+    }
+    // Sized by what the file holds, not by what its count line claims.
+    let mut tasks = Vec::with_capacity(count.min(text.len() / 2));
+    for (line, text) in lines.by_ref().take(count) {
+        let errands = text
+            .split(',')
+            .filter(|w| !w.trim().is_empty())
+            .map(|w| parse_cell(w, file, line, grid))
+            .collect::<Result<Vec<_>, _>>()?;
+        if errands.is_empty() {
+            return Err(ParseError::at(file, line, "a task needs at least one errand").into());
+        }
+        if errands.len() > MAX_ERRANDS {
+            return Err(ParseError::at(
+                file,
+                line,
+                format!(
+                    "{} errands in one task (at most {MAX_ERRANDS})",
+                    errands.len()
+                ),
+            )
+            .into());
+        }
+        tasks.push(errands);
+    }
+    if tasks.len() < count {
+        return Err(Error::Parse(ParseError::whole(
+            file,
+            format!(
+                "the file ends after {} tasks, its count line says {count}",
+                tasks.len()
+            ),
+        )));
+    }
+    Ok(tasks)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn grid() -> Grid {
+        Grid::from_ascii("...\n.@.\n...")
+            .unwrap()
+            .with_neighborhood(Neighborhood::Four)
+    }
+
+    #[test]
+    fn agents_files_are_checked_line_by_line() {
+        let g = grid();
+        assert_eq!(
+            parse_agents("# c\n2\n0\n8\n", "a", &g, 2).unwrap(),
+            vec![0, 8]
+        );
+        let err = |text: &str, team| {
+            parse_agents(text, "a.agents", &g, team)
+                .unwrap_err()
+                .to_string()
+        };
+        assert_eq!(
+            err("2\n0\n4\n", 2),
+            "a.agents:3: cell 4 (row 1, column 1) is blocked"
+        );
+        assert_eq!(
+            err("2\n0\n9\n", 2),
+            "a.agents:3: cell 9 is outside the 3 x 3 map (9 cells)"
+        );
+        assert_eq!(
+            err("2\n0\n0\n", 2),
+            "a.agents:3: cell 0 is already agent 0's start"
+        );
+        assert_eq!(
+            err("2\n0\nx\n", 2),
+            "a.agents:3: \"x\" is not a cell (expected row * width + column)"
+        );
+        assert_eq!(
+            err("1\n0\n", 2),
+            "a.agents:1: the file has 1 agents, the problem's teamSize is 2"
+        );
+        assert_eq!(
+            err("3\n0\n", 2),
+            "a.agents: the file ends after 1 agents, the problem's teamSize is 2"
+        );
+        assert_eq!(err("", 2), "a.agents: empty: expected the number of agents");
+        assert_eq!(
+            err("two\n", 2),
+            "a.agents:1: expected the number of agents, found \"two\""
+        );
+    }
+
+    #[test]
+    fn tasks_files_are_checked_line_by_line() {
+        let g = grid();
+        assert_eq!(
+            parse_tasks("2\n0,8\n2\n", "t", &g).unwrap(),
+            vec![vec![0, 8], vec![2]]
+        );
+        let err = |text: &str| parse_tasks(text, "t.tasks", &g).unwrap_err().to_string();
+        assert_eq!(
+            err("2\n0,4\n2\n"),
+            "t.tasks:2: cell 4 (row 1, column 1) is blocked"
+        );
+        assert_eq!(
+            err("2\n0,8\n,\n"),
+            "t.tasks:3: a task needs at least one errand"
+        );
+        assert_eq!(
+            err("3\n0\n1\n"),
+            "t.tasks: the file ends after 2 tasks, its count line says 3"
+        );
+        assert_eq!(
+            err("0\n"),
+            "t.tasks:1: 0 tasks: a problem needs at least one"
+        );
+        assert_eq!(
+            err("1\n0,-3\n"),
+            "t.tasks:2: \"-3\" is not a cell (expected row * width + column)"
+        );
+    }
+}
