@@ -368,7 +368,16 @@ fn move_agent(
     }
     let cursor = agent.cursor;
     let end = (cursor + agent.drift as usize + RANK_WINDOW).min(agent.path.len());
-    if let Some(ahead) = agent.path[cursor + 1..end].iter().position(|&c| c == to) {
+    // The cell itself is looked for farther on than the splice below looks: a route spliced
+    // several times can come back past the agent (a detour round a block to a cell next to
+    // it), and splicing `to` in before such a loop would leave the agent on a route through
+    // its own cell again, which then ranks staying put as progress (RANDOM-01 of the League
+    // of Robot Runners froze whole after 1,200 steps that way).
+    let far_end = (cursor + agent.drift as usize + WALK_WINDOW).min(agent.path.len());
+    if let Some(ahead) = agent.path[cursor + 1..far_end]
+        .iter()
+        .position(|&c| c == to)
+    {
         let j = cursor + 1 + ahead;
         agent.drift = agent.drift.saturating_sub((j - cursor) as u32);
         agent.cursor = j;
@@ -559,6 +568,12 @@ impl<'a> RouteGuide<'a> {
                 progress += self.costs.cost(route[j - 1], r).unwrap_or(i64::MAX / 4);
             }
             for (o, &c) in out.iter_mut().zip(cells) {
+                // Staying is worth nothing, even on a route that comes back past the agent:
+                // otherwise the agent of highest priority could stay for good (see
+                // `move_agent`).
+                if j > 0 && c == route[0] {
+                    continue;
+                }
                 let value = if c == r {
                     -progress
                 } else if let Some(step) = self.costs.cost(c, r) {
