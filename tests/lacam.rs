@@ -67,8 +67,10 @@ fn pibt_alone_finishes(grid: &Grid, starts: &[CellId], goals: &[CellId], steps: 
 
 #[test]
 fn lacam_solves_a_maze_instance_pibt_alone_does_not() {
-    // maze-32-32-2, random-5, 100 agents, 4-connected: PIBT leaves two agents circling (they
-    // must reorder inside a dead end); LaCAM's search over configurations finds a plan.
+    // maze-32-32-2, random-5, 100 agents, 4-connected: the simulation's PIBT leaves two agents
+    // circling (they must reorder inside a dead end); LaCAM (its PIBT swaps without first
+    // asking for room to back off, and its search moves past steps that go nowhere) finds a
+    // plan.
     let (grid, starts, goals) = maze_instance(100);
     assert!(
         !pibt_alone_finishes(&grid, &starts, &goals, 2000),
@@ -79,7 +81,47 @@ fn lacam_solves_a_maze_instance_pibt_alone_does_not() {
         panic!("unsolved: {outcome:?}")
     };
     check_plan(&grid, &plan, &starts, &goals);
-    assert!(stats.nodes > plan.len(), "the search had to branch");
+    assert!(stats.nodes >= plan.len());
+}
+
+#[test]
+fn lacam_branches_where_no_pibt_step_leads_on() {
+    // Three agents reverse their order in a dead-end corridor with one bay: the first
+    // successors PIBT proposes revisit known configurations, so constraints must be added.
+    let grid = Grid::from_ascii(".....\n.#.##")
+        .unwrap()
+        .with_neighborhood(Neighborhood::Four);
+    let c = |x, y| grid.cell(x, y).unwrap();
+    let starts = [c(2, 0), c(3, 0), c(4, 0)];
+    let goals = [c(4, 0), c(3, 0), c(2, 0)];
+    let (outcome, stats) = solve(&grid, &starts, &goals, &LacamOptions::default()).unwrap();
+    let LacamOutcome::Solved(plan) = outcome else {
+        panic!("solvable: {outcome:?}")
+    };
+    check_plan(&grid, &plan, &starts, &goals);
+    assert!(
+        stats.generated > plan.len(),
+        "the search had to branch: {stats:?}"
+    );
+}
+
+#[test]
+fn lacam_passes_agents_through_the_maze_at_300() {
+    // random-5 at 200 and 300 agents: unsolved within 10 s while PIBT's swaps needed a free
+    // cell to back off into; about 10 ms each without that check. A node limit, not a time
+    // limit, bounds the search so that the test cannot depend on the machine.
+    for agents in [200, 300] {
+        let (grid, starts, goals) = maze_instance(agents);
+        let options = LacamOptions {
+            node_limit: Some(200_000),
+            ..LacamOptions::default()
+        };
+        let (outcome, _) = solve(&grid, &starts, &goals, &options).unwrap();
+        let LacamOutcome::Solved(plan) = outcome else {
+            panic!("{agents} agents: {outcome:?}")
+        };
+        check_plan(&grid, &plan, &starts, &goals);
+    }
 }
 
 #[test]

@@ -123,6 +123,8 @@ pub fn solve(
     let mut stats = LacamStats::default();
     let mut rng = ChaCha8Rng::seed_from_u64(options.seed);
     let mut pibt = Pibt::new(grid.len());
+    // A successor that goes nowhere is just one the search moves past (see the setter).
+    pibt.set_swap_needs_room(false);
     let mut nodes: Vec<Node> = Vec::new();
     let mut explored: HashMap<Vec<CellId>, u32> = HashMap::new();
     let mut open: Vec<u32> = Vec::new();

@@ -224,6 +224,8 @@ pub struct Pibt {
     salt: u64,
     /// Whether pushed agents step aside off their pusher's way (see [`Pibt::set_yield`]).
     yield_way: bool,
+    /// Whether a swap needs a free cell to back off into (see [`Pibt::set_swap_needs_room`]).
+    swap_needs_room: bool,
     /// Swaps made in the last step.
     swaps: u32,
 }
@@ -239,6 +241,7 @@ impl Pibt {
             swap: true,
             salt: 0,
             yield_way: true,
+            swap_needs_room: true,
             swaps: 0,
         }
     }
@@ -251,6 +254,17 @@ impl Pibt {
     /// Turns the swap rule on or off (on by default; see the module docs).
     pub fn set_swap(&mut self, on: bool) {
         self.swap = on;
+    }
+
+    /// Whether a swap is made only when the agent has a free cell to back off into now (on by
+    /// default). Without the check, on 8-connected lifelong crowds, an agent that could not
+    /// back off stopped pushing forward and pairs faced each other for good (one agent reached
+    /// 2 goals in 1,000 steps of `tests/pibt.rs`'s lifelong run). LaCAM turns it off: its
+    /// search tries other successors when a step goes nowhere, and with the check PIBT could
+    /// not pass agents through the two-wide corridors of `maze-32-32-2` (8 of 271 benchmark
+    /// instances at 200 to 300 agents unsolved in 10 s; all 8 solved in about 10 ms without).
+    pub fn set_swap_needs_room(&mut self, on: bool) {
+        self.swap_needs_room = on;
     }
 
     /// Turns on or off (on by default) the rule that an agent pushed by another tries the cells
@@ -439,7 +453,9 @@ impl Pibt {
         let mut swap_with = NO_AGENT;
         if self.swap && cands.len > 1 {
             swap_with = self.swap_partner(grid, positions, &cands, guide, agent);
-            if swap_with != NO_AGENT && self.can_back_off(positions[agent as usize], &cands) {
+            if swap_with != NO_AGENT
+                && (!self.swap_needs_room || self.can_back_off(positions[agent as usize], &cands))
+            {
                 cands.cells[..cands.len as usize].reverse();
             } else {
                 swap_with = NO_AGENT;
