@@ -217,3 +217,49 @@ fn bad_instances_are_clear_errors() {
         other => panic!("{other:?}"),
     }
 }
+
+#[test]
+fn anytime_lacam_improves_on_its_first_plan() {
+    // random-32-32-10, 50 agents: the first solution, then the anytime search for a bounded
+    // number of nodes (a node limit, so the test does not depend on the machine's speed). Its
+    // plan is valid, no dearer than the first, and here strictly cheaper.
+    let scen = ScenFile::load(common::shipped("mapf/random-32-32-10-random-1.scen")).unwrap();
+    let grid = load_map(common::shipped("mapf/random-32-32-10.map"))
+        .unwrap()
+        .with_neighborhood(Neighborhood::Four);
+    let pairs: Vec<_> = scen.resolve(&grid).unwrap().into_iter().take(50).collect();
+    let starts: Vec<CellId> = pairs.iter().map(|p| p.0).collect();
+    let goals: Vec<CellId> = pairs.iter().map(|p| p.1).collect();
+    let soc = |plan: &[Vec<CellId>]| -> usize {
+        // Each agent's cost: the last time it is not on its goal, plus one.
+        (0..goals.len())
+            .map(|a| {
+                plan.iter()
+                    .rposition(|c| c[a] != goals[a])
+                    .map_or(0, |t| t + 1)
+            })
+            .sum()
+    };
+    let (first, _) = solve(&grid, &starts, &goals, &LacamOptions::default()).unwrap();
+    let LacamOutcome::Solved(first) = first else {
+        panic!("{first:?}")
+    };
+    let options = LacamOptions {
+        anytime: true,
+        node_limit: Some(60_000),
+        ..LacamOptions::default()
+    };
+    let (better, stats) = solve(&grid, &starts, &goals, &options).unwrap();
+    let LacamOutcome::Solved(better) = better else {
+        panic!("{better:?}")
+    };
+    check_plan(&grid, &better, &starts, &goals);
+    assert!(stats.improvements > 0, "{stats:?}");
+    assert!(
+        soc(&better) < soc(&first),
+        "anytime {} vs first {}",
+        soc(&better),
+        soc(&first)
+    );
+    assert!(stats.first_solution_ms.unwrap() <= stats.solution_ms.unwrap());
+}

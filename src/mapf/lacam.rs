@@ -10,8 +10,18 @@
 //! practice PIBT's first proposal almost always works, so most nodes are expanded once.
 //!
 //! Depth-first (the most recent node is expanded first) and, as in LaCAM*, a configuration met
-//! again puts its node back on top rather than being skipped. The first solution is returned;
-//! its sum of costs is not optimised.
+//! again puts its node back on top rather than being skipped. By default the first solution
+//! is returned.
+//!
+//! # Anytime (LaCAM*)
+//! With [`LacamOptions::anytime`] the search goes on after the first solution, as LaCAM*
+//! (Okumura, IJCAI 2023) does: every node keeps its cost from the start (`g`: per step, the
+//! agents not standing on their goal before and after it) and the configurations it was seen
+//! to lead to; when a known configuration is met again by a cheaper way, the cheaper way is
+//! passed on to everything reachable from it (a Dijkstra over those edges), the goal's
+//! included; nodes that cannot beat the best plan (`g` + the sum of the agents' distances to
+//! their goals at least its cost) are dropped. The best plan is returned at the time limit, and
+//! if the search runs out of nodes first, no plan of this cost model is cheaper.
 
 use std::collections::{HashMap, VecDeque};
 use std::time::{Duration, Instant};
@@ -29,6 +39,9 @@ use crate::grid::{CellId, Grid};
 /// search instead of the known node (lacam3's `random-insert-prob1`, 0.001).
 const RESTART_ODDS: u64 = 1000;
 
+/// After the first solution, one iteration in this many puts the start node back on top.
+const RESTART_ODDS_ANYTIME: u64 = 100;
+
 /// Limits of a [`solve`] call.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct LacamOptions {
@@ -38,6 +51,11 @@ pub struct LacamOptions {
     pub node_limit: Option<usize>,
     /// Seed of the tie-breaks and of the order in which constraints are tried.
     pub seed: u64,
+    /// Keep improving the sum of costs after the first solution until the time or node
+    /// limit, or until no cheaper plan can exist (see the module docs). Default: `false`,
+    /// return the first solution. Without a limit an anytime search runs until it has proved
+    /// its plan the cheapest, which on a large instance is a very long time.
+    pub anytime: bool,
 }
 
 /// What [`solve`] found.
@@ -61,6 +79,13 @@ pub struct LacamStats {
     pub generated: usize,
     /// Wall time, milliseconds.
     pub time_ms: f64,
+    /// When the first solution was found, milliseconds (`None`: none was).
+    pub first_solution_ms: Option<f64>,
+    /// When the plan returned was found, milliseconds (the first solution unless an anytime
+    /// search improved it).
+    pub solution_ms: Option<f64>,
+    /// Times an anytime search found a cheaper plan than its best.
+    pub improvements: usize,
 }
 
 /// A high-level node.
@@ -71,6 +96,12 @@ struct Node {
     order: Vec<u32>,
     /// Constraint sets still to try, breadth first.
     pending: VecDeque<Constraint>,
+    /// Anytime search: cost from the start along the best way known.
+    g: u64,
+    /// Anytime search: the sum of the agents' distances to their goals.
+    h: u64,
+    /// Anytime search: the configurations seen to follow this one.
+    next: Vec<u32>,
 }
 
 /// A low-level node: the first `len` agents of the node's order are bound to cells.
@@ -136,23 +167,49 @@ pub fn solve(
     let priorities: Vec<f64> = (0..n)
         .map(|a| f64::from(dist.get(a as u32, starts[a])) / (n as f64 * 16.0 + 1.0).max(1e4))
         .collect();
-    let root = new_node(starts.to_vec(), None, priorities);
+    let mut root = new_node(starts.to_vec(), None, priorities);
+    root.h = distance_sum(&dist, &root.config);
     explored.insert(root.config.clone(), 0);
     nodes.push(root);
     open.push(0);
     stats.nodes = 1;
 
+    // Anytime search: the goal's node, once found.
+    let mut best: Option<u32> = None;
+    let solved = |nodes: &[Node], best: Option<u32>, fallback: LacamOutcome| match best {
+        Some(goal) => LacamOutcome::Solved(backtrack(nodes, goal)),
+        None => fallback,
+    };
     let outcome = loop {
         let Some(&top) = open.last() else {
-            break LacamOutcome::NoSolution;
+            break solved(&nodes, best, LacamOutcome::NoSolution);
         };
         if nodes[top as usize].config == goals {
-            break LacamOutcome::Solved(backtrack(&nodes, top));
+            if !options.anytime {
+                stats.first_solution_ms = Some(t0.elapsed().as_secs_f64() * 1e3);
+                stats.solution_ms = stats.first_solution_ms;
+                break LacamOutcome::Solved(backtrack(&nodes, top));
+            }
+            open.pop(); // the goal is never expanded
+            continue;
+        }
+        if let Some(goal) = best {
+            let node = &nodes[top as usize];
+            if node.g + node.h >= nodes[goal as usize].g {
+                open.pop(); // cannot lead to a cheaper plan
+                continue;
+            }
+            // Now and then start again from the start, so that the search does not spend the
+            // rest of its time deep in one branch (lacam3's `random-insert-prob2`).
+            if rng.random_range(0..RESTART_ODDS_ANYTIME) == 0 {
+                open.push(0);
+                continue;
+            }
         }
         if options.time_limit.is_some_and(|l| t0.elapsed() >= l)
             || options.node_limit.is_some_and(|l| stats.nodes >= l)
         {
-            break LacamOutcome::Unfinished;
+            break solved(&nodes, best, LacamOutcome::Unfinished);
         }
         let Some(constraint) = nodes[top as usize].pending.pop_front() else {
             open.pop(); // every constraint set tried
@@ -202,6 +259,13 @@ pub fn solve(
             continue;
         };
         if let Some(&known) = explored.get(&next) {
+            if options.anytime {
+                nodes[top as usize].next.push(known);
+                if rewire(&mut nodes, goals, top, best) {
+                    stats.improvements += 1;
+                    stats.solution_ms = Some(t0.elapsed().as_secs_f64() * 1e3);
+                }
+            }
             // Met again: back on top (LaCAM*), so the search goes on from there; now and then
             // the start instead (as lacam3 does), so that a depth-first search that took a bad
             // turn deep down tries another way from the beginning.
@@ -226,7 +290,24 @@ pub fn solve(
             })
             .collect();
         let id = nodes.len() as u32;
-        let child = new_node(next.clone(), Some(top), priorities);
+        let mut child = new_node(next.clone(), Some(top), priorities);
+        if options.anytime {
+            child.g = nodes[top as usize].g + step_cost(&nodes[top as usize].config, &next, goals);
+            child.h = distance_sum(&dist, &next);
+            nodes[top as usize].next.push(id);
+            if next == goals {
+                let now = Some(t0.elapsed().as_secs_f64() * 1e3);
+                match best {
+                    None => stats.first_solution_ms = now,
+                    Some(goal) if child.g < nodes[goal as usize].g => stats.improvements += 1,
+                    Some(_) => {}
+                }
+                if best.is_none_or(|goal| child.g < nodes[goal as usize].g) {
+                    best = Some(id);
+                    stats.solution_ms = now;
+                }
+            }
+        }
         explored.insert(next, id);
         nodes.push(child);
         open.push(id);
@@ -263,7 +344,52 @@ fn new_node(config: Vec<CellId>, parent: Option<u32>, priorities: Vec<f64>) -> N
         priorities,
         order,
         pending,
+        g: 0,
+        h: 0,
+        next: Vec::new(),
     }
+}
+
+/// The cost of the step `from -> to`: the agents not on their goal before or after it (an
+/// agent that waits on its goal costs nothing, as in the sum of costs).
+fn step_cost(from: &[CellId], to: &[CellId], goals: &[CellId]) -> u64 {
+    from.iter()
+        .zip(to)
+        .zip(goals)
+        .filter(|((f, t), g)| f != g || t != g)
+        .count() as u64
+}
+
+/// The sum of the agents' distances to their goals: no plan from `config` costs less.
+fn distance_sum(dist: &GoalDistances, config: &[CellId]) -> u64 {
+    config
+        .iter()
+        .enumerate()
+        .map(|(a, &c)| u64::from(dist.get(a as u32, c)))
+        .sum()
+}
+
+/// Passes on a cheaper way to `from`'s successors: every node whose cost from the start drops
+/// takes its new parent, and so on (Dijkstra over the edges seen). Returns whether the goal's
+/// node `best` got cheaper. Costs are positive on every edge out of a configuration that is not
+/// the goal (at least one agent is off its goal), so parents never form a cycle.
+fn rewire(nodes: &mut [Node], goals: &[CellId], from: u32, best: Option<u32>) -> bool {
+    let mut improved = false;
+    let mut queue = VecDeque::from([from]);
+    while let Some(u) = queue.pop_front() {
+        for k in 0..nodes[u as usize].next.len() {
+            let v = nodes[u as usize].next[k];
+            let g = nodes[u as usize].g
+                + step_cost(&nodes[u as usize].config, &nodes[v as usize].config, goals);
+            if g < nodes[v as usize].g {
+                nodes[v as usize].g = g;
+                nodes[v as usize].parent = Some(u);
+                improved |= Some(v) == best;
+                queue.push_back(v);
+            }
+        }
+    }
+    improved
 }
 
 /// The next configuration from `node` with the constrained agents bound to their cells (PIBT
