@@ -25,7 +25,9 @@ pub struct LorrConfig {
     pub parallel: bool,
     /// Rotate model: what a step onto a cell costs more, in
     /// [`crate::search::turning::ACTION_COST`]ths of a step, for each other agent whose
-    /// route crosses it the other way (routes keep to lanes). Default: 6.
+    /// route crosses it the other way (routes keep to lanes). Default: 16, one step (means of
+    /// seeds 0-5 on RANDOM-01 / RANDOM-02: 557 / 850 tasks at 6, 581 / 849 at 16, 568 / 845 at
+    /// 24).
     pub flow_weight: u32,
     /// Rotate model: what a step onto a cell where an agent stands costs more (same units).
     /// Without it robots route into jams, which then grow: on CITY-01 the tasks finished per
@@ -33,7 +35,8 @@ pub struct LorrConfig {
     /// 820 (7,691). Default: 16, one step.
     pub occupied_weight: u32,
     /// Rotate model: a robot that has not moved for this many steps is routed again (0:
-    /// never). Measured, means of seeds 0-5 (RANDOM-01 / RANDOM-02) and CITY-01: never 520 /
+    /// never). Measured with the lane cost at 6/16, means of seeds 0-5 (RANDOM-01 / RANDOM-02)
+    /// and CITY-01: never 520 /
     /// 665 / 7,691 tasks; after 2 steps 553 / 801 / 7,720; after 1, 557 / 850 / 7,621.
     /// Default: 1.
     pub reroute_after: u32,
@@ -45,7 +48,7 @@ impl Default for LorrConfig {
             action_model: ActionModel::Rotate,
             seed: 0,
             parallel: true,
-            flow_weight: 6,
+            flow_weight: 16,
             occupied_weight: 16,
             reroute_after: 1,
         }
