@@ -25,11 +25,12 @@ struct Cli {
 enum Command {
     /// Play a simulation scenario file (TOML, see sims/README.md) and print a summary: plans/s,
     /// ticks/s, latency percentiles, arrivals, and a hash of the final state. With no SCENARIO,
-    /// plays sims/default.toml.
+    /// plays sims/default.toml, built into the binary with its map (works from any directory).
     Run(cmd::run::RunArgs),
     /// Run every query of Moving AI scenario files and check each path against the optimal
-    /// length. With no FILE, runs the scenario files shipped in sims/maps. Exits 1 when a path
-    /// is illegal or missing, or (optimal planners) not optimal.
+    /// length. With no FILE, runs the scenario files shipped in sims/maps of the source tree
+    /// the binary was built from (exits 2, saying to pass files, when that tree is gone).
+    /// Exits 1 when a path is illegal or missing, or (optimal planners) not optimal.
     Scen(cmd::scen::ScenArgs),
     /// Solve a one-shot MAPF benchmark instance (the first N agents of a .scen file) with LaCAM,
     /// a complete solver: every agent from its start to its goal, no two agents in one cell, no

@@ -268,6 +268,48 @@ fn default_scenario_is_found_without_an_argument() {
     assert!(out.contains("random512-10-0.map"), "{out}");
 }
 
+#[test]
+fn an_installed_binary_runs_the_default_scenario_from_any_directory() {
+    // As after `cargo install` or moving the clone: the binary alone, somewhere else, started
+    // from a third directory. The default scenario and its map are inside it.
+    let bin_dir = tempfile::tempdir().unwrap();
+    let bin = bin_dir.path().join("throng");
+    std::fs::copy(env!("CARGO_BIN_EXE_throng"), &bin).unwrap();
+    let cwd = tempfile::tempdir().unwrap();
+    let json_path = cwd.path().join("out.json");
+    let run = || {
+        Command::new(&bin)
+            .current_dir(cwd.path())
+            .args(["run", "--ticks", "3", "--quiet", "--json", "out.json"])
+            .output()
+    };
+    // Another test thread forking while the copy was open can leave it briefly busy (ETXTBSY).
+    let mut o = run();
+    for _ in 0..20 {
+        match &o {
+            Err(e) if e.raw_os_error() == Some(26) => {
+                std::thread::sleep(std::time::Duration::from_millis(50));
+                o = run();
+            }
+            _ => break,
+        }
+    }
+    let o = o.expect("run the copied binary");
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(o.stdout.is_empty(), "--quiet prints nothing");
+    let v = json(&json_path);
+    assert_eq!(v["scenario"], "default", "{v}");
+    assert_eq!(v["agents"], 10000, "{v}");
+    assert_eq!(v["ticks"], 3, "{v}");
+    assert!(
+        v["map"]
+            .as_str()
+            .unwrap()
+            .contains("random512-10-0.map (in memory)"),
+        "{v}"
+    );
+}
+
 /// An error run: status 2, one line on stderr, no panic, containing every one of `want`.
 fn assert_error(o: &Output, want: &[&str]) {
     let err = text(&o.stderr);

@@ -11,12 +11,32 @@ use serde::Serialize;
 use throng::PlannerKind;
 use throng::sim::{RunSummary, Scenario, TickReport};
 
-/// The scenario `throng run` plays when no file is given.
-const DEFAULT_SCENARIO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/sims/default.toml");
+/// The scenario `throng run` plays when no file is given, and its map, compiled into the binary
+/// so that an installed or moved binary needs no files (a path fixed at compile time would not
+/// exist after `cargo install` or moving the clone).
+const DEFAULT_SCENARIO: &str = include_str!("../../sims/default.toml");
+/// The label of the built-in scenario in summaries and errors.
+const DEFAULT_SCENARIO_LABEL: &str = "sims/default.toml (built in)";
+/// `map.file` as written in sims/default.toml: the built-in map stands in for that file.
+const DEFAULT_MAP_FILE: &str = "maps/random512-10-0.map";
+/// The text of sims/maps/random512-10-0.map (257 KiB).
+const DEFAULT_MAP: &str = include_str!("../../sims/maps/random512-10-0.map");
+
+/// The built-in default scenario, its map held in memory.
+fn default_scenario() -> throng::Result<Scenario> {
+    Scenario::parse_with_map(
+        DEFAULT_SCENARIO,
+        DEFAULT_SCENARIO_LABEL,
+        Path::new(""),
+        DEFAULT_MAP_FILE,
+        DEFAULT_MAP,
+    )
+}
 
 #[derive(clap::Args)]
 pub(crate) struct RunArgs {
-    /// Scenario file (default: sims/default.toml).
+    /// Scenario file (default: sims/default.toml and its map, built into the binary, so it runs
+    /// from any directory).
     scenario: Option<PathBuf>,
     /// Worker threads to plan on (default: the file's `threads`; 0 means all cores).
     #[arg(long)]
@@ -180,11 +200,10 @@ struct ModeComparison {
 }
 
 pub(crate) fn run_scenario(args: RunArgs) -> anyhow::Result<ExitCode> {
-    let path = args
-        .scenario
-        .clone()
-        .unwrap_or_else(|| PathBuf::from(DEFAULT_SCENARIO));
-    let mut scenario = Scenario::load(&path)?;
+    let mut scenario = match &args.scenario {
+        Some(path) => Scenario::load(path)?,
+        None => default_scenario()?,
+    };
     if let Some(seed) = args.seed {
         scenario.seed = seed;
     }
@@ -745,4 +764,42 @@ fn write_csv_row(w: &mut impl Write, r: &TickReport) -> io::Result<()> {
         r.added.len(),
         r.rejected.len()
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_built_in_scenario_is_sims_default_with_its_map_in_memory() {
+        let built_in = default_scenario().unwrap();
+        // The constant must name the file default.toml gives, or the binary would look for the
+        // map on disk again.
+        assert!(
+            matches!(&built_in.map, throng::sim::MapSource::Text { file, .. } if file == DEFAULT_MAP_FILE),
+            "{:?}",
+            built_in.map_label()
+        );
+        // Same scenario as the file in the tree, map and all.
+        let on_disk =
+            Scenario::load(concat!(env!("CARGO_MANIFEST_DIR"), "/sims/default.toml")).unwrap();
+        assert_eq!(
+            (
+                built_in.agents,
+                built_in.ticks,
+                built_in.seed,
+                &built_in.placement
+            ),
+            (
+                on_disk.agents,
+                on_disk.ticks,
+                on_disk.seed,
+                &on_disk.placement
+            )
+        );
+        assert_eq!(built_in.sim_config(), on_disk.sim_config());
+        let (a, b) = (built_in.load_grid().unwrap(), on_disk.load_grid().unwrap());
+        assert_eq!((a.width(), a.height()), (b.width(), b.height()));
+        assert!((0..a.len() as u32).all(|c| a.is_walkable(c) == b.is_walkable(c)));
+    }
 }

@@ -13,12 +13,16 @@ use throng::{Grid, PlannerKind};
 
 use super::nav::build_nav;
 
-/// Where the maps shipped with throng live (used when no file is given).
+/// Where the maps shipped with throng live in the source tree the binary was built from (used
+/// when no file is given). Only a path: the `.scen` files and their maps are megabytes, too much
+/// to build into the binary, so an installed binary whose source tree is gone says so instead.
 const SHIPPED_MAPS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/sims/maps");
 
 #[derive(clap::Args)]
 pub(crate) struct ScenArgs {
-    /// `.map.scen` files (default: every one in sims/maps).
+    /// `.map.scen` files (default: every one in sims/maps and sims/maps/mapf of the source tree
+    /// the binary was built from; when that tree is not there, as for an installed binary whose
+    /// clone was moved, it says to pass files and exits 2).
     files: Vec<PathBuf>,
     /// The map to use (default: the map named in the file, beside the scenario file).
     #[arg(long)]
@@ -55,7 +59,7 @@ pub(crate) fn scen(args: ScenArgs) -> anyhow::Result<ExitCode> {
         cluster,
     } = args;
     let files = if files.is_empty() {
-        shipped_scen_files()?
+        shipped_scen_files(Path::new(SHIPPED_MAPS))?
     } else {
         files
     };
@@ -174,16 +178,24 @@ fn print_report(out: &mut impl Write, r: &ScenReport, grid: &Grid) -> io::Result
     writeln!(out)
 }
 
-fn shipped_scen_files() -> anyhow::Result<Vec<PathBuf>> {
-    let dir = Path::new(SHIPPED_MAPS);
+/// The `.scen` files in `dir` and `dir/mapf`, sorted: the shipped ones when `dir` is
+/// [`SHIPPED_MAPS`]. A missing `dir` is one clear error line, not an I/O error.
+fn shipped_scen_files(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
+    if !dir.is_dir() {
+        bail!(
+            "no scenario file given, and the shipped ones are not at {} (the source tree this \
+             binary was built from has moved or is gone): pass .map.scen files, e.g. \
+             `throng scen path/to/arena.map.scen`",
+            dir.display()
+        );
+    }
     let mut files = Vec::new();
     for sub in [dir.to_path_buf(), dir.join("mapf")] {
-        let entries = std::fs::read_dir(&sub).with_context(|| {
-            format!(
-                "no scenario file given and the shipped maps are not at {}",
-                sub.display()
-            )
-        })?;
+        if !sub.is_dir() {
+            continue;
+        }
+        let entries = std::fs::read_dir(&sub)
+            .with_context(|| format!("cannot list the shipped maps in {}", sub.display()))?;
         let mut found: Vec<PathBuf> = entries
             .filter_map(|e| e.ok().map(|e| e.path()))
             .filter(|p| p.extension().is_some_and(|e| e == "scen"))
@@ -192,7 +204,44 @@ fn shipped_scen_files() -> anyhow::Result<Vec<PathBuf>> {
         files.extend(found);
     }
     if files.is_empty() {
-        bail!("no scenario file given and none in {}", dir.display());
+        bail!(
+            "no scenario file given and no .scen file in {}: pass .map.scen files",
+            dir.display()
+        );
     }
     Ok(files)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shipped_files_are_found_in_the_source_tree() {
+        let files = shipped_scen_files(Path::new(SHIPPED_MAPS)).unwrap();
+        let names: Vec<String> = files
+            .iter()
+            .map(|f| f.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        assert!(names.contains(&"arena.map.scen".to_string()), "{names:?}");
+        assert!(
+            names.contains(&"maze-32-32-2-random-5.scen".to_string()),
+            "{names:?}"
+        );
+        assert!(files.iter().all(|f| f.is_file()));
+    }
+
+    #[test]
+    fn absent_shipped_files_say_to_pass_files_in_one_line() {
+        let gone = tempfile::tempdir().unwrap();
+        let dir = gone.path().join("sims/maps");
+        let e = shipped_scen_files(&dir).unwrap_err().to_string();
+        assert!(!e.contains('\n'), "{e}");
+        assert!(e.contains(&dir.display().to_string()), "{e}");
+        assert!(e.contains("pass .map.scen files"), "{e}");
+        // A folder without .scen files is an error too, not an empty run that passes.
+        std::fs::create_dir_all(&dir).unwrap();
+        let e = shipped_scen_files(&dir).unwrap_err().to_string();
+        assert!(e.contains("no .scen file"), "{e}");
+    }
 }

@@ -11,6 +11,7 @@
 //! Lines starting with `#` are comments. Every error names the file and, where it is about
 //! one line, the line.
 
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
@@ -38,6 +39,14 @@ pub struct Problem {
     pub reveal: usize,
 }
 
+/// The files a problem JSON names, in the order they are read.
+#[derive(Clone, Copy)]
+enum Part {
+    Map,
+    Agents,
+    Tasks,
+}
+
 /// The problem JSON's keys.
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -61,17 +70,79 @@ impl Problem {
         let path = path.as_ref();
         let file = path.display().to_string();
         let text = read_text(path)?;
-        let json: ProblemJson = serde_json::from_str(&text).map_err(|e| {
+        let name = path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let dir = path.parent().unwrap_or(Path::new("."));
+        // Each file is read only when it is needed, so that the first problem found is the one
+        // reported, as before the texts could be given in memory.
+        Self::assemble(&text, &file, name, dir, |_, p| read_text(p).map(Cow::Owned))
+    }
+
+    /// A problem from the texts of its four files, held in memory: the problem JSON, the map,
+    /// the agents file and the tasks file (the file names inside the JSON are not read, only
+    /// used to label errors). `file_label` names the JSON in errors, as its path would: the
+    /// other files are labelled with their names from the JSON joined to its folder, and the
+    /// problem's name is its file name without `.json`. Every check of [`load`](Self::load)
+    /// applies, with the same messages.
+    ///
+    /// ```
+    /// use throng::lorr::Problem;
+    ///
+    /// let json = r#"{"mapFile": "m.map", "agentFile": "a.agents", "taskFile": "t.tasks",
+    ///               "teamSize": 2, "numTasksReveal": 1}"#;
+    /// let map = "type octile\nheight 2\nwidth 3\nmap\n...\n.@.\n";
+    /// let problem = Problem::from_texts(json, map, "2\n0\n5\n", "1\n2,3\n", "p/TINY.json")?;
+    /// assert_eq!((problem.name.as_str(), problem.starts.len()), ("TINY", 2));
+    /// let err = Problem::from_texts(json, map, "2\n0\n4\n", "1\n2\n", "p/TINY.json").unwrap_err();
+    /// assert_eq!(err.to_string(), "p/a.agents:3: cell 4 (row 1, column 1) is blocked");
+    /// # Ok::<(), throng::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`load`](Self::load), without the I/O errors.
+    pub fn from_texts(
+        json: &str,
+        map: &str,
+        agents: &str,
+        tasks: &str,
+        file_label: &str,
+    ) -> Result<Problem> {
+        let path = Path::new(file_label);
+        let name = path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let dir = path.parent().unwrap_or(Path::new("."));
+        Self::assemble(json, file_label, name, dir, |part, _| {
+            Ok(Cow::Borrowed(match part {
+                Part::Map => map,
+                Part::Agents => agents,
+                Part::Tasks => tasks,
+            }))
+        })
+    }
+
+    /// Parses and checks a problem: `text` is the JSON (labelled `file`), `dir` the folder its
+    /// file names are relative to, and `read` gives the text of each named file when needed.
+    fn assemble<'a>(
+        text: &str,
+        file: &str,
+        name: String,
+        dir: &Path,
+        mut read: impl FnMut(Part, &Path) -> Result<Cow<'a, str>>,
+    ) -> Result<Problem> {
+        let json: ProblemJson = serde_json::from_str(text).map_err(|e| {
             let msg = e.to_string();
             // serde_json appends " at line L column C": the line goes in front instead.
             let msg = msg.split(" at line ").next().unwrap_or(&msg).to_string();
-            ParseError::at(&file, e.line().max(1), msg)
+            ParseError::at(file, e.line().max(1), msg)
         })?;
-        let dir = path.parent().unwrap_or(Path::new("."));
         let named = |p: &str| -> PathBuf { dir.join(p) };
 
         let map_path = named(&json.map_file);
-        let map_text = read_text(&map_path)?;
+        let map_text = read(Part::Map, &map_path)?;
         let options = MapOptions {
             neighborhood: Neighborhood::Four,
             ..MapOptions::default()
@@ -80,11 +151,11 @@ impl Problem {
 
         let team = usize::try_from(json.team_size).unwrap_or(usize::MAX);
         if team == 0 {
-            return Err(ParseError::whole(&file, "teamSize is 0: a problem needs agents").into());
+            return Err(ParseError::whole(file, "teamSize is 0: a problem needs agents").into());
         }
         if team > grid.walkable_count() {
             return Err(ParseError::whole(
-                &file,
+                file,
                 format!(
                     "teamSize {team} is more than the map's {} free cells",
                     grid.walkable_count()
@@ -94,7 +165,7 @@ impl Problem {
         }
         if !(json.num_tasks_reveal.is_finite() && json.num_tasks_reveal > 0.0) {
             return Err(ParseError::whole(
-                &file,
+                file,
                 format!(
                     "numTasksReveal must be a positive number, not {}",
                     json.num_tasks_reveal
@@ -105,7 +176,7 @@ impl Problem {
         let reveal = (json.num_tasks_reveal * team as f64).floor();
         if reveal < 1.0 || reveal > 64.0 * team as f64 {
             return Err(ParseError::whole(
-                &file,
+                file,
                 format!(
                     "numTasksReveal {} x teamSize {team} reveals {reveal} tasks (must be 1 to \
                      64 per agent)",
@@ -117,21 +188,17 @@ impl Problem {
 
         let agents_path = named(&json.agent_file);
         let starts = parse_agents(
-            &read_text(&agents_path)?,
+            &read(Part::Agents, &agents_path)?,
             &agents_path.display().to_string(),
             &grid,
             team,
         )?;
         let tasks_path = named(&json.task_file);
         let tasks = parse_tasks(
-            &read_text(&tasks_path)?,
+            &read(Part::Tasks, &tasks_path)?,
             &tasks_path.display().to_string(),
             &grid,
         )?;
-        let name = path
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_default();
         Ok(Problem {
             name,
             grid,

@@ -313,6 +313,20 @@ fn read_cluster(
             if cost[i * n + j].is_finite() != ends || route.is_empty() == ends {
                 return None;
             }
+            // Queries hand routes out as path pieces: each must be a legal walk whose cost, both
+            // ways, is the one stored (the builder sums them with the same rule, so they are
+            // equal to the bit). Without this a damaged route gave illegal paths, and an edited
+            // cost silently wrong ones (both found by fuzzing the loader).
+            if ends {
+                let forward = grid.path_cost(route).ok()?;
+                let back: Vec<CellId> = route.iter().rev().copied().collect();
+                let backward = grid.path_cost(&back).ok()?;
+                if forward != cost[i * n + j] || backward != cost[j * n + i] {
+                    return None;
+                }
+            } else if cost[j * n + i].is_finite() {
+                return None;
+            }
         }
     }
     let area = (rect.w * rect.h) as usize;
@@ -436,6 +450,70 @@ impl Reader<'_> {
 mod tests {
     use super::*;
     use crate::nav::local::LocalSearch;
+
+    /// A file for a small map, with the byte offset of the route cells of the first pair of
+    /// points of cluster 0 and of that pair's two costs.
+    fn small_file() -> (Grid, Vec<u8>, usize, usize, usize) {
+        let grid = Grid::from_ascii(
+            "........\n\
+             .#....#.\n\
+             ........\n\
+             ...##...\n\
+             ........\n\
+             ........\n\
+             .#....#.\n\
+             ........",
+        )
+        .unwrap();
+        let nav = NavGraph::build(&grid, &crate::nav::NavOptions { cluster_size: 4 }).unwrap();
+        let bytes = nav.to_bytes();
+        let c = &nav.clusters[0];
+        let n = c.nodes.len();
+        assert!(
+            n >= 2 && c.cost[1].is_finite(),
+            "a route between points 0 and 1"
+        );
+        // Header, cluster size and count, then cluster 0: n, nodes, costs, route offsets,
+        // route cell count, route cells.
+        let nodes_at = 8 + 4 + 4 + 4 + 1 + 8 + 4 + 4 + 4;
+        let cost_at = nodes_at + 4 * n;
+        let cells_at = cost_at + 8 * n * n + 4 + 4 * c.route_start.len() + 4;
+        let first = cells_at + 4 * c.route_start[0] as usize;
+        (grid, bytes, first, cost_at + 8, cost_at + 8 * n)
+    }
+
+    /// `bytes` with `at..at + new.len()` replaced and the checksum made right again.
+    fn edited(bytes: &[u8], at: usize, new: &[u8]) -> Vec<u8> {
+        let mut out = bytes[..bytes.len() - 8].to_vec();
+        out[at..at + new.len()].copy_from_slice(new);
+        let hash = fnv(&out);
+        out.extend_from_slice(&hash.to_le_bytes());
+        out
+    }
+
+    #[test]
+    fn routes_must_be_legal_walks_with_their_stored_costs() {
+        let (grid, bytes, route, cost_ij, cost_ji) = small_file();
+        let path = Path::new("t.nav");
+        assert!(NavGraph::from_bytes(&bytes, &grid, path).is_ok());
+        let cell = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap());
+        // The second cell of the route moved to another cell of the cluster, not next to the
+        // first one (the fuzzer's find: such a file loaded and its queries gave illegal paths).
+        let (x, y) = grid.coords(cell(route));
+        let corner = |v: u32| if v < 2 { 3 } else { 0 };
+        let far = grid.cell(corner(x), corner(y)).unwrap();
+        assert_ne!(far, cell(route + 4));
+        let broken = edited(&bytes, route + 4, &far.to_le_bytes());
+        let e = NavGraph::from_bytes(&broken, &grid, path).unwrap_err();
+        assert!(e.to_string().contains("cluster 0 is malformed"), "{e}");
+        // A cost edited, either way round: refused, not a quietly wrong answer.
+        for at in [cost_ij, cost_ji] {
+            let stored = f64::from_le_bytes(bytes[at..at + 8].try_into().unwrap());
+            let changed = edited(&bytes, at, &(stored * 2.0).to_bits().to_le_bytes());
+            let e = NavGraph::from_bytes(&changed, &grid, path).unwrap_err();
+            assert!(e.to_string().contains("cluster 0 is malformed"), "{e}");
+        }
+    }
 
     #[test]
     fn trees_with_cycles_or_illegal_steps_are_refused() {

@@ -75,7 +75,7 @@ use super::simulation::Simulation;
 use crate::error::{Error, ParseError, Result, read_text};
 use crate::grid::procgen::MapGenerator;
 use crate::grid::{CellId, Grid, Neighborhood};
-use crate::movingai::{ScenFile, load_map};
+use crate::movingai::{MapOptions, ScenFile, load_map, parse_map};
 use crate::planner::PlannerKind;
 
 /// Where the map of a scenario comes from.
@@ -84,6 +84,17 @@ use crate::planner::PlannerKind;
 pub enum MapSource {
     /// A Moving AI `.map` file (the path is resolved against the scenario file's folder).
     File(PathBuf),
+    /// The text of a `.map` file held in memory, given to [`Scenario::parse_with_map`]: how a
+    /// program that carries its scenario and map inside itself (the `throng` binary's default
+    /// scenario) runs them with no files on disk.
+    Text {
+        /// The `map.file` value the scenario gave (names the map in errors and summaries).
+        file: String,
+        /// The map's text, in the Moving AI `.map` format (left out of serialized output: it
+        /// can be megabytes).
+        #[serde(skip)]
+        text: String,
+    },
     /// A procedural map.
     Generated {
         /// The recipe.
@@ -413,6 +424,53 @@ impl Scenario {
     /// # Errors
     /// As [`load`](Self::load), without the I/O error.
     pub fn parse(text: &str, file: &str, base_dir: &Path) -> Result<Scenario> {
+        Self::parse_inner(text, file, base_dir, None)
+    }
+
+    /// Parses scenario text whose map is supplied in memory: when the scenario's `map.file` is
+    /// exactly `map_file` (as written, e.g. `"maps/arena.map"`), the map is
+    /// [`MapSource::Text`] with `map_text`, and no file is looked for. Any other `map.file`,
+    /// and the `.scen` file of a `scen` placement, are resolved against `base_dir` as in
+    /// [`parse`](Self::parse). `map_text` is parsed by [`build`](Self::build) (and
+    /// [`load_grid`](Self::load_grid)), so its errors come from there, labelled `map_file`.
+    ///
+    /// This is how the `throng` binary carries its default scenario and map inside itself, so
+    /// that `throng run` works for an installed or moved binary.
+    ///
+    /// ```
+    /// use throng::sim::{MapSource, Scenario};
+    ///
+    /// let scenario = Scenario::parse_with_map(
+    ///     "agents = 3\nticks = 10\n[map]\nfile = \"maps/tiny.map\"\n",
+    ///     "inline.toml",
+    ///     "/nowhere".as_ref(),
+    ///     "maps/tiny.map",
+    ///     "type octile\nheight 2\nwidth 4\nmap\n....\n....\n",
+    /// )?;
+    /// assert!(matches!(scenario.map, MapSource::Text { .. }));
+    /// assert_eq!(scenario.build()?.agents().len(), 3);
+    /// # Ok::<(), throng::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`parse`](Self::parse).
+    pub fn parse_with_map(
+        text: &str,
+        file: &str,
+        base_dir: &Path,
+        map_file: &str,
+        map_text: &str,
+    ) -> Result<Scenario> {
+        Self::parse_inner(text, file, base_dir, Some((map_file, map_text)))
+    }
+
+    /// [`parse`](Self::parse), with an optional `(map.file value, map text)` held in memory.
+    fn parse_inner(
+        text: &str,
+        file: &str,
+        base_dir: &Path,
+        supplied_map: Option<(&str, &str)>,
+    ) -> Result<Scenario> {
         let raw: RawScenario = toml::from_str(text).map_err(|e| toml_error(file, text, &e))?;
         let mut origin = Origin {
             file: file.to_string(),
@@ -502,28 +560,37 @@ impl Scenario {
                 if raw_map.seed.is_some() {
                     return Err(origin.error("map.seed", "only applies to map.generator"));
                 }
-                let path = base_dir.join(f.get_ref());
-                if path.is_dir() {
-                    return Err(origin.error(
-                        "map.file",
-                        format!(
-                            "{} is a directory, not a .map file ({})",
-                            f.get_ref(),
-                            path.display()
-                        ),
-                    ));
+                if let Some((name, map_text)) = supplied_map
+                    && f.get_ref() == name
+                {
+                    MapSource::Text {
+                        file: name.to_string(),
+                        text: map_text.to_string(),
+                    }
+                } else {
+                    let path = base_dir.join(f.get_ref());
+                    if path.is_dir() {
+                        return Err(origin.error(
+                            "map.file",
+                            format!(
+                                "{} is a directory, not a .map file ({})",
+                                f.get_ref(),
+                                path.display()
+                            ),
+                        ));
+                    }
+                    if !path.is_file() {
+                        return Err(origin.error(
+                            "map.file",
+                            format!(
+                                "{} does not exist (looked for {})",
+                                f.get_ref(),
+                                path.display()
+                            ),
+                        ));
+                    }
+                    MapSource::File(path)
                 }
-                if !path.is_file() {
-                    return Err(origin.error(
-                        "map.file",
-                        format!(
-                            "{} does not exist (looked for {})",
-                            f.get_ref(),
-                            path.display()
-                        ),
-                    ));
-                }
-                MapSource::File(path)
             }
             (None, Some(g)) => {
                 mark(&mut origin, "map.generator", g.span());
@@ -806,6 +873,7 @@ impl Scenario {
     pub fn map_label(&self) -> String {
         match &self.map {
             MapSource::File(path) => path.display().to_string(),
+            MapSource::Text { file, .. } => format!("{file} (in memory)"),
             MapSource::Generated { generator, seed } => {
                 let (w, h) = generator.size();
                 let kind = match generator {
@@ -835,6 +903,7 @@ impl Scenario {
     pub fn load_grid(&self) -> Result<Grid> {
         let grid = match &self.map {
             MapSource::File(path) => load_map(path)?,
+            MapSource::Text { file, text } => parse_map(text, file, &MapOptions::default())?,
             MapSource::Generated { generator, seed } => generator
                 .generate(*seed)
                 .map_err(|e| self.origin.error("map.generator", e))?,
@@ -1481,5 +1550,37 @@ mod tests {
         for (s, g) in pairs.iter().step_by(2) {
             assert!(grid.coords(*s).0 < 8 && grid.coords(*g).0 >= 8);
         }
+    }
+    #[test]
+    fn a_map_held_in_memory_replaces_only_the_file_it_names() {
+        const TINY: &str = "type octile\nheight 2\nwidth 4\nmap\n....\n..@.\n";
+        let text = "agents = 2\nticks = 5\n[map]\nfile = \"maps/tiny.map\"\n";
+        let base = Path::new("/nowhere-at-all");
+        let s = Scenario::parse_with_map(text, "t.toml", base, "maps/tiny.map", TINY).unwrap();
+        assert_eq!(
+            s.map,
+            MapSource::Text {
+                file: "maps/tiny.map".into(),
+                text: TINY.into()
+            }
+        );
+        assert_eq!(s.map_label(), "maps/tiny.map (in memory)");
+        let grid = s.load_grid().unwrap();
+        assert_eq!(
+            (grid.width(), grid.height(), grid.walkable_count()),
+            (4, 2, 7)
+        );
+        // Another name is looked for on disk, against base_dir, and is missing there.
+        let e = Scenario::parse_with_map(text, "t.toml", base, "maps/other.map", TINY).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("t.toml:4: map.file: maps/tiny.map does not exist"),
+            "{e}"
+        );
+        // A bad map text fails in build, under the map's name.
+        let s = Scenario::parse_with_map(text, "t.toml", base, "maps/tiny.map", "type octile\n")
+            .unwrap();
+        let e = s.build().unwrap_err();
+        assert!(e.to_string().starts_with("maps/tiny.map"), "{e}");
     }
 }

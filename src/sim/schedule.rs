@@ -232,7 +232,12 @@ pub(crate) fn door_changes(grid: &Grid, doors: &Doors, ticks: u64) -> Vec<(u64, 
         if !batch.is_empty() {
             out.push((tick, batch));
         }
-        tick += period;
+        // A run of nearly u64::MAX ticks with a long period would overflow the next tick: there
+        // is no next change then (found by fuzzing the scenario loader).
+        match tick.checked_add(period) {
+            Some(next) => tick = next,
+            None => break,
+        }
     }
     out
 }
@@ -241,6 +246,35 @@ pub(crate) fn door_changes(grid: &Grid, doors: &Doors, ticks: u64) -> Vec<(u64, 
 mod tests {
     use super::*;
     use crate::grid::procgen::MapGenerator;
+
+    #[test]
+    fn door_ticks_near_the_end_of_time_do_not_overflow() {
+        let grid = MapGenerator::Rooms {
+            width: 64,
+            height: 64,
+            room: 15,
+            door: 3,
+        }
+        .generate(1)
+        .unwrap();
+        let doors = Doors {
+            count: 4,
+            period: 1 << 63,
+            seed: 0,
+        };
+        // One round at tick 2^63; the next would be 2^64.
+        let changes = door_changes(&grid, &doors, u64::MAX);
+        assert!(changes.len() <= 1, "{}", changes.len());
+        assert!(changes.iter().all(|(t, _)| *t == 1 << 63));
+        // The longest period that still fits twice gives two rounds at most.
+        let doors = Doors {
+            period: u64::MAX / 2,
+            ..doors
+        };
+        let changes = door_changes(&grid, &doors, u64::MAX);
+        assert!(changes.iter().all(|(t, _)| t % (u64::MAX / 2) == 0));
+        assert!(changes.len() <= 2);
+    }
 
     #[test]
     fn doors_are_the_doorways_of_a_rooms_map() {

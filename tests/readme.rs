@@ -1,0 +1,237 @@
+//! The READMEs cannot drift from the binary: every `throng ...` command they show (the synopsis,
+//! the `cargo run --release -- ...` lines, inline commands) names a real subcommand and real
+//! flags, its literal values are accepted, the files it names exist, and every shipped scenario
+//! file is listed in `sims/README.md`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn read(path: &str) -> String {
+    std::fs::read_to_string(root().join(path)).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+fn throng(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_throng"))
+        .args(args)
+        .output()
+        .expect("run throng")
+}
+
+/// The `throng` arguments of a command line (`throng ...`, `cargo run --release -- ...`,
+/// `target/release/throng ...`), without a trailing `# comment`; `None` for other lines.
+fn throng_args(line: &str) -> Option<&str> {
+    let line = line.trim();
+    let line = match line.find(" #") {
+        Some(i) => &line[..i],
+        None => line,
+    };
+    [
+        "throng ",
+        "cargo run --release -- ",
+        "target/release/throng ",
+    ]
+    .iter()
+    .find_map(|prefix| line.strip_prefix(prefix))
+    .map(str::trim)
+}
+
+/// Every command shown in `text` (a markdown file): lines of code blocks, and inline code spans,
+/// each with its 1-based line number.
+fn commands(text: &str) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    let mut in_block = false;
+    for (i, line) in text.lines().enumerate() {
+        if line.trim_start().starts_with("```") {
+            in_block = !in_block;
+            continue;
+        }
+        if in_block {
+            if let Some(args) = throng_args(line) {
+                out.push((i + 1, args.to_string()));
+            }
+            continue;
+        }
+        // Inline spans: the odd pieces between backticks.
+        for span in line.split('`').skip(1).step_by(2) {
+            if let Some(args) = throng_args(span) {
+                out.push((i + 1, args.to_string()));
+            }
+        }
+    }
+    out
+}
+
+/// A placeholder (`N`, `FILE.map`, `OUT.json`, `SCENARIO.toml`) rather than a value to try.
+fn is_placeholder(word: &str) -> bool {
+    word.chars().any(|c| c.is_ascii_uppercase()) && !word.contains('/')
+}
+
+/// Checks one shown command; returns what is wrong with it.
+fn check(args: &str) -> Vec<String> {
+    let mut problems = Vec::new();
+    let words: Vec<&str> = args
+        .split(|c: char| c.is_whitespace() || c == '[' || c == ']')
+        .filter(|w| !w.is_empty() && *w != "|" && *w != "...")
+        .collect();
+    let Some((&sub, rest)) = words.split_first() else {
+        return vec!["no subcommand".into()];
+    };
+    let help = throng(&[sub, "--help"]);
+    if !help.status.success() {
+        return vec![format!("`throng {sub} --help` fails: not a subcommand")];
+    }
+    let help = String::from_utf8_lossy(&help.stdout).into_owned();
+    let mut i = 0;
+    while i < rest.len() {
+        let word = rest[i];
+        i += 1;
+        if let Some(name) = word.strip_prefix("--") {
+            if !help.contains(&format!("--{name} ")) && !help.contains(&format!("--{name}\n")) {
+                problems.push(format!("`--{name}` is not in `throng {sub} --help`"));
+                continue;
+            }
+            let Some(&value) = rest.get(i).filter(|v| !v.starts_with('-')) else {
+                continue;
+            };
+            i += 1;
+            if is_placeholder(value) {
+                continue;
+            }
+            // A literal value (or `a|b|c`): each must be accepted. clap checks values before
+            // it prints the help, so nothing runs.
+            for alt in value.split('|') {
+                let o = throng(&[sub, word, alt, "--help"]);
+                if !o.status.success() {
+                    problems.push(format!(
+                        "`{word} {alt}` is refused: {}",
+                        String::from_utf8_lossy(&o.stderr).trim()
+                    ));
+                }
+            }
+        } else if is_placeholder(word) {
+            continue;
+        } else if word.contains('/') || word.contains('.') {
+            // A file shown by its path from the repository root.
+            if !root().join(word).exists() {
+                problems.push(format!("{word} does not exist"));
+            }
+        } else {
+            // A literal positional value, e.g. the map kind of `gen`.
+            for alt in word.split('|') {
+                let o = throng(&[sub, alt, "--help"]);
+                if !o.status.success() {
+                    problems.push(format!(
+                        "`throng {sub} {alt}` is refused: {}",
+                        String::from_utf8_lossy(&o.stderr).trim()
+                    ));
+                }
+            }
+        }
+    }
+    problems
+}
+
+#[test]
+fn every_command_shown_in_the_readmes_parses() {
+    let mut problems = Vec::new();
+    let mut seen = 0;
+    for file in [
+        "README.md",
+        "sims/README.md",
+        "sims/lorr/README.md",
+        "sims/maps/README.md",
+        "examples/README.md",
+    ] {
+        if !root().join(file).exists() {
+            continue;
+        }
+        for (line, args) in commands(&read(file)) {
+            seen += 1;
+            for p in check(&args) {
+                problems.push(format!("{file}:{line}: `throng {args}`: {p}"));
+            }
+        }
+    }
+    // The synopsis alone has six lines; fewer means the extraction broke, not the README.
+    assert!(seen >= 10, "only {seen} commands found");
+    assert!(problems.is_empty(), "\n{}", problems.join("\n"));
+}
+
+#[test]
+fn the_synopsis_covers_every_subcommand() {
+    let readme = read("README.md");
+    let help = throng(&["--help"]);
+    let help = String::from_utf8_lossy(&help.stdout).into_owned();
+    // Subcommands are the indented first words of the "Commands:" section.
+    let subs: Vec<&str> = help
+        .split("Commands:")
+        .nth(1)
+        .expect("a Commands section")
+        .lines()
+        .skip(1)
+        .take_while(|l| !l.trim().is_empty())
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|s| *s != "help")
+        .collect();
+    assert!(subs.len() >= 6, "{subs:?}");
+    for sub in subs {
+        assert!(
+            readme.contains(&format!("\nthrong {sub} ")),
+            "README.md has no synopsis line for `throng {sub}`"
+        );
+    }
+}
+
+#[test]
+fn every_shipped_scenario_is_in_the_sims_table() {
+    let table = read("sims/README.md");
+    let mut files: Vec<String> = std::fs::read_dir(root().join("sims"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    files.sort();
+    assert!(files.len() >= 5, "{files:?}");
+    let rows: Vec<&str> = table.lines().filter(|l| l.starts_with("| `")).collect();
+    for f in &files {
+        assert!(
+            rows.iter().any(|r| r.starts_with(&format!("| `{f}`"))),
+            "sims/{f} is not in the table of sims/README.md"
+        );
+    }
+    // And the other way: no row for a file that is gone.
+    for r in rows {
+        let name = r.trim_start_matches("| `").split('`').next().unwrap();
+        if name.ends_with(".toml") {
+            assert!(
+                Path::new(&root().join("sims").join(name)).is_file(),
+                "sims/README.md lists {name}, which does not exist"
+            );
+        }
+    }
+}
+
+#[test]
+fn command_extraction_finds_blocks_and_inline_spans() {
+    let text = "intro `throng run --ticks 3` and `cargo test`\n```sh\n\
+                cargo run --release -- scen   # all\nthrong gen rooms --out X.map\n```\n\
+                prose throng nav, not code\n";
+    assert_eq!(
+        commands(text),
+        vec![
+            (1, "run --ticks 3".to_string()),
+            (3, "scen".to_string()),
+            (4, "gen rooms --out X.map".to_string()),
+        ]
+    );
+    // The checker finds a flag that does not exist and a value that is refused.
+    assert!(!check("run --no-such-flag").is_empty());
+    assert!(!check("scen --planner teleport").is_empty());
+    assert!(!check("gen spiral --out X.map").is_empty());
+    assert!(check("scen --planner astar|dstar --budget N").is_empty());
+}
