@@ -457,3 +457,48 @@ fn lorr_errors_are_one_line() {
     ]);
     assert_one_line_error(&o, "/nonexistent/x.json");
 }
+
+#[test]
+fn scen_refuses_navigation_flags_its_planner_would_ignore() {
+    let scen = shipped("arena.map.scen").display().to_string();
+    let o = throng(&[
+        "scen",
+        &scen,
+        "--planner",
+        "astar",
+        "--nav-file",
+        "/etc/hostname",
+    ]);
+    assert_one_line_error(
+        &o,
+        "--nav-file is read only by --planner nav or auto, not astar",
+    );
+    let o = throng(&["scen", &scen, "--cluster", "8"]);
+    assert_one_line_error(&o, "--cluster is used only by --planner nav or auto");
+    let o = throng(&["scen", &scen, "--planner", "nav", "--cluster", "0"]);
+    assert_one_line_error(&o, "--cluster must be at least 1");
+    let o = throng(&[
+        "scen",
+        &scen,
+        "--planner",
+        "nav",
+        "--cluster",
+        "8",
+        "--nav-file",
+        "x.nav",
+    ]);
+    assert_one_line_error(&o, "give one");
+    // A cluster larger than the map: no points, every query searched directly, still optimal.
+    let o = throng(&[
+        "scen",
+        &scen,
+        "--planner",
+        "nav",
+        "--cluster",
+        "4294967295",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["optimal"], v["queries"]);
+}

@@ -39,9 +39,10 @@ pub(crate) struct ScenArgs {
     /// Navigation points saved by `throng nav` (nav and auto planners; default: build them).
     #[arg(long)]
     nav_file: Option<PathBuf>,
-    /// Cluster side when building navigation points.
-    #[arg(long, default_value_t = NavOptions::DEFAULT_CLUSTER_SIZE)]
-    cluster: u32,
+    /// Cluster side when building navigation points (nav and auto planners; a cluster at least
+    /// as large as the map gives no points: every query is then searched directly).
+    #[arg(long, value_name = "N")]
+    cluster: Option<u32>,
 }
 
 pub(crate) fn parse_planner(s: &str) -> Result<PlannerKind, String> {
@@ -58,6 +59,23 @@ pub(crate) fn scen(args: ScenArgs) -> anyhow::Result<ExitCode> {
         nav_file,
         cluster,
     } = args;
+    // Flags that only the navigation-point planners read are refused with the others rather
+    // than ignored (a garbage --nav-file with --planner astar used to "work").
+    if !planner.uses_nav() {
+        if nav_file.is_some() {
+            bail!("--nav-file is read only by --planner nav or auto, not {planner}");
+        }
+        if cluster.is_some() {
+            bail!("--cluster is used only by --planner nav or auto, not {planner}");
+        }
+    }
+    if nav_file.is_some() && cluster.is_some() {
+        bail!("--cluster builds navigation points; --nav-file loads them: give one");
+    }
+    if cluster == Some(0) {
+        bail!("--cluster must be at least 1");
+    }
+    let cluster = cluster.unwrap_or(NavOptions::DEFAULT_CLUSTER_SIZE);
     let files = if files.is_empty() {
         shipped_scen_files(Path::new(SHIPPED_MAPS))?
     } else {

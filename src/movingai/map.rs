@@ -90,6 +90,7 @@ pub fn parse_map(text: &str, file: &str, options: &MapOptions) -> Result<Grid, P
     let mut lines = all.into_iter().enumerate().map(|(i, l)| (i + 1, l));
 
     let (mut width, mut height, mut kind) = (None, None, None);
+    let mut seen: Vec<(&str, usize)> = Vec::with_capacity(3);
     let mut header_done = false;
     for (n, line) in lines.by_ref() {
         if line.trim().is_empty() {
@@ -104,6 +105,17 @@ pub fn parse_map(text: &str, file: &str, options: &MapOptions) -> Result<Grid, P
                 n,
                 format!("unexpected text in header line {line:?}"),
             ));
+        }
+        // A header line given twice is refused: which one the file meant cannot be known.
+        if let Some(first) = seen.iter().find(|(k, _)| *k == key).map(|&(_, n)| n) {
+            return Err(ParseError::at(
+                file,
+                n,
+                format!("second {key:?} line (the first is line {first})"),
+            ));
+        }
+        if matches!(key, "type" | "height" | "width") {
+            seen.push((key, n));
         }
         match (key, value) {
             ("map", None) => {
@@ -262,6 +274,19 @@ mod tests {
 
     fn parse(text: &str) -> Result<Grid, ParseError> {
         parse_map(text, "t.map", &MapOptions::default())
+    }
+
+    #[test]
+    fn a_header_line_given_twice_is_refused() {
+        let err = parse("type octile\nheight 1\nwidth 2\nwidth 3\nmap\n..\n").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "t.map:4: second \"width\" line (the first is line 3)"
+        );
+        let err = parse("type octile\nheight 1\nheight 1\nwidth 2\nmap\n..\n").unwrap_err();
+        assert_eq!(err.line, Some(3));
+        let err = parse("type octile\ntype octile\nheight 1\nwidth 2\nmap\n..\n").unwrap_err();
+        assert_eq!(err.line, Some(2));
     }
 
     #[test]
