@@ -13,30 +13,14 @@ use std::sync::OnceLock;
 use libfuzzer_sys::fuzz_target;
 use throng::Grid;
 use throng::movingai::{MapOptions, parse_map};
-use throng::nav::{FORMAT_VERSION, NavGraph, NavWorkspace, map_hash};
+use throng::nav::{FORMAT_VERSION, NavGraph, NavWorkspace, file_checksum, map_hash};
 use throng::search::SearchOutcome;
-use throng::sim::StableHasher;
 
 const MAP: &str = include_str!("../../sims/maps/mapf/random-32-32-10.map");
 
 fn grid() -> &'static Grid {
     static GRID: OnceLock<Grid> = OnceLock::new();
     GRID.get_or_init(|| parse_map(MAP, "random-32-32-10.map", &MapOptions::default()).unwrap())
-}
-
-/// The file's checksum as `NavGraph::to_bytes` writes it (FNV-1a over 8-byte words). If the
-/// format changes its checksum, odd inputs stop reaching the body; `nav_file_header_is_current`
-/// below notices.
-fn checksum(bytes: &[u8]) -> u64 {
-    let mut h = StableHasher::default();
-    let mut chunks = bytes.chunks_exact(8);
-    for chunk in &mut chunks {
-        h.write_u64(u64::from_le_bytes(chunk.try_into().unwrap()));
-    }
-    for &b in chunks.remainder() {
-        h.write_u64(u64::from(b));
-    }
-    h.finish()
 }
 
 fn header(grid: &Grid) -> Vec<u8> {
@@ -59,14 +43,14 @@ fuzz_target!(|data: &[u8]| {
     } else {
         let mut file = header(grid);
         file.extend_from_slice(rest);
-        let sum = checksum(&file);
+        let sum = file_checksum(&file);
         file.extend_from_slice(&sum.to_le_bytes());
         file
     };
     let Ok(nav) = NavGraph::from_bytes(&file, grid, Path::new("fuzz.nav")) else {
         return;
     };
-    // The header and checksum helpers above still describe the format.
+    // The header helper above still describes the format.
     assert_eq!(&nav.to_bytes()[..29], &header(grid)[..], "nav_file_header_is_current");
     let walkable: Vec<u32> = (0..grid.len() as u32).filter(|&c| grid.is_walkable(c)).collect();
     let mut ws = NavWorkspace::new();

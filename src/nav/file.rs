@@ -11,10 +11,14 @@
 //! | 4, 4 | cluster size, number of clusters |
 //! | ... | per cluster: point count `n`, `n` cells, `n * n` costs (`f64` bits), route offset count and offsets, route cell count and cells, then `n` trees of one byte per cell of the cluster |
 //! | ... | landmark distances: per point (in cluster order), 64 `f32` bit patterns |
-//! | 8 | FNV-1a hash of everything before it |
+//! | 8 | XXH3-64 hash of everything before it |
 //!
 //! Only the clusters are stored; the global numbering and edge lists are rebuilt on load (a
 //! linear pass), which keeps the file about the size of the routes.
+//!
+//! The checksum is XXH3 (format 3; format 2 used FNV-1a): on the 386 MiB file of a 2048 x 2048
+//! random map, FNV-1a took 421 ms of a 2.28 s load, XXH3 takes 16 ms (load 1.85 s; best of 3,
+//! idle machine). The rest of the load is decoding and rebuilding the edge lists.
 
 use std::path::{Path, PathBuf};
 
@@ -23,14 +27,13 @@ use super::landmarks::LANDMARKS;
 use super::local::Rect;
 use crate::grid::{CellId, Direction};
 use crate::grid::{Grid, Neighborhood};
-use crate::sim::StableHasher;
 use rayon::prelude::*;
 
 const MAGIC: &[u8; 8] = b"THRONGNV";
 
 /// Version of the file format written by [`NavGraph::save`]; [`NavGraph::load`] refuses any
 /// other.
-pub const FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 3;
 
 /// Why a navigation file could not be saved or used.
 #[derive(Debug, thiserror::Error)]
@@ -125,7 +128,7 @@ impl NavGraph {
         for d in &self.landmarks.dist {
             put_u32(&mut out, d.to_bits());
         }
-        let hash = fnv(&out);
+        let hash = file_checksum(&out);
         out.extend_from_slice(&hash.to_le_bytes());
         out
     }
@@ -206,7 +209,7 @@ impl NavGraph {
         }
         let body_end = bytes.len() - 8;
         let stored = u64::from_le_bytes(bytes[body_end..].try_into().expect("8 bytes"));
-        if fnv(&bytes[..body_end]) != stored {
+        if file_checksum(&bytes[..body_end]) != stored {
             return Err(corrupt("checksum mismatch (truncated or altered)"));
         }
         let mut r = Reader {
@@ -400,16 +403,12 @@ fn put_u32(out: &mut Vec<u8>, v: u32) {
     out.extend_from_slice(&v.to_le_bytes());
 }
 
-fn fnv(bytes: &[u8]) -> u64 {
-    let mut h = StableHasher::default();
-    let mut chunks = bytes.chunks_exact(8);
-    for chunk in &mut chunks {
-        h.write_u64(u64::from_le_bytes(chunk.try_into().expect("8 bytes")));
-    }
-    for &b in chunks.remainder() {
-        h.write_u64(u64::from(b));
-    }
-    h.finish()
+/// The checksum a navigation file ends with, of every byte before it: XXH3-64, which runs at
+/// memory speed (format 2's FNV-1a, a multiply per 8 bytes, was 26x slower: see the module
+/// docs).
+/// Public for tools that build files by hand, such as the fuzz target.
+pub fn file_checksum(bytes: &[u8]) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(bytes)
 }
 
 struct Reader<'a> {
@@ -486,7 +485,7 @@ mod tests {
     fn edited(bytes: &[u8], at: usize, new: &[u8]) -> Vec<u8> {
         let mut out = bytes[..bytes.len() - 8].to_vec();
         out[at..at + new.len()].copy_from_slice(new);
-        let hash = fnv(&out);
+        let hash = file_checksum(&out);
         out.extend_from_slice(&hash.to_le_bytes());
         out
     }

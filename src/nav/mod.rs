@@ -105,7 +105,7 @@ mod query;
 mod refine;
 
 pub use build::NavOptions;
-pub use file::{FORMAT_VERSION, NavFileError};
+pub use file::{FORMAT_VERSION, NavFileError, file_checksum};
 pub use graph::{NavGraph, map_hash};
 
 use crate::grid::CellId;
