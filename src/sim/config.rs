@@ -72,6 +72,15 @@ pub struct SimConfig {
     /// robot model of forward moves and quarter turns ([`ActionModel::Rotate`], conflict mode
     /// `pibt` only; other modes ignore it). Default: `Free`.
     pub action_model: ActionModel,
+    /// Conflict mode `pibt`: whether PIBT swaps two agents in a corridor only when the one that
+    /// backs off has a free cell to back off into (see `mapf::Pibt::set_swap_needs_room`).
+    /// `None` (the default) decides by the run: off for one-shot runs with free moves on a
+    /// 4-connected grid, where the check kept pairs from passing in mazes (maze-32-32-2
+    /// random-1..5: 4, 3, 1 of 5 arrive at 100, 200, 300 agents with it, 5, 4, 5 without); on
+    /// otherwise: in lifelong and 8-connected crowds pairs faced each other for good without
+    /// it. Runs whose goals are set from outside, like the League of Robot Runners driver,
+    /// are lifelong in all but name and say `Some(true)`.
+    pub swap_needs_room: Option<bool>,
 }
 
 impl ConflictMode {
@@ -136,6 +145,7 @@ impl Default for SimConfig {
             seed: 0,
             dstar_max_bytes: None,
             action_model: ActionModel::Free,
+            swap_needs_room: None,
         }
     }
 }

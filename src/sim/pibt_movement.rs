@@ -118,16 +118,12 @@ impl PibtMovement {
             Some(p) if p.cells() == grid.len() => p,
             _ => self.pibt.insert(Pibt::new(grid.len())),
         };
-        // Swaps need a free cell to back off into on 8-connected grids (see
-        // `Pibt::set_swap_needs_room`) and for robots that turn (RANDOM-01 / RANDOM-02 of the
-        // League of Robot Runners: 581 / 849 tasks with the check, 526 / 718 without); with
-        // free moves on 4-connected grids the check is what keeps pairs from passing in
-        // corridors (maze-32-32-2 random-1..5, one-shot: 4, 3 and 1 of 5 at 100, 200 and 300
-        // agents arrive with it, 5, 4 and 5 without).
-        pibt.set_swap_needs_room(
-            grid.neighborhood() == Neighborhood::Eight
+        // See `SimConfig::swap_needs_room` for when swaps need a free cell to back off into.
+        pibt.set_swap_needs_room(config.swap_needs_room.unwrap_or(
+            config.lifelong
+                || grid.neighborhood() == Neighborhood::Eight
                 || config.action_model == ActionModel::Rotate,
-        );
+        ));
 
         // Positions and priority order.
         let rotate = config.action_model == ActionModel::Rotate;
