@@ -70,7 +70,7 @@ use toml::Spanned;
 
 use super::action_model::ActionModel;
 use super::config::{ConflictMode, SimConfig};
-use super::schedule::{ChangeSchedule, Doors, ScriptedChange, door_changes, rect_changes};
+use super::schedule::{ChangeSchedule, Doors, ScriptedChange, rect_changes};
 use super::simulation::Simulation;
 use crate::error::{Error, ParseError, Result, read_text};
 use crate::grid::procgen::MapGenerator;
@@ -1171,10 +1171,11 @@ impl Scenario {
             })?;
             entries.push((c.tick, batch));
         }
-        if let Some(doors) = &self.doors {
-            entries.extend(door_changes(grid, doors, self.ticks));
-        }
-        Ok(ChangeSchedule::new(entries))
+        let schedule = ChangeSchedule::new(entries);
+        Ok(match &self.doors {
+            Some(doors) => schedule.with_doors(grid, doors, self.ticks),
+            None => schedule,
+        })
     }
 
     /// Builds the simulation and plays up to [`ticks`](Self::ticks) ticks on the current

@@ -60,10 +60,103 @@ pub struct Doors {
 }
 
 /// Batches of map changes by tick, queued on a simulation as their ticks come.
+///
+/// Scripted batches are held whole; the `[doors]` generator's batches are made one at a time
+/// as their ticks come ([`ChangeSchedule::with_doors`]), so a long run does not hold every
+/// batch of its doors (`doors.toml` played for 200,000 ticks held 5,000 batches before).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ChangeSchedule {
     entries: Vec<(u64, Vec<CellChange>)>,
     next: usize,
+    doors: Option<DoorStream>,
+}
+
+/// The `[doors]` generator, drawing each door batch when it is due: the same batches, in the
+/// same order, as drawing them all up front.
+#[derive(Debug, Clone, PartialEq)]
+struct DoorStream {
+    rng: ChaCha8Rng,
+    pool: Vec<Vec<CellId>>,
+    shut: Vec<bool>,
+    period: u64,
+    /// Tick of the next draw; `None` once past the end.
+    tick: Option<u64>,
+    /// Ticks at or past this one get no batch.
+    end: u64,
+    /// The next non-empty batch, drawn ahead.
+    ready: Option<(u64, Vec<CellChange>)>,
+}
+
+impl DoorStream {
+    fn new(grid: &Grid, doors: &Doors, ticks: u64) -> DoorStream {
+        let mut rng = ChaCha8Rng::seed_from_u64(doors.seed);
+        let mut pool = wall_gaps(grid);
+        if pool.is_empty() {
+            pool = (0..grid.len() as CellId)
+                .filter(|&c| grid.is_walkable(c))
+                .map(|c| vec![c])
+                .collect();
+        }
+        let n = (doors.count as usize).min(pool.len());
+        // Partial Fisher-Yates: the first `n` of a seeded shuffle.
+        for i in 0..n {
+            let j = rng.random_range(i..pool.len());
+            pool.swap(i, j);
+        }
+        pool.truncate(n);
+        pool.shrink_to_fit();
+        let period = doors.period.max(1);
+        let mut stream = DoorStream {
+            rng,
+            shut: vec![false; n],
+            pool,
+            period,
+            tick: Some(period),
+            end: ticks,
+            ready: None,
+        };
+        stream.ready = stream.draw();
+        stream
+    }
+
+    /// Draws rounds until one changes a door (or the end comes).
+    fn draw(&mut self) -> Option<(u64, Vec<CellChange>)> {
+        while let Some(tick) = self.tick.filter(|&t| t < self.end) {
+            let mut batch = Vec::new();
+            for (door, cells) in self.pool.iter().enumerate() {
+                let close = self.rng.random_bool(0.5);
+                if close != self.shut[door] {
+                    self.shut[door] = close;
+                    batch.extend(cells.iter().map(|&cell| CellChange::SetWalkable {
+                        cell,
+                        walkable: !close,
+                    }));
+                }
+            }
+            // A run of nearly u64::MAX ticks with a long period would overflow the next
+            // tick: there is no next change then (found by fuzzing the scenario loader).
+            self.tick = tick.checked_add(self.period);
+            if !batch.is_empty() {
+                return Some((tick, batch));
+            }
+        }
+        None
+    }
+
+    /// The next batch if it is due at or before `now`.
+    fn take_due(&mut self, now: u64) -> Option<(u64, Vec<CellChange>)> {
+        if self.ready.as_ref().is_some_and(|(t, _)| *t <= now) {
+            let due = self.ready.take();
+            self.ready = self.draw();
+            return due;
+        }
+        None
+    }
+
+    /// Tick of the next batch, if any.
+    fn next_tick(&self) -> Option<u64> {
+        self.ready.as_ref().map(|(t, _)| *t)
+    }
 }
 
 impl ChangeSchedule {
@@ -81,10 +174,19 @@ impl ChangeSchedule {
         ChangeSchedule {
             entries: merged,
             next: 0,
+            doors: None,
         }
     }
 
-    /// The batches, by tick.
+    /// This schedule with the batches of the `[doors]` generator `doors` on `grid` for ticks
+    /// below `ticks`, drawn as they come due (see the type's docs).
+    pub fn with_doors(mut self, grid: &Grid, doors: &Doors, ticks: u64) -> ChangeSchedule {
+        self.doors = Some(DoorStream::new(grid, doors, ticks));
+        self
+    }
+
+    /// The scripted batches, by tick (door batches are drawn as they come due and are not
+    /// listed).
     pub fn entries(&self) -> &[(u64, Vec<CellChange>)] {
         &self.entries
     }
@@ -92,6 +194,7 @@ impl ChangeSchedule {
     /// Whether no batch is left to queue.
     pub fn is_finished(&self) -> bool {
         self.next >= self.entries.len()
+            && self.doors.as_ref().is_none_or(|d| d.next_tick().is_none())
     }
 
     /// Queues on `sim`, as [`Command::ChangeMap`], every batch due at or before its next tick
@@ -100,11 +203,27 @@ impl ChangeSchedule {
     /// queued.
     pub fn queue_due(&mut self, sim: &mut Simulation) -> usize {
         let mut queued = 0;
-        while let Some((tick, changes)) = self.entries.get(self.next) {
-            if *tick > sim.tick() {
+        loop {
+            // The earliest due batch: scripted first on equal ticks, then the doors', merged
+            // into one batch as when every batch was drawn up front.
+            let scripted = self.entries.get(self.next).map(|(t, _)| *t);
+            let doors = self.doors.as_ref().and_then(DoorStream::next_tick);
+            let Some(tick) = scripted.into_iter().chain(doors).min() else {
+                break;
+            };
+            if tick > sim.tick() {
                 break;
             }
-            self.next += 1;
+            let mut changes: Vec<CellChange> = Vec::new();
+            if scripted == Some(tick) {
+                changes.extend_from_slice(&self.entries[self.next].1);
+                self.next += 1;
+            }
+            if doors == Some(tick)
+                && let Some((_, batch)) = self.doors.as_mut().and_then(|d| d.take_due(tick))
+            {
+                changes.extend(batch);
+            }
             let mut occupied: Vec<CellId> =
                 sim.agents().iter().map(|(_, a)| a.position()).collect();
             occupied.sort_unstable();
@@ -196,7 +315,9 @@ fn wall_gaps(grid: &Grid) -> Vec<Vec<CellId>> {
     gaps
 }
 
-/// The door changes of `doors` on `grid` for ticks below `ticks`.
+/// The door changes of `doors` on `grid` for ticks below `ticks`, all drawn at once: what the
+/// schedule's stream must give, one batch at a time (kept for that test).
+#[cfg(test)]
 pub(crate) fn door_changes(grid: &Grid, doors: &Doors, ticks: u64) -> Vec<(u64, Vec<CellChange>)> {
     let mut rng = ChaCha8Rng::seed_from_u64(doors.seed);
     let mut pool = wall_gaps(grid);
@@ -245,6 +366,33 @@ pub(crate) fn door_changes(grid: &Grid, doors: &Doors, ticks: u64) -> Vec<(u64, 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn door_batches_drawn_as_they_come_are_those_drawn_up_front() {
+        let grid = crate::grid::procgen::MapGenerator::Rooms {
+            width: 64,
+            height: 64,
+            room: 12,
+            door: 2,
+        }
+        .generate(4)
+        .unwrap();
+        for (count, period, ticks) in [(6, 5, 400), (40, 1, 97), (3, 50, 40), (1000, 7, 300)] {
+            let doors = Doors {
+                count,
+                period,
+                seed: 9,
+            };
+            let up_front = door_changes(&grid, &doors, ticks);
+            let mut stream = DoorStream::new(&grid, &doors, ticks);
+            let mut drawn = Vec::new();
+            while let Some(batch) = stream.take_due(u64::MAX) {
+                drawn.push(batch);
+            }
+            assert_eq!(drawn, up_front, "count {count}, period {period}");
+            assert!(ticks < period || !drawn.is_empty() || count == 0);
+        }
+    }
     use crate::grid::procgen::MapGenerator;
 
     #[test]
