@@ -94,6 +94,12 @@ impl TurningSearch {
         }
         let states = grid.len() * 4;
         if self.g.len() != states {
+            // Zeroed allocations: pages are mapped only where searches reach (see
+            // `SearchWorkspace`).
+            self.g = Vec::new();
+            self.parent = Vec::new();
+            self.stamp = Vec::new();
+            self.closed = Vec::new();
             self.g = vec![0; states];
             self.parent = vec![0; states];
             self.stamp = vec![0; states];
@@ -102,8 +108,10 @@ impl TurningSearch {
         }
         self.generation = self.generation.wrapping_add(1);
         if self.generation == 0 {
-            self.stamp.fill(0);
-            self.closed.fill(0);
+            self.stamp = Vec::new();
+            self.closed = Vec::new();
+            self.stamp = vec![0; states];
+            self.closed = vec![0; states];
             self.generation = 1;
         }
         let width = grid.width();

@@ -111,11 +111,21 @@ impl SearchWorkspace {
             + self.path.capacity() * std::mem::size_of::<CellId>()
     }
 
+    /// Grows the per-cell arrays to `cells`. They are allocated zeroed rather than written:
+    /// a large zeroed allocation comes straight from the operating system as pages that are
+    /// mapped only when first touched, so a workspace sized for a 16-million-cell map costs
+    /// memory (and page-fault time) only for the cells its searches reach, not 11 bytes for
+    /// every cell of the map on every thread. Nothing is kept from the smaller arrays: a zero
+    /// stamp is never a live generation (generations start at 2), so every cell reads unseen,
+    /// and `g` and `parent` are only read on stamped cells.
     pub(crate) fn ensure_cells(&mut self, cells: usize) {
         if self.stamp.len() < cells {
-            self.stamp.resize(cells, 0);
-            self.g.resize(cells, 0);
-            self.parent.resize(cells, NO_PARENT);
+            self.stamp = Vec::new();
+            self.g = Vec::new();
+            self.parent = Vec::new();
+            self.stamp = vec![0; cells];
+            self.g = vec![0; cells];
+            self.parent = vec![0; cells];
         }
     }
 
@@ -124,8 +134,12 @@ impl SearchWorkspace {
         self.ensure_cells(grid.len());
         // Generations advance by 2: `generation` = open, `generation + 1` = closed.
         if self.generation >= u16::MAX - 3 {
-            // Every ~32,000 queries: really clear, so that old stamps cannot alias.
-            self.stamp.fill(0);
+            // Every ~32,000 queries: really clear, so that old stamps cannot alias. A fresh
+            // zeroed array rather than a fill, so that the pages no search touched stay
+            // unmapped (see `ensure_cells`).
+            let cells = self.stamp.len();
+            self.stamp = Vec::new();
+            self.stamp = vec![0; cells];
             self.generation = 0;
         }
         self.generation += 2;

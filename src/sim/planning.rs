@@ -1,13 +1,13 @@
 //! The planning phase: collect the agents that need a plan, plan them in parallel, apply.
 //!
-//! Each rayon worker uses its own [`SearchWorkspace`], kept in a per-stage thread-local
-//! ([`ThreadLocal`]): the workspaces survive from tick to tick, so planning does not allocate
-//! once warm. Workers take the jobs one at a time, the most expensive first (estimated by the
-//! distance searched across), from a shared counter; each job's lock is only ever taken by the
-//! worker running it. Replans around other agents first try a short detour back onto the
-//! agent's path ([`SimConfig::detours`]). A plan depends only on the grid, the agent's start
-//! and goal and the occupancy snapshot taken before the phase, never on which thread ran it, so
-//! any number of threads gives the same plans.
+//! Each rayon worker uses its own [`NavWorkspace`] (whose [`SearchWorkspace`] serves the grid
+//! searches), kept in a per-stage thread-local ([`ThreadLocal`]): the workspaces survive from
+//! tick to tick, so planning does not allocate once warm. Workers take the jobs one at a time,
+//! the most expensive first (estimated by the distance searched across), from a shared counter;
+//! each job's lock is only ever taken by the worker running it. Replans around other agents
+//! first try a short detour back onto the agent's path ([`SimConfig::detours`]). A plan depends
+//! only on the grid, the agent's start and goal and the occupancy snapshot taken before the
+//! phase, never on which thread ran it, so any number of threads gives the same plans.
 
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -89,7 +89,7 @@ impl PlanningTotals {
 }
 
 /// The planning phase: plans every agent with a pending request in parallel, each rayon worker
-/// with its own [`SearchWorkspace`] kept in a per-stage thread-local (no contended lock, no
+/// with its own workspace kept in a per-stage thread-local (no contended lock, no
 /// allocation once warm), expensive plans first. Plans depend only on the grid, the agent and
 /// the occupancy snapshot, never on the thread, so any thread count gives the same plans.
 ///
@@ -97,9 +97,10 @@ impl PlanningTotals {
 /// it on their own [`AgentSet`].
 #[derive(Default)]
 pub struct PlanningStage {
-    workspaces: ThreadLocal<RefCell<SearchWorkspace>>,
-    /// Per-worker workspaces of the `nav` and `auto` planners (made on first use).
-    nav_workspaces: ThreadLocal<RefCell<NavWorkspace>>,
+    /// One workspace per worker, made on first use: the navigation queries of `nav` and
+    /// `auto` use it whole, every other plan its grid search workspace, so that a worker holds
+    /// one set of per-cell arrays, not one per planner.
+    workspaces: ThreadLocal<RefCell<NavWorkspace>>,
     /// Locked only by the worker running the job (uncontended), so that workers can take
     /// jobs in any order.
     jobs: Vec<Mutex<PlanJob>>,
@@ -226,19 +227,22 @@ impl PlanningStage {
             node_budget: config.node_budget,
         };
         let workspaces = &self.workspaces;
-        let nav_workspaces = &self.nav_workspaces;
         let plan = |job: &mut PlanJob| {
+            let mut ws = workspaces.get_or(RefCell::default).borrow_mut();
             if let Some(nav) = nav
                 && plans_by_nav(job, grid)
             {
-                let mut ws = nav_workspaces.get_or(RefCell::default).borrow_mut();
                 run_nav_job(job, grid, nav, &mut ws, &options);
                 return;
             }
-            let mut ws = workspaces
-                .get_or(|| RefCell::new(SearchWorkspace::for_grid(grid)))
-                .borrow_mut();
-            run_job(job, grid, &mut ws, occupancy, config, &options);
+            run_job(
+                job,
+                grid,
+                ws.search_workspace(),
+                occupancy,
+                config,
+                &options,
+            );
         };
         if config.parallel {
             // Longest first, each worker taking the next job as it frees up (list scheduling):
