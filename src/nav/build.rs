@@ -3,7 +3,7 @@
 
 use rayon::prelude::*;
 
-use super::graph::{Cluster, NavGraph, cluster_rect, map_hash, pair_index};
+use super::graph::{Cluster, NavGraph, cluster_rect, map_hash};
 use super::local::{LocalSearch, Rect};
 use crate::error::{Error, Result};
 use crate::grid::{CellId, Grid};
@@ -238,8 +238,9 @@ fn for_each_transition(
     }
 }
 
-/// Routes between every pair of `nodes` inside `rect`, and each node's shortest-path tree
-/// over the cluster: one confined Dijkstra per node, run over the whole cluster.
+/// Each node's shortest-path tree over the cluster (one confined Dijkstra per node, run
+/// over the whole cluster) and the costs of the routes between every pair of nodes, read
+/// from the trees.
 fn cluster_routes(
     grid: &Grid,
     rect: Rect,
@@ -247,36 +248,25 @@ fn cluster_routes(
     search: &mut LocalSearch,
 ) -> Cluster {
     let n = nodes.len();
-    let mut cost = vec![f64::INFINITY; n * n];
-    let mut route_start = Vec::with_capacity(n * n.saturating_sub(1) / 2 + 1);
-    let mut route_cells = Vec::new();
-    let mut scratch = Vec::new();
-    let mut tree = Vec::with_capacity(n * (rect.w * rect.h) as usize);
-    for i in 0..n {
-        cost[i * n + i] = 0.0;
-        search.run(grid, rect, nodes[i], &[]);
+    let mut tree = Vec::with_capacity(n * rect.area());
+    search.prepare(grid, rect);
+    for &node in &nodes {
+        search.run(grid, node);
         search.export_tree(&mut tree);
+    }
+    let mut cluster = Cluster {
+        cost: vec![f64::INFINITY; n * n],
+        nodes,
+        tree,
+    };
+    for i in 0..n {
+        cluster.cost[i * n + i] = 0.0;
         for j in i + 1..n {
-            debug_assert_eq!(route_start.len(), pair_index(n, i, j));
-            route_start.push(route_cells.len() as u32);
-            if search.distance(grid, nodes[j]).is_none() {
-                continue;
+            if let Some((forward, backward)) = cluster.pair_costs(grid, rect, i, j) {
+                cluster.cost[i * n + j] = forward;
+                cluster.cost[j * n + i] = backward;
             }
-            scratch.clear();
-            search.trace_back(grid, nodes[j], &mut scratch);
-            scratch.reverse(); // i .. j
-            cost[i * n + j] = grid.legal_path_cost(scratch.iter().copied());
-            cost[j * n + i] = grid.legal_path_cost(scratch.iter().rev().copied());
-            route_cells.extend_from_slice(&scratch);
         }
     }
-    route_start.push(route_cells.len() as u32);
-    route_cells.shrink_to_fit();
-    Cluster {
-        nodes,
-        cost,
-        route_start,
-        route_cells,
-        tree,
-    }
+    cluster
 }

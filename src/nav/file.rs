@@ -9,17 +9,22 @@
 //! | 4, 4, 1 | map width, height, movement rule (4 or 8) |
 //! | 8 | [`map_hash`] of the map |
 //! | 4, 4 | cluster size, number of clusters |
-//! | ... | per cluster: point count `n`, `n` cells, `n * n` costs (`f64` bits), route offset count and offsets, route cell count and cells, then `n` trees of one byte per cell of the cluster |
+//! | ... | per cluster: point count `n`, `n` cells, `n * n` costs (`f64` bits), then `n` trees of one byte per cell of the cluster |
 //! | ... | landmark distances: per point (in cluster order), 64 `f32` bit patterns |
 //! | 8 | XXH3-64 hash of everything before it |
 //!
 //! Only the clusters are stored; the global numbering and edge lists are rebuilt on load (a
-//! linear pass), which keeps the file about the size of the routes.
+//! linear pass), which keeps the file about the size of the trees. The routes between points
+//! are read from the trees (format 4; format 3 also stored them cell by cell, 38% of the
+//! file). On load every tree must lead each cell it reaches back to its root, and every stored
+//! cost must be the one its tree walk gives, to the bit: a damaged or edited file is refused,
+//! never turned into illegal or wrongly priced paths.
 //!
 //! The checksum is XXH3 (format 3; format 2 used FNV-1a): on the 386 MiB file of a 2048 x 2048
 //! random map, FNV-1a took 421 ms of a 2.28 s load, XXH3 takes 16 ms (load 1.85 s; best of 3,
 //! idle machine). The rest of the load is decoding and rebuilding the edge lists.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::graph::{Cluster, NavGraph, TREE_NONE, TREE_ROOT, cluster_rect, map_hash};
@@ -33,7 +38,7 @@ const MAGIC: &[u8; 8] = b"THRONGNV";
 
 /// Version of the file format written by [`NavGraph::save`]; [`NavGraph::load`] refuses any
 /// other.
-pub const FORMAT_VERSION: u32 = 3;
+pub const FORMAT_VERSION: u32 = 4;
 
 /// Why a navigation file could not be saved or used.
 #[derive(Debug, thiserror::Error)]
@@ -102,6 +107,28 @@ impl NavGraph {
     /// The graph as the bytes of a navigation file (see the [module docs](self)).
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(64 + self.memory_bytes());
+        self.write_to(&mut out)
+            .expect("writing to memory cannot fail");
+        out
+    }
+
+    /// Writes the graph as a navigation file to `w`, a cluster at a time with the checksum
+    /// taken on the way: a file of 1.1 GiB (a 4096 x 4096 map) no longer needs a copy of
+    /// itself in memory before it is written.
+    ///
+    /// # Errors
+    /// Those of `w`.
+    pub fn write_to(&self, w: &mut impl Write) -> std::io::Result<()> {
+        /// Bytes gathered before they are hashed and written.
+        const CHUNK: usize = 1 << 20;
+        let mut hasher = xxhash_rust::xxh3::Xxh3Default::new();
+        let mut out = Vec::with_capacity(CHUNK + 4096);
+        let mut flush = |out: &mut Vec<u8>| -> std::io::Result<()> {
+            hasher.update(out);
+            w.write_all(out)?;
+            out.clear();
+            Ok(())
+        };
         out.extend_from_slice(MAGIC);
         put_u32(&mut out, FORMAT_VERSION);
         put_u32(&mut out, self.width);
@@ -119,18 +146,20 @@ impl NavGraph {
             for v in &c.cost {
                 out.extend_from_slice(&v.to_bits().to_le_bytes());
             }
-            put_u32(&mut out, c.route_start.len() as u32);
-            c.route_start.iter().for_each(|&v| put_u32(&mut out, v));
-            put_u32(&mut out, c.route_cells.len() as u32);
-            c.route_cells.iter().for_each(|&v| put_u32(&mut out, v));
             out.extend_from_slice(&c.tree);
+            if out.len() >= CHUNK {
+                flush(&mut out)?;
+            }
         }
         for d in &self.landmarks.dist {
             put_u32(&mut out, d.to_bits());
+            if out.len() >= CHUNK {
+                flush(&mut out)?;
+            }
         }
-        let hash = file_checksum(&out);
-        out.extend_from_slice(&hash.to_le_bytes());
-        out
+        flush(&mut out)?;
+        let hash = hasher.digest();
+        w.write_all(&hash.to_le_bytes())
     }
 
     /// Writes the graph to `path`, to be loaded later with [`load`](Self::load).
@@ -139,10 +168,13 @@ impl NavGraph {
     /// [`NavFileError::Io`] when the file cannot be written.
     pub fn save(&self, path: impl AsRef<Path>) -> Result<(), NavFileError> {
         let path = path.as_ref();
-        std::fs::write(path, self.to_bytes()).map_err(|source| NavFileError::Io {
+        let io = |source| NavFileError::Io {
             path: path.to_path_buf(),
             source,
-        })
+        };
+        let mut file = std::fs::File::create(path).map_err(io)?;
+        self.write_to(&mut file).map_err(io)?;
+        file.flush().map_err(io)
     }
 
     /// Loads a graph saved by [`save`](Self::save) for `grid`.
@@ -232,17 +264,27 @@ impl NavGraph {
                 .ok_or_else(|| corrupt(&format!("cluster {c} is malformed")))?;
             clusters.push(cluster);
         }
-        // The trees are most of the file: checked in parallel.
-        let bad_tree = clusters.par_iter().enumerate().find_first(|(c, cluster)| {
-            let rect = cluster_rect(grid.width(), grid.height(), size, clusters_x, *c as u32);
-            !cluster
-                .nodes
-                .iter()
-                .enumerate()
-                .all(|(i, &node)| valid_tree(grid, rect, node, cluster.tree(rect, i)))
-        });
-        if let Some((c, _)) = bad_tree {
-            return Err(corrupt(&format!("cluster {c} has a malformed tree")));
+        // The trees are most of the file: checked in parallel, then the costs against them.
+        let bad = clusters
+            .par_iter()
+            .enumerate()
+            .find_map_first(|(c, cluster)| {
+                let rect = cluster_rect(grid.width(), grid.height(), size, clusters_x, c as u32);
+                let trees_ok = cluster
+                    .nodes
+                    .iter()
+                    .enumerate()
+                    .all(|(i, &node)| valid_tree(grid, rect, node, cluster.tree(rect, i)));
+                if !trees_ok {
+                    Some(format!("cluster {c} has a malformed tree"))
+                } else if !costs_match_trees(grid, rect, cluster) {
+                    Some(format!("cluster {c} has a cost its tree does not give"))
+                } else {
+                    None
+                }
+            });
+        if let Some(reason) = bad {
+            return Err(corrupt(&reason));
         }
         let points: usize = clusters.iter().map(|c| c.nodes.len()).sum();
         let landmarks: Vec<f32> = (0..points * LANDMARKS)
@@ -294,53 +336,27 @@ fn read_cluster(
     if cost.iter().any(|v| v.is_nan() || *v < 0.0) {
         return None;
     }
-    let starts = r.u32()? as usize;
-    if starts != n * n.saturating_sub(1) / 2 + 1 {
-        return None;
-    }
-    let route_start = r.u32s(starts)?;
-    let cells = r.u32()? as usize;
-    let route_cells = r.u32s(cells)?;
-    if route_start.windows(2).any(|w| w[0] > w[1])
-        || route_start.first() != Some(&0)
-        || route_start.last().map(|&v| v as usize) != Some(cells)
-        || !route_cells.iter().all(|&v| inside(v))
-    {
-        return None;
-    }
-    for i in 0..n {
-        for j in i + 1..n {
-            let p = super::graph::pair_index(n, i, j);
-            let route = &route_cells[route_start[p] as usize..route_start[p + 1] as usize];
-            let ends = route.first() == Some(&nodes[i]) && route.last() == Some(&nodes[j]);
-            if cost[i * n + j].is_finite() != ends || route.is_empty() == ends {
-                return None;
-            }
-            // Queries hand routes out as path pieces: each must be a legal walk whose cost, both
-            // ways, is the one stored (the builder sums them with the same rule, so they are
-            // equal to the bit). Without this a damaged route gave illegal paths, and an edited
-            // cost silently wrong ones (both found by fuzzing the loader).
-            if ends {
-                let forward = grid.path_cost(route).ok()?;
-                let back: Vec<CellId> = route.iter().rev().copied().collect();
-                let backward = grid.path_cost(&back).ok()?;
-                if forward != cost[i * n + j] || backward != cost[j * n + i] {
-                    return None;
-                }
-            } else if cost[j * n + i].is_finite() {
-                return None;
-            }
-        }
-    }
     let area = (rect.w * rect.h) as usize;
     // Checked by the caller, in parallel.
     let tree = r.take(n.checked_mul(area)?)?.to_vec();
-    Some(Cluster {
-        nodes,
-        cost,
-        route_start,
-        route_cells,
-        tree,
+    Some(Cluster { nodes, cost, tree })
+}
+
+/// Whether every cost of `cluster` is the one its trees give (see [`Cluster::pair_costs`]):
+/// queries price paths with these costs and hand the walks out as path pieces, so an edited
+/// cost would give quietly wrong answers (found by fuzzing the loader of format 3). The trees
+/// must have been checked first.
+fn costs_match_trees(grid: &Grid, rect: Rect, cluster: &Cluster) -> bool {
+    let n = cluster.nodes.len();
+    (0..n).all(|i| {
+        cluster.cost[i * n + i] == 0.0
+            && (i + 1..n).all(|j| {
+                let stored = (cluster.cost[i * n + j], cluster.cost[j * n + i]);
+                match cluster.pair_costs(grid, rect, i, j) {
+                    Some(walked) => stored == walked,
+                    None => stored.0.is_infinite() && stored.1.is_infinite(),
+                }
+            })
     })
 }
 
@@ -450,8 +466,8 @@ mod tests {
     use super::*;
     use crate::nav::local::LocalSearch;
 
-    /// A file for a small map, with the byte offset of the route cells of the first pair of
-    /// points of cluster 0 and of that pair's two costs.
+    /// A file for a small map, with the byte offsets of the costs of the first pair of points
+    /// of cluster 0 (both ways) and of that cluster's first tree.
     fn small_file() -> (Grid, Vec<u8>, usize, usize, usize) {
         let grid = Grid::from_ascii(
             "........\n\
@@ -472,13 +488,11 @@ mod tests {
             n >= 2 && c.cost[1].is_finite(),
             "a route between points 0 and 1"
         );
-        // Header, cluster size and count, then cluster 0: n, nodes, costs, route offsets,
-        // route cell count, route cells.
+        // Header, cluster size and count, then cluster 0: n, nodes, costs, trees.
         let nodes_at = 8 + 4 + 4 + 4 + 1 + 8 + 4 + 4 + 4;
         let cost_at = nodes_at + 4 * n;
-        let cells_at = cost_at + 8 * n * n + 4 + 4 * c.route_start.len() + 4;
-        let first = cells_at + 4 * c.route_start[0] as usize;
-        (grid, bytes, first, cost_at + 8, cost_at + 8 * n)
+        let tree_at = cost_at + 8 * n * n;
+        (grid, bytes, cost_at + 8, cost_at + 8 * n, tree_at)
     }
 
     /// `bytes` with `at..at + new.len()` replaced and the checksum made right again.
@@ -491,27 +505,28 @@ mod tests {
     }
 
     #[test]
-    fn routes_must_be_legal_walks_with_their_stored_costs() {
-        let (grid, bytes, route, cost_ij, cost_ji) = small_file();
+    fn costs_must_be_those_of_the_trees_and_trees_legal() {
+        let (grid, bytes, cost_ij, cost_ji, tree) = small_file();
         let path = Path::new("t.nav");
         assert!(NavGraph::from_bytes(&bytes, &grid, path).is_ok());
-        let cell = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap());
-        // The second cell of the route moved to another cell of the cluster, not next to the
-        // first one (the fuzzer's find: such a file loaded and its queries gave illegal paths).
-        let (x, y) = grid.coords(cell(route));
-        let corner = |v: u32| if v < 2 { 3 } else { 0 };
-        let far = grid.cell(corner(x), corner(y)).unwrap();
-        assert_ne!(far, cell(route + 4));
-        let broken = edited(&bytes, route + 4, &far.to_le_bytes());
-        let e = NavGraph::from_bytes(&broken, &grid, path).unwrap_err();
-        assert!(e.to_string().contains("cluster 0 is malformed"), "{e}");
         // A cost edited, either way round: refused, not a quietly wrong answer.
         for at in [cost_ij, cost_ji] {
             let stored = f64::from_le_bytes(bytes[at..at + 8].try_into().unwrap());
             let changed = edited(&bytes, at, &(stored * 2.0).to_bits().to_le_bytes());
             let e = NavGraph::from_bytes(&changed, &grid, path).unwrap_err();
-            assert!(e.to_string().contains("cluster 0 is malformed"), "{e}");
+            assert!(e.to_string().contains("cost its tree does not give"), "{e}");
         }
+        // A cost made infinite where the trees join the points.
+        let changed = edited(&bytes, cost_ij, &f64::INFINITY.to_bits().to_le_bytes());
+        assert!(NavGraph::from_bytes(&changed, &grid, path).is_err());
+        // A tree step from outside the cluster: cell (0, 0) of tree 0 (never a point: the
+        // points of cluster 0 are on its east and south borders) entered by an eastward step,
+        // from (-1, 0). Routes read from it would leave the map.
+        assert_ne!(bytes[tree], TREE_ROOT);
+        let east = Direction::East.index() as u8;
+        let broken = edited(&bytes, tree, &[east]);
+        let e = NavGraph::from_bytes(&broken, &grid, path).unwrap_err();
+        assert!(e.to_string().contains("malformed tree"), "{e}");
     }
 
     #[test]
@@ -525,7 +540,8 @@ mod tests {
         };
         let root = grid.cell(0, 0).unwrap();
         let mut search = LocalSearch::default();
-        search.run(&grid, rect, root, &[]);
+        search.prepare(&grid, rect);
+        search.run(&grid, root);
         let mut tree = Vec::new();
         search.export_tree(&mut tree);
         assert!(valid_tree(&grid, rect, root, &tree));

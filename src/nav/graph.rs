@@ -5,13 +5,9 @@ use crate::grid::{CellId, Direction, Grid, Neighborhood};
 use super::landmarks::{LANDMARKS, Landmarks};
 use super::local::Rect;
 
-/// Marks an edge that is one straight step across a cluster border (no stored route).
-pub(crate) const INTER: u32 = u32::MAX;
-/// Set in [`Edge::route`] when the stored route is walked backwards.
-pub(crate) const REVERSED: u32 = 1 << 31;
-
-/// One cluster: its navigation points and the routes between every pair of them, confined to
-/// the cluster.
+/// One cluster: its navigation points, the costs of the routes between every pair of them,
+/// confined to the cluster, and each point's shortest-path tree over the cluster, from which
+/// the routes are read.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub(crate) struct Cluster {
     /// Cells of the navigation points, sorted.
@@ -19,16 +15,14 @@ pub(crate) struct Cluster {
     /// `n * n` costs: `cost[i * n + j]` of the route from node `i` to node `j` (infinite when
     /// there is none inside the cluster, 0 on the diagonal).
     pub cost: Vec<f64>,
-    /// For each pair `i < j` (in [`pair_index`] order): where its route starts in
-    /// `route_cells`; one more entry closes the last route.
-    pub route_start: Vec<u32>,
-    /// Routes from `i` to `j` (`i < j`), cell by cell, both ends included; empty when none.
-    pub route_cells: Vec<CellId>,
     /// Per node `i`, the shortest-path tree of a confined Dijkstra from it over the cluster:
     /// `tree[i * area + l]` is the direction of the step into local cell `l` from its parent,
     /// [`TREE_ROOT`] at the node, [`TREE_NONE`] where the node does not reach. A query
     /// connects its start and goal to every point of their clusters by walking these trees
-    /// (a few hundred steps) instead of running a Dijkstra over the cluster per query.
+    /// (a few hundred steps) instead of running a Dijkstra over the cluster per query, and
+    /// the route between points `i < j` is tree `i` walked from `j` (see
+    /// [`Cluster::append_route`]). Until format 4 the routes were stored cell by cell as well:
+    /// 38% of the memory and of the file, for what the trees already hold.
     pub tree: Vec<u8>,
 }
 
@@ -39,11 +33,7 @@ pub(crate) const TREE_NONE: u8 = u8::MAX - 1;
 
 impl Cluster {
     pub fn memory_bytes(&self) -> usize {
-        self.nodes.capacity() * 4
-            + self.cost.capacity() * 8
-            + self.route_start.capacity() * 4
-            + self.route_cells.capacity() * 4
-            + self.tree.capacity()
+        self.nodes.capacity() * 4 + self.cost.capacity() * 8 + self.tree.capacity()
     }
 
     /// Node `i`'s tree (the cluster is `rect`).
@@ -139,18 +129,33 @@ impl Cluster {
         }
     }
 
-    /// The stored route of pair `p`.
-    #[inline]
-    pub fn route(&self, p: usize) -> &[CellId] {
-        &self.route_cells[self.route_start[p] as usize..self.route_start[p + 1] as usize]
+    /// Costs of the route between nodes `i < j` (the cluster is `rect`): tree `i` walked
+    /// from node `j`, as `(i -> j, j -> i)`; `None` when `i` does not reach `j`. The build
+    /// stores these and the loader checks them with this same walk, so they agree to the bit.
+    pub fn pair_costs(&self, grid: &Grid, rect: Rect, i: usize, j: usize) -> Option<(f64, f64)> {
+        debug_assert!(i < j);
+        let forward = self.tree_path(grid, rect, i, self.nodes[j], false, None)?;
+        let backward = self.tree_path(grid, rect, i, self.nodes[j], true, None)?;
+        Some((forward, backward))
     }
-}
 
-/// Position of the pair `i < j` among the `n * (n - 1) / 2` pairs of `n` nodes.
-#[inline]
-pub(crate) fn pair_index(n: usize, i: usize, j: usize) -> usize {
-    debug_assert!(i < j && j < n);
-    i * n - i * (i + 1) / 2 + (j - i - 1)
+    /// Appends the route from node `i` to node `j` (the cluster is `rect`) to `out`, without
+    /// node `i`'s cell and ending on node `j`'s: tree `min(i, j)` walked from the other node,
+    /// the walk the costs were taken on. There must be a route (a finite cost).
+    pub fn append_route(&self, grid: &Grid, rect: Rect, i: usize, j: usize, out: &mut Vec<CellId>) {
+        let mark = out.len();
+        if i < j {
+            // Tree `i` from `j`: the cells j .. i; drop i and turn them round.
+            self.tree_path(grid, rect, i, self.nodes[j], false, Some(out));
+            out.pop();
+            out[mark..].reverse();
+        } else {
+            // Tree `j` from `i`: the cells i .. j; drop i.
+            self.tree_path(grid, rect, j, self.nodes[i], true, Some(out));
+            out.remove(mark);
+        }
+        debug_assert_eq!(out.last(), Some(&self.nodes[j]));
+    }
 }
 
 /// One edge of the abstract graph: 8 bytes, so that the edge lists the search reads (about
@@ -192,10 +197,6 @@ pub struct NavGraph {
     /// Per node, where its edges start in `edges`; one more entry closes the last node.
     pub(crate) edge_start: Vec<u32>,
     pub(crate) edges: Vec<Edge>,
-    /// Per edge, the pair index of its stored route in the source node's cluster (with
-    /// [`REVERSED`] when it is walked from `j` to `i`), or [`INTER`] for a single step across
-    /// a border. Apart from `edges`: only the stitching reads it.
-    pub(crate) edge_route: Vec<u32>,
     /// Landmark distances for the search's heuristic.
     pub(crate) landmarks: Landmarks,
     /// Factor on the search's heuristic (see [`NavGraph::set_heuristic_weight`]).
@@ -251,11 +252,6 @@ impl NavGraph {
         &self.node_cell
     }
 
-    /// Number of cells of all stored routes.
-    pub fn route_cells(&self) -> usize {
-        self.clusters.iter().map(|c| c.route_cells.len()).sum()
-    }
-
     /// Bytes of memory held by the graph (capacities of every buffer).
     pub fn memory_bytes(&self) -> usize {
         self.clusters
@@ -269,7 +265,6 @@ impl NavGraph {
             + self.node_xy.capacity() * 8
             + self.edge_start.capacity() * 4
             + self.edges.capacity() * std::mem::size_of::<Edge>()
-            + self.edge_route.capacity() * 4
             + self.landmarks.memory_bytes()
     }
 
@@ -349,7 +344,6 @@ impl NavGraph {
             node_xy: Vec::new(),
             edge_start: Vec::new(),
             edges: Vec::new(),
-            edge_route: Vec::new(),
             landmarks: Landmarks::default(),
             weight: 1.0,
         };
@@ -387,9 +381,7 @@ impl NavGraph {
         self.node_xy
             .extend(self.node_cell.iter().map(|&c| grid.coords(c)));
         let mut edges = std::mem::take(&mut self.edges);
-        let mut routes = std::mem::take(&mut self.edge_route);
         edges.clear();
-        routes.clear();
         self.edge_start.clear();
         for c in 0..self.clusters.len() {
             let cluster = &self.clusters[c];
@@ -402,16 +394,10 @@ impl NavGraph {
                     if i == j || !cost.is_finite() || dominated(&cluster.cost, n, i, j) {
                         continue;
                     }
-                    let route = if i < j {
-                        pair_index(n, i, j) as u32
-                    } else {
-                        pair_index(n, j, i) as u32 | REVERSED
-                    };
                     edges.push(Edge {
                         to: base + j as u32,
                         cost: cost as f32,
                     });
-                    routes.push(route);
                 }
                 let cell = cluster.nodes[i];
                 let (x, y) = grid.coords(cell);
@@ -437,14 +423,12 @@ impl NavGraph {
                             to,
                             cost: grid.step_cost(dir, next) as f32,
                         });
-                        routes.push(INTER);
                     }
                 }
             }
         }
         self.edge_start.push(edges.len() as u32);
         self.edges = edges;
-        self.edge_route = routes;
     }
 }
 

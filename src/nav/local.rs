@@ -1,10 +1,15 @@
-//! Dijkstra confined to one cluster's rectangle: the search behind both the routes between the
-//! navigation points of a cluster (at build time) and the connection of a query's start and
-//! goal to the points of their clusters (at query time).
+//! Dijkstra confined to one cluster's rectangle: the search behind the routes between the
+//! navigation points of a cluster and their shortest-path trees, at build time.
 //!
-//! The arrays are indexed by the cell's position inside the rectangle, so they are as small as
-//! one cluster (1 KiB of stamps for 16 x 16) and stay in cache; like the grid search they are
-//! reused with generation stamps, so a run allocates nothing once warm.
+//! A build runs one search per point of every cluster (about 26 per 32 x 32 cluster on a
+//! random map with 10% obstacles, some 430,000 searches on a 4096 x 4096 map), so the search
+//! first copies what it needs of the cluster into local arrays ([`prepare`](LocalSearch::prepare)):
+//! per local cell, the grid's moves that stay inside the rectangle, and the step into each
+//! direction as an offset in local indices. The searches from every point of the cluster then
+//! run on local indices only: no coordinates, no test against the rectangle, no lookup in the
+//! full grid (against the search on global cells this took 47% of the build's instructions
+//! away). Like the grid search the arrays are reused with generation stamps, so a run
+//! allocates nothing once warm.
 
 use super::graph::{TREE_NONE, TREE_ROOT};
 use crate::grid::{CellId, Direction, Grid};
@@ -32,113 +37,246 @@ impl Rect {
     pub fn local(&self, x: u32, y: u32) -> usize {
         ((y - self.y0) * self.w + (x - self.x0)) as usize
     }
+
+    /// Number of cells.
+    #[inline]
+    pub fn area(&self) -> usize {
+        (self.w * self.h) as usize
+    }
 }
 
 /// Reusable memory of a confined Dijkstra. See the [module docs](self).
 #[derive(Debug, Default)]
 pub(crate) struct LocalSearch {
+    /// The prepared rectangle.
+    rect: Option<Rect>,
+    /// Per local cell: the grid's moves from it that end inside the rectangle.
+    moves: Vec<u8>,
+    /// Per local cell: its cost multiplier, when the grid has cell costs (else empty).
+    cost: Vec<f64>,
+    /// Per direction: the local index offset of a step.
+    offset: [isize; 8],
     /// Per local cell: `generation` open, `generation + 1` settled.
     stamp: Vec<u32>,
-    /// Per local cell: marked `generation` when it is a target of the current run.
-    target: Vec<u32>,
     g: Vec<f64>,
     parent: Vec<u8>,
     generation: u32,
+    /// Keyed by the bits of `g` (ordered as the non-negative floats), holding local indices:
+    /// the open list with cell costs.
     open: OpenList,
-    rect: Option<Rect>,
-    source: CellId,
-    /// Cells settled by the last run.
-    pub expanded: u64,
+    /// Without cell costs, the open cells reached by a straight step and by a diagonal one,
+    /// each in order of cost (see [`run_uniform`](Self::run_uniform)).
+    straight: Vec<(f64, u32)>,
+    diagonal: Vec<(f64, u32)>,
 }
 
 impl LocalSearch {
-    /// Dijkstra from `source` over the walkable cells of `rect` (moves that leave the rectangle
-    /// are ignored), stopping once every cell of `targets` is settled (or nothing is left).
-    pub fn run(&mut self, grid: &Grid, rect: Rect, source: CellId, targets: &[CellId]) {
-        let area = (rect.w * rect.h) as usize;
+    /// Readies the search for runs inside `rect` of `grid`: the local move table (and costs)
+    /// of the rectangle.
+    pub fn prepare(&mut self, grid: &Grid, rect: Rect) {
+        let area = rect.area();
         if self.stamp.len() < area {
             self.stamp.resize(area, 0);
-            self.target.resize(area, 0);
             self.g.resize(area, 0.0);
             self.parent.resize(area, SOURCE);
         }
-        if self.generation >= u32::MAX - 3 {
-            self.stamp.fill(0);
-            self.target.fill(0);
-            self.generation = 0;
-        }
-        self.generation += 2;
         self.rect = Some(rect);
-        self.source = source;
-        self.expanded = 0;
-        let open_stamp = self.generation;
-        let closed_stamp = open_stamp + 1;
-        let mut remaining = 0usize;
-        for &t in targets {
-            let (x, y) = grid.coords(t);
-            let l = rect.local(x, y);
-            if self.target[l] != open_stamp {
-                self.target[l] = open_stamp;
-                remaining += 1;
+        let w = rect.w as isize;
+        self.offset =
+            std::array::from_fn(|d| Direction::DY[d] as isize * w + Direction::DX[d] as isize);
+        // Moves that leave the rectangle, by which border the cell is on.
+        let mut leaving = [0u8; 4]; // west, east, north, south
+        for (d, (&dx, &dy)) in Direction::DX.iter().zip(&Direction::DY).enumerate() {
+            let bit = 1u8 << d;
+            if dx < 0 {
+                leaving[0] |= bit;
+            }
+            if dx > 0 {
+                leaving[1] |= bit;
+            }
+            if dy < 0 {
+                leaving[2] |= bit;
+            }
+            if dy > 0 {
+                leaving[3] |= bit;
             }
         }
-        let width = grid.width();
-        let moves = grid.move_table();
-        let (sx, sy) = grid.coords(source);
-        let ls = rect.local(sx, sy);
-        self.stamp[ls] = open_stamp;
-        self.g[ls] = 0.0;
-        self.parent[ls] = SOURCE;
-        self.open.clear();
-        self.open.push(0, source);
-        while let Some((_, cell)) = self.open.pop() {
-            let (cx, cy) = (cell % width, cell / width);
-            let lc = rect.local(cx, cy);
-            if self.stamp[lc] == closed_stamp {
-                continue;
+        let table = grid.move_table();
+        let costs = grid.cost_table();
+        self.moves.clear();
+        self.cost.clear();
+        for y in 0..rect.h {
+            let row = (rect.y0 + y) * grid.width() + rect.x0;
+            let mut edge = 0u8;
+            if y == 0 {
+                edge |= leaving[2];
             }
-            self.stamp[lc] = closed_stamp;
-            self.expanded += 1;
-            if self.target[lc] == open_stamp {
-                remaining -= 1;
-                if remaining == 0 {
-                    break;
+            if y + 1 == rect.h {
+                edge |= leaving[3];
+            }
+            for x in 0..rect.w {
+                let mut out = edge;
+                if x == 0 {
+                    out |= leaving[0];
+                }
+                if x + 1 == rect.w {
+                    out |= leaving[1];
+                }
+                let cell = (row + x) as usize;
+                self.moves.push(table[cell].0 & !out);
+                if let Some(costs) = costs {
+                    self.cost.push(f64::from(costs[cell]));
                 }
             }
-            let g = self.g[lc];
-            let mut bits = moves[cell as usize].0;
+        }
+    }
+
+    /// Dijkstra from `source` over the walkable cells of the prepared rectangle (moves that
+    /// leave it are ignored), until every cell it reaches is settled.
+    pub fn run(&mut self, grid: &Grid, source: CellId) {
+        if self.cost.is_empty() {
+            self.run_uniform(grid, source);
+        } else {
+            self.run_weighted(grid, source);
+        }
+    }
+
+    /// Dijkstra with cell costs: the radix heap, keyed by the bits of `g`.
+    fn run_weighted(&mut self, grid: &Grid, source: CellId) {
+        let ls = self.start_run(grid, source);
+        let (open_stamp, closed_stamp) = (self.generation, self.generation + 1);
+        let area = self.rect.expect("prepare comes first").area();
+        let (stamp, g, parent) = (
+            &mut self.stamp[..area],
+            &mut self.g[..area],
+            &mut self.parent[..area],
+        );
+        let (moves, offset, cost) = (&self.moves[..area], self.offset, &self.cost[..area]);
+        let open = &mut self.open;
+        open.clear();
+        open.push(0, ls as u32);
+        while let Some((_, l)) = open.pop() {
+            let l = l as usize;
+            if stamp[l] == closed_stamp {
+                continue;
+            }
+            stamp[l] = closed_stamp;
+            let gl = g[l];
+            let mut bits = moves[l];
             while bits != 0 {
                 let d = bits.trailing_zeros() as usize;
                 bits &= bits - 1;
-                let nx = cx.wrapping_add_signed(Direction::DX[d]);
-                let ny = cy.wrapping_add_signed(Direction::DY[d]);
-                if !rect.contains(nx, ny) {
-                    continue;
-                }
-                let ln = rect.local(nx, ny);
-                let s = self.stamp[ln];
+                let ln = l.wrapping_add_signed(offset[d]);
+                let s = stamp[ln];
                 if s == closed_stamp {
                     continue;
                 }
-                let next = ny * width + nx;
-                let ng = g + grid.step_cost(Direction::ALL[d], next);
-                if s == open_stamp && ng >= self.g[ln] {
+                let ng = gl + Direction::BASE_COST[d] * cost[ln];
+                if s == open_stamp && ng >= g[ln] {
                     continue;
                 }
-                self.stamp[ln] = open_stamp;
-                self.g[ln] = ng;
-                self.parent[ln] = d as u8;
-                self.open.push(ng.to_bits(), next);
+                stamp[ln] = open_stamp;
+                g[ln] = ng;
+                parent[ln] = d as u8;
+                open.push(ng.to_bits(), ln as u32);
             }
         }
+    }
+
+    /// Dijkstra without cell costs, where every step costs 1 or sqrt 2: one FIFO queue per
+    /// step cost instead of a heap. Cells leave the search in order of cost, so the cells a
+    /// queue receives (a settled cell's cost plus that queue's step) come in order too, and
+    /// the cheaper of the two heads is the cheapest open cell: exact Dijkstra at O(1) a
+    /// push and a pop (against the radix heap: 30% fewer instructions for the whole build).
+    fn run_uniform(&mut self, grid: &Grid, source: CellId) {
+        let ls = self.start_run(grid, source);
+        let (open_stamp, closed_stamp) = (self.generation, self.generation + 1);
+        let area = self.rect.expect("prepare comes first").area();
+        let (stamp, g, parent) = (
+            &mut self.stamp[..area],
+            &mut self.g[..area],
+            &mut self.parent[..area],
+        );
+        let (moves, offset) = (&self.moves[..area], self.offset);
+        let (straight, diagonal) = (&mut self.straight, &mut self.diagonal);
+        straight.clear();
+        diagonal.clear();
+        straight.push((0.0, ls as u32));
+        let (mut s_head, mut d_head) = (0usize, 0usize);
+        loop {
+            // The cheaper head; on a tie, the straight queue's.
+            let (gl, l) = match (straight.get(s_head), diagonal.get(d_head)) {
+                (Some(&a), Some(&b)) => {
+                    if b.0 < a.0 {
+                        d_head += 1;
+                        b
+                    } else {
+                        s_head += 1;
+                        a
+                    }
+                }
+                (Some(&a), None) => {
+                    s_head += 1;
+                    a
+                }
+                (None, Some(&b)) => {
+                    d_head += 1;
+                    b
+                }
+                (None, None) => break,
+            };
+            let l = l as usize;
+            if stamp[l] == closed_stamp {
+                continue;
+            }
+            stamp[l] = closed_stamp;
+            let mut bits = moves[l];
+            while bits != 0 {
+                let d = bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                let ln = l.wrapping_add_signed(offset[d]);
+                let s = stamp[ln];
+                if s == closed_stamp {
+                    continue;
+                }
+                let ng = gl + Direction::BASE_COST[d];
+                if s == open_stamp && ng >= g[ln] {
+                    continue;
+                }
+                stamp[ln] = open_stamp;
+                g[ln] = ng;
+                parent[ln] = d as u8;
+                if Direction::ALL[d].is_diagonal() {
+                    diagonal.push((ng, ln as u32));
+                } else {
+                    straight.push((ng, ln as u32));
+                }
+            }
+        }
+    }
+
+    /// Starts a run from `source`: a fresh generation, the source open at cost 0. Returns its
+    /// local index.
+    fn start_run(&mut self, grid: &Grid, source: CellId) -> usize {
+        let rect = self.rect.expect("prepare comes first");
+        if self.generation >= u32::MAX - 3 {
+            self.stamp.fill(0);
+            self.generation = 0;
+        }
+        self.generation += 2;
+        let (sx, sy) = grid.coords(source);
+        let ls = rect.local(sx, sy);
+        self.stamp[ls] = self.generation;
+        self.g[ls] = 0.0;
+        self.parent[ls] = SOURCE;
+        ls
     }
 
     /// Appends the last run's shortest-path tree to `out`, one byte per cell of the rectangle
     /// in local order: the direction of the step from the parent, [`TREE_ROOT`] at the
     /// source, [`TREE_NONE`] for cells the run did not settle.
     pub fn export_tree(&self, out: &mut Vec<u8>) {
-        let rect = self.rect.expect("a run happened");
-        let area = (rect.w * rect.h) as usize;
+        let area = self.rect.expect("a run happened").area();
         let closed = self.generation + 1;
         out.extend(
             self.stamp[..area]
@@ -146,38 +284,5 @@ impl LocalSearch {
                 .zip(&self.parent[..area])
                 .map(|(&s, &p)| if s == closed { p } else { TREE_NONE }),
         );
-    }
-
-    /// Cost from the source to `cell` when the last run settled it.
-    #[inline]
-    pub fn distance(&self, grid: &Grid, cell: CellId) -> Option<f64> {
-        let rect = self.rect?;
-        let (x, y) = grid.coords(cell);
-        if !rect.contains(x, y) {
-            return None;
-        }
-        let l = rect.local(x, y);
-        (self.stamp[l] == self.generation + 1).then(|| self.g[l])
-    }
-
-    /// Appends the cells from `cell` back to the source (both included) to `out`, following
-    /// the parents of the last run. `cell` must have been settled.
-    pub fn trace_back(&self, grid: &Grid, cell: CellId, out: &mut Vec<CellId>) {
-        let rect = self.rect.expect("a run happened");
-        let width = grid.width();
-        let mut c = cell;
-        loop {
-            out.push(c);
-            let (x, y) = (c % width, c / width);
-            let d = self.parent[rect.local(x, y)];
-            if d == SOURCE {
-                break;
-            }
-            let d = usize::from(d);
-            let px = x.wrapping_add_signed(-Direction::DX[d]);
-            let py = y.wrapping_add_signed(-Direction::DY[d]);
-            c = py * width + px;
-        }
-        debug_assert_eq!(c, self.source);
     }
 }

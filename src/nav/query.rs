@@ -1,6 +1,6 @@
 //! Answering a query on the prepared graph.
 
-use super::graph::{INTER, NavGraph, REVERSED};
+use super::graph::NavGraph;
 use super::landmarks::{LANDMARKS, UNREACHED};
 use super::refine::string_pull;
 use super::{NavWorkspace, NodeState};
@@ -243,25 +243,20 @@ impl NavGraph {
         debug_assert_eq!(ws.raw[0], start);
         for k in 1..ws.node_path.len() {
             let (u, v) = (ws.node_path[k - 1] as usize, ws.node_path[k] as usize);
-            // The edge taken: the one from `u` to `v` (there is at most one).
-            let (a, b) = (self.edge_start[u] as usize, self.edge_start[u + 1] as usize);
-            let e = a + self.edges[a..b]
-                .iter()
-                .position(|edge| edge.to as usize == v)
-                .expect("consecutive points of a chain are joined by an edge");
-            let route = self.edge_route[e];
-            if route == INTER {
+            let c = self.node_cluster[u];
+            if self.node_cluster[v] != c {
+                // An edge between clusters: one step across the border.
                 ws.raw.push(self.node_cell[v]);
                 continue;
             }
-            let cluster = &self.clusters[self.node_cluster[u] as usize];
-            let pair = (route & !REVERSED) as usize;
-            let cells = cluster.route(pair);
-            if route & REVERSED == 0 {
-                ws.raw.extend_from_slice(&cells[1..]);
-            } else {
-                ws.raw.extend(cells[..cells.len() - 1].iter().rev());
-            }
+            let first = self.node_start[c as usize] as usize;
+            self.clusters[c as usize].append_route(
+                grid,
+                self.rect(c),
+                u - first,
+                v - first,
+                &mut ws.raw,
+            );
         }
         let last = *ws.node_path.last().expect("a chain has a node");
         // The path ends on the last node; the goal's tree runs from it (included) to the goal.
