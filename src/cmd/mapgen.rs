@@ -22,8 +22,12 @@ fn generate(
     queries: usize,
 ) -> anyhow::Result<ExitCode> {
     let grid = generator.generate(seed)?;
-    std::fs::write(out, movingai::write_map(&grid))
-        .with_context(|| format!("writing {}", out.display()))?;
+    let write = || -> io::Result<()> {
+        let mut file = io::BufWriter::new(std::fs::File::create(out)?);
+        movingai::write_map_to(&grid, &mut file)?;
+        file.flush()
+    };
+    write().with_context(|| format!("writing {}", out.display()))?;
     let mut stdout = io::stdout().lock();
     writeln!(
         stdout,

@@ -588,7 +588,9 @@ fn valid_cost(c: f32) -> bool {
     c.is_finite() && c > 0.0
 }
 
-fn checked_cell_count(width: u32, height: u32) -> Result<usize> {
+/// The number of cells of a `width x height` grid, or the error saying why there can be no such
+/// grid (a zero side, or more than the cell limit).
+pub(crate) fn checked_cell_count(width: u32, height: u32) -> Result<usize> {
     let n = u64::from(width) * u64::from(height);
     if n == 0 {
         return Err(Error::InvalidGrid(format!(

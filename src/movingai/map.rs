@@ -241,20 +241,37 @@ pub fn parse_map(text: &str, file: &str, options: &MapOptions) -> Result<Grid, P
 
 /// Writes `grid` in the `.map` format (`.` walkable, `@` blocked; costs are not kept).
 pub fn write_map(grid: &Grid) -> String {
-    let mut out = format!(
+    let mut out = Vec::with_capacity(64 + grid.len() + grid.height() as usize);
+    write_map_to(grid, &mut out).expect("writing to memory cannot fail");
+    String::from_utf8(out).expect("the map text is ASCII")
+}
+
+/// Writes `grid` in the Moving AI `.map` format to `w`, a row at a time (the text of a
+/// 16384 x 16384 map is 256 MiB: [`write_map`] holds all of it, this holds one row).
+///
+/// # Errors
+/// Those of `w`.
+pub fn write_map_to(grid: &Grid, w: &mut impl std::io::Write) -> std::io::Result<()> {
+    write!(
+        w,
         "type octile\nheight {}\nwidth {}\nmap\n",
         grid.height(),
         grid.width()
-    );
-    out.reserve(grid.len() + grid.height() as usize);
+    )?;
+    let mut row = Vec::with_capacity(grid.width() as usize + 1);
     for y in 0..grid.height() {
-        for x in 0..grid.width() {
-            let walkable = grid.is_walkable(y * grid.width() + x);
-            out.push(if walkable { '.' } else { '@' });
-        }
-        out.push('\n');
+        row.clear();
+        row.extend((0..grid.width()).map(|x| {
+            if grid.is_walkable(y * grid.width() + x) {
+                b'.'
+            } else {
+                b'@'
+            }
+        }));
+        row.push(b'\n');
+        w.write_all(&row)?;
     }
-    out
+    Ok(())
 }
 
 fn parse_dim(file: &str, line: usize, key: &str, value: &str) -> Result<u32, ParseError> {
