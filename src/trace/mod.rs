@@ -9,7 +9,7 @@
 //!   record: a malformed file is a [`TraceError`] naming the byte offset and the record, never a
 //!   panic, and counts are bounded so that a hostile file cannot make it allocate absurdly.
 //!
-//! The format is described in `docs/trace-format.md`; its constants are in [`format`].
+//! The format is described in `docs/trace-format.md`; its constants are in [`format`](mod@format).
 //!
 //! ```
 //! use throng::Grid;
