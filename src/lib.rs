@@ -17,6 +17,8 @@
 //!   the simulation.
 //! - [`trace`]: binary traces of simulation runs (`throng run --trace`), written as the run
 //!   plays and read back to replay it (`throng view`).
+//! - [`view`]: the page and local web server of `throng view`, replaying a trace in the
+//!   browser.
 //! - [`scen_run`]: running a whole Moving AI scenario file and checking every answer.
 //!
 //! ```
@@ -48,6 +50,7 @@ pub mod scen_run;
 pub mod search;
 pub mod sim;
 pub mod trace;
+pub mod view;
 
 pub use error::{Error, ParseError, Result};
 pub use grid::{CellId, Grid, Neighborhood};

@@ -187,3 +187,29 @@ pub enum TraceError {
     #[error("trace I/O: {0}")]
     Io(#[from] std::io::Error),
 }
+
+/// The trace file `bytes` with its body uncompressed (flag cleared), or `bytes` as they are when
+/// not compressed. Only the header is checked; the body is not parsed.
+///
+/// # Errors
+/// [`TraceError`] for a bad header or a body that does not decompress.
+pub fn uncompressed(bytes: &[u8]) -> Result<Vec<u8>, TraceError> {
+    use std::io::Read;
+    if bytes.len() < format::HEADER_LEN || bytes[..8] != format::MAGIC {
+        return Err(TraceError::BadMagic);
+    }
+    let flags = u16::from_le_bytes([bytes[10], bytes[11]]);
+    if flags & format::FLAG_DEFLATE == 0 {
+        return Ok(bytes.to_vec());
+    }
+    let mut out = bytes[..format::HEADER_LEN].to_vec();
+    out[10..12].copy_from_slice(&(flags & !format::FLAG_DEFLATE).to_le_bytes());
+    flate2::read::ZlibDecoder::new(&bytes[format::HEADER_LEN..])
+        .read_to_end(&mut out)
+        .map_err(|e| TraceError::Malformed {
+            offset: out.len() as u64,
+            section: Section::RecordTag,
+            message: format!("compressed body: {e}"),
+        })?;
+    Ok(out)
+}
