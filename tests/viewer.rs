@@ -250,6 +250,12 @@ fn the_page_replays_the_trace_in_headless_chromium() {
     assert_eq!(text_of(&dom, "agents"), "300 agents");
     let dom = dump_dom(&chromium, &server.url("?tick=60"));
     assert_eq!(text_of(&dom, "tick"), "tick 60 / 60");
+    // A link to one agent, zoomed, over the heatmap of waits.
+    let dom = dump_dom(&chromium, &server.url("?tick=30&agent=5&zoom=8&heat=waits"));
+    assert_eq!(text_of(&dom, "tick"), "tick 30 / 60");
+    let info = text_of(&dom, "info");
+    assert!(info.starts_with("agent 5 at ("), "{info}");
+    assert_eq!(text_of(&dom, "status"), "");
 
     // The bench mode writes its figure into the page.
     let out = run_chromium(

@@ -308,6 +308,21 @@ class Viewer {
     this.dirty = true;
   }
 
+  /** Z pixels per cell, centred on the selected agent, or else on the middle of the map. */
+  zoomTo(z) {
+    if (!(z > 0)) return;
+    const { width, height } = this.trace;
+    let cx = width / 2, cy = height / 2;
+    const s = this.state;
+    for (let i = 0; i < s.count; i++) {
+      if (s.ids[i] === this.selected) { cx = (s.cells[i] % width) + 0.5; cy = Math.floor(s.cells[i] / width) + 0.5; }
+    }
+    this.scale = Math.max(0.05, Math.min(200, z));
+    this.ox = this.canvas.width / 2 - cx * this.scale;
+    this.oy = this.canvas.height / 2 - cy * this.scale;
+    this.dirty = true;
+  }
+
   cellAt(px, py) {
     const x = Math.floor((px - this.ox) / this.scale), y = Math.floor((py - this.oy) / this.scale);
     if (x < 0 || y < 0 || x >= this.trace.width || y >= this.trace.height) return -1;
@@ -583,11 +598,7 @@ function wireUp(viewer) {
 
 /** ?bench=N[&zoom=Z]: draws N frames, each one tick further, and writes the mean frame time. */
 function bench(viewer, frames, zoom) {
-  if (zoom > 0) {
-    // Z pixels per cell, centred on the middle of the map.
-    const { width, height } = viewer.trace;
-    viewer.zoom(zoom / viewer.scale, viewer.ox + width * viewer.scale / 2, viewer.oy + height * viewer.scale / 2);
-  }
+  if (zoom > 0) viewer.zoomTo(zoom);
   const probe = () => viewer.ctx.getImageData(0, 0, 1, 1); // waits for the drawing to finish
   viewer.draw();
   probe();
@@ -638,8 +649,25 @@ function loadTraceSync(url) {
     window.throngViewer = viewer;
     status.textContent = '';
     document.title = 'throng view: ' + trace.width + ' x ' + trace.height + ', ' + trace.ticks + ' ticks';
+    // Links can say what to show: ?tick=T, &agent=N (selected), &heat=visits|waits, &zoom=Z
+    // (pixels per cell, centred on the selected agent or the map).
     if (params.has('tick')) viewer.seek(Number(params.get('tick')));
-    if (frames > 0) bench(viewer, frames, Number(params.get('zoom') || 0));
+    if (params.has('heat')) {
+      viewer.heat = true;
+      viewer.heatKind = params.get('heat') === 'waits' ? 'waits' : 'visits';
+      document.getElementById('heat').checked = true;
+      document.getElementById('heatkind').value = viewer.heatKind;
+    }
+    if (params.has('agent')) {
+      const id = Number(params.get('agent'));
+      viewer.selected = id;
+      viewer.selectedPath = viewer.pathOf(id);
+    }
+    if (frames > 0) {
+      bench(viewer, frames, Number(params.get('zoom') || 0));
+    } else if (params.has('zoom')) {
+      viewer.zoomTo(Number(params.get('zoom')));
+    }
     viewer.frame();
     viewer.updateText();
     wireUp(viewer);
