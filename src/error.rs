@@ -90,6 +90,9 @@ pub enum Error {
     /// A navigation file could not be saved or used (wrong map, wrong version, damaged).
     #[error(transparent)]
     NavFile(#[from] crate::nav::NavFileError),
+    /// A trace file could not be written or read (see [`crate::trace`]).
+    #[error(transparent)]
+    Trace(#[from] crate::trace::TraceError),
     /// Anything else that is the caller's input being wrong, explained in words.
     #[error("{0}")]
     Invalid(String),

@@ -15,6 +15,10 @@
 //!   and an independent checker of joint steps ([`mapf::check_step`]).
 //! - [`lorr`]: League of Robot Runners problems (lifelong tasks, robots that turn) played on
 //!   the simulation.
+//! - [`trace`]: binary traces of simulation runs (`throng run --trace`), written as the run
+//!   plays and read back to replay it (`throng view`).
+//! - [`view`]: the page and local web server of `throng view`, replaying a trace in the
+//!   browser.
 //! - [`scen_run`]: running a whole Moving AI scenario file and checking every answer.
 //!
 //! ```
@@ -45,6 +49,8 @@ pub mod planner;
 pub mod scen_run;
 pub mod search;
 pub mod sim;
+pub mod trace;
+pub mod view;
 
 pub use error::{Error, ParseError, Result};
 pub use grid::{CellId, Grid, Neighborhood};

@@ -46,6 +46,11 @@ enum Command {
     /// Generate a procedural map (and a scenario file of random queries with their optimal
     /// lengths), in the Moving AI formats, so everything runs without map files.
     Gen(cmd::mapgen::GenArgs),
+    /// Replay a trace written by `throng run --trace FILE` in the browser: serves a
+    /// self-contained page on 127.0.0.1 (default port 7878) and opens it. The page plays the
+    /// run on a canvas (play/pause, speed, tick slider, zoom and pan, click an agent for its
+    /// path and goal, heatmap of visits or waits).
+    View(cmd::view::ViewArgs),
 }
 
 fn main() -> ExitCode {
@@ -71,6 +76,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Lorr(args) => cmd::lorr::run(args),
         Command::Nav(args) => cmd::nav::run(args),
         Command::Gen(args) => cmd::mapgen::run(args),
+        Command::View(args) => cmd::view::run(args),
     }
 }
 

@@ -6,3 +6,4 @@ pub mod mapgen;
 pub mod nav;
 pub mod run;
 pub mod scen;
+pub mod view;

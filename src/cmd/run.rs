@@ -68,6 +68,27 @@ pub(crate) struct RunArgs {
     /// the JSON adds a `compare_conflicts` object.
     #[arg(long, value_name = "MODE", conflicts_with = "compare_threads", value_parser = parse_conflicts)]
     compare_conflicts: Option<throng::sim::ConflictMode>,
+    /// Record the run to FILE, a compact binary trace (docs/trace-format.md) that
+    /// `throng view FILE` replays in the browser. With --compare-threads or
+    /// --compare-conflicts, the first run (1 thread, or the scenario's own mode).
+    #[arg(long, value_name = "FILE")]
+    trace: Option<PathBuf>,
+    /// Write the --trace file uncompressed (about 4 times larger).
+    #[arg(long, requires = "trace")]
+    trace_raw: bool,
+}
+
+/// What `--trace` wrote.
+struct TraceStats {
+    ticks: u64,
+    /// Bytes of the file.
+    bytes: u64,
+    /// Bytes before compression.
+    raw_bytes: u64,
+    /// Seconds spent in the recorder (records, compression, writing), finishing included.
+    recorder_s: f64,
+    /// Seconds of the whole tick loop, recorder included.
+    loop_s: f64,
 }
 
 /// One played scenario.
@@ -82,6 +103,8 @@ struct Played {
     map_size: String,
     /// Whether a one-shot run stopped before its last tick because every agent was done.
     finished_early: bool,
+    /// The trace of this run, when one was written.
+    trace: Option<TraceStats>,
 }
 
 /// The planning speed-up of `--compare-threads`.
@@ -227,13 +250,21 @@ pub(crate) fn run_scenario(args: RunArgs) -> anyhow::Result<ExitCode> {
         n => n,
     };
     // An output path that cannot be written is found now, not after the whole run.
-    for (flag, file) in [("--json", &args.json), ("--csv", &args.csv)] {
+    for (flag, file) in [
+        ("--json", &args.json),
+        ("--csv", &args.csv),
+        ("--trace", &args.trace),
+    ] {
         if let Some(file) = file {
             check_writable(flag, file)?;
         }
     }
     let progress = !args.quiet && io::stderr().is_terminal();
     let mut out = io::stdout().lock();
+    let trace = args.trace.as_deref().map(|file| TraceTo {
+        file,
+        compress: !args.trace_raw,
+    });
 
     let mut mode_comparison = None;
     let (played, comparison) = if args.compare_threads {
@@ -251,6 +282,7 @@ pub(crate) fn run_scenario(args: RunArgs) -> anyhow::Result<ExitCode> {
                 progress,
                 keep_ticks: true,
                 csv: args.csv.as_deref().map(|f| (1, f)),
+                trace,
             },
         )?;
         let multi = played.pop().expect("two runs");
@@ -284,6 +316,7 @@ pub(crate) fn run_scenario(args: RunArgs) -> anyhow::Result<ExitCode> {
                 progress,
                 keep_ticks: false,
                 csv: args.csv.as_deref().map(|f| (0, f)),
+                trace,
             },
         )?;
         let theirs = played.pop().expect("two runs");
@@ -322,7 +355,7 @@ pub(crate) fn run_scenario(args: RunArgs) -> anyhow::Result<ExitCode> {
         mode_comparison = Some(c);
         (ours, None)
     } else {
-        let played = play(&scenario, threads, progress, args.csv.as_deref())?;
+        let played = play(&scenario, threads, progress, args.csv.as_deref(), trace)?;
         if !args.quiet {
             print_run(&mut out, &scenario, &played)?;
         }
@@ -369,6 +402,7 @@ fn play(
     threads: usize,
     progress: bool,
     csv: Option<&Path>,
+    trace: Option<TraceTo<'_>>,
 ) -> anyhow::Result<Played> {
     let mut played = play_interleaved(
         &[(scenario, threads)],
@@ -376,6 +410,7 @@ fn play(
             progress,
             keep_ticks: false,
             csv: csv.map(|f| (0, f)),
+            trace,
         },
     )?;
     Ok(played.remove(0))
@@ -389,6 +424,26 @@ struct Recording<'a> {
     keep_ticks: bool,
     /// Stream the per-tick series of copy `.0` to the CSV file `.1` as the run goes.
     csv: Option<(usize, &'a Path)>,
+    /// Record copy 0 to a trace file.
+    trace: Option<TraceTo<'a>>,
+}
+
+/// Where `--trace` goes.
+#[derive(Clone, Copy)]
+struct TraceTo<'a> {
+    file: &'a Path,
+    compress: bool,
+}
+
+/// The group of each agent slot of a freshly built scenario: agent `i` of a `crowds` placement
+/// is in crowd `i % groups`; other placements have no groups.
+fn agent_groups(scenario: &Scenario, agents: usize) -> Vec<u32> {
+    match scenario.placement {
+        throng::sim::Placement::Crowds { groups, .. } if groups > 0 => {
+            (0..agents).map(|i| i as u32 % groups).collect()
+        }
+        _ => Vec::new(),
+    }
 }
 
 fn parse_conflicts(text: &str) -> Result<throng::sim::ConflictMode, String> {
@@ -491,6 +546,25 @@ fn play_interleaved(
     } else {
         indicatif::ProgressBar::hidden()
     };
+    let mut recorder = match recording.trace {
+        Some(to) => {
+            let file = std::fs::File::create(to.file)
+                .with_context(|| format!("writing {}", to.file.display()))?;
+            let options = throng::trace::TraceOptions {
+                compress: to.compress,
+                groups: agent_groups(scenario, copies[0].sim.agents().slot_count()),
+            };
+            let recorder = throng::trace::TraceRecorder::new(
+                BufWriter::with_capacity(1 << 16, file),
+                &copies[0].sim,
+                &options,
+            )
+            .with_context(|| format!("writing {}", to.file.display()))?;
+            Some((to.file, recorder))
+        }
+        None => None,
+    };
+    let loop_start = Instant::now();
     let lifelong = scenario.sim_config().lifelong;
     let mut plans = 0u64;
     let ticks = variants.iter().map(|(v, _)| v.ticks).max().unwrap_or(0);
@@ -523,16 +597,46 @@ fn play_interleaved(
             if recording.keep_ticks {
                 copy.ticks.push((report.plans, report.planning_ms));
             }
+            if i == 0
+                && let Some((file, recorder)) = &mut recorder
+            {
+                recorder
+                    .record(&copy.sim)
+                    .with_context(|| format!("writing {}", file.display()))?;
+            }
         }
         if copies.iter().all(|c| c.done) {
             break;
         }
     }
     bar.finish_and_clear();
+    let trace = match recorder {
+        Some((file, recorder)) => {
+            let t0 = Instant::now();
+            let (ticks, raw_bytes, spent) = (
+                recorder.ticks(),
+                recorder.raw_bytes(),
+                recorder.time_spent(),
+            );
+            let (_, bytes) = recorder
+                .finish_with_size()
+                .with_context(|| format!("writing {}", file.display()))?;
+            let finish = t0.elapsed();
+            Some(TraceStats {
+                ticks,
+                bytes,
+                raw_bytes,
+                recorder_s: (spent + finish).as_secs_f64(),
+                loop_s: (loop_start.elapsed()).as_secs_f64(),
+            })
+        }
+        None => None,
+    };
     if let Some((_, file, mut w)) = csv {
         w.flush()
             .with_context(|| format!("writing {}", file.display()))?;
     }
+    let mut trace = trace;
     Ok(copies
         .into_iter()
         .zip(variants)
@@ -552,6 +656,7 @@ fn play_interleaved(
                 ticks: copy.ticks,
                 setup_s: copy.setup_s,
                 map_size,
+                trace: trace.take(),
             }
         })
         .collect())
@@ -700,6 +805,22 @@ fn print_run(out: &mut impl Write, scenario: &Scenario, played: &Played) -> io::
             s.replans,
             s.replan_us_p50,
             s.replan_us_p99
+        )?;
+    }
+    if let Some(t) = &played.trace {
+        let mb = |b: u64| b as f64 / 1e6;
+        writeln!(
+            out,
+            "trace        {} ticks, {:.2} MB ({:.2} MB uncompressed); recorder {:.3} s, {:.1}% of the run",
+            t.ticks,
+            mb(t.bytes),
+            mb(t.raw_bytes),
+            t.recorder_s,
+            if t.loop_s > 0.0 {
+                100.0 * t.recorder_s / t.loop_s
+            } else {
+                0.0
+            }
         )?;
     }
     writeln!(out, "state hash   {:016x}", s.final_state_hash)

@@ -161,6 +161,8 @@ pub struct Grid {
     min_cost: f64,
     moves: Vec<MoveSet>,
     components: Components,
+    /// Calls of [`Grid::apply`] that changed a cell's walkability.
+    wall_edits: u64,
 }
 
 impl std::fmt::Debug for Grid {
@@ -207,6 +209,7 @@ impl Grid {
             min_cost: 1.0,
             moves: Vec::new(),
             components: Components::default(),
+            wall_edits: 0,
         };
         grid.rebuild();
         Ok(grid)
@@ -480,10 +483,19 @@ impl Grid {
             }
         }
         if walls_changed {
+            self.wall_edits += 1;
             self.components = Components::label(self);
         }
         self.update_min_cost();
         Ok(())
+    }
+
+    /// How many [`apply`](Self::apply) calls changed some cell's walkability so far: an
+    /// observer that saw the same count last time knows that no wall moved since, without
+    /// comparing every cell (the trace recorder does this after each tick).
+    #[inline]
+    pub fn wall_edits(&self) -> u64 {
+        self.wall_edits
     }
 
     /// Raw per-cell move sets, for the search's inner loop.
