@@ -97,11 +97,17 @@ pub(crate) fn write(
         writeln!(out, "]]{sep}")?;
     }
     writeln!(out, "  ],")?;
-    // Each agent's schedule: "step:task," each time it was given a task.
+    // Each agent's schedule: "step:task" each time it was given a task, comma-separated with
+    // no comma at the end (PlanViz reads each piece as two integers; a trailing comma made
+    // its loader fail on the empty piece).
     let mut schedule = vec![String::new(); agents];
     for &(step, agent, task) in board.assignments() {
         if agent != NONE {
-            schedule[agent as usize].push_str(&format!("{step}:{task},"));
+            let s = &mut schedule[agent as usize];
+            if !s.is_empty() {
+                s.push(',');
+            }
+            s.push_str(&format!("{step}:{task}"));
         }
     }
     for (k, key) in ["actualSchedule", "plannerSchedule"].iter().enumerate() {
