@@ -55,6 +55,25 @@ fn reader_frame<R: std::io::Read>(r: &TraceReader<R>) -> Frame {
 /// A lifelong run on a small map with walls that move, agents added and removed (slots
 /// reused) and goals set from outside: the trace, and the frame after every tick.
 fn busy_run(compress: bool) -> (Vec<u8>, Vec<Frame>) {
+    let (mut sim, ids) = busy_sim();
+    let mut numbering = Numbering::default();
+    let mut frames = vec![numbering.frame(&sim)];
+    let options = TraceOptions {
+        compress,
+        groups: vec![0, 1, 2],
+    };
+    let mut recorder = TraceRecorder::new(Vec::new(), &sim, &options).unwrap();
+    for tick in 0..120u32 {
+        busy_tick(&mut sim, &ids, tick);
+        recorder.record(&sim).unwrap();
+        frames.push(numbering.frame(&sim));
+    }
+    assert_eq!(recorder.ticks(), 120);
+    (recorder.finish().unwrap(), frames)
+}
+
+/// The busy run's simulation and its first agents.
+fn busy_sim() -> (Simulation, Vec<AgentId>) {
     let grid = Grid::from_ascii(
         &[
             "....................",
@@ -82,41 +101,120 @@ fn busy_run(compress: bool) -> (Vec<u8>, Vec<Frame>) {
         let (start, goal) = (open[i * 11 % open.len()], open[open.len() - 1 - i * 7]);
         ids.push(sim.add_agent(start, Some(goal)).unwrap());
     }
-    let mut numbering = Numbering::default();
-    let mut frames = vec![numbering.frame(&sim)];
+    (sim, ids)
+}
+
+/// Plays tick `tick` of the busy run.
+fn busy_tick(sim: &mut Simulation, ids: &[AgentId], tick: u32) {
+    match tick {
+        10 => sim.queue(Command::RemoveAgent(ids[3])),
+        11 => sim.queue(Command::AddAgent {
+            start: 19,
+            goal: Some(0),
+        }),
+        20 => {
+            // Two removed, one added at once: a slot is reused with a new generation.
+            sim.remove_agent(ids[5]).unwrap();
+            sim.remove_agent(ids[0]).unwrap();
+            sim.add_agent(139, None).unwrap();
+        }
+        30 | 60 => sim.queue(Command::ChangeMap(
+            CellChange::rect(sim.grid(), 14, 6, 16, 7, tick == 60).unwrap(),
+        )),
+        45 => {
+            let id = sim.agents().iter().nth(4).unwrap().0;
+            sim.set_goal(id, 80).unwrap();
+        }
+        _ => {}
+    }
+    sim.step();
+}
+
+/// A writer shared with the test, so that it can be read after the recorder's thread is done.
+#[derive(Clone, Default)]
+struct Shared(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl std::io::Write for Shared {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// A writer that fails after `left` bytes.
+struct Failing {
+    left: usize,
+}
+
+impl std::io::Write for Failing {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if buf.len() > self.left {
+            return Err(std::io::Error::other("disk full"));
+        }
+        self.left -= buf.len();
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn compressing_on_a_background_thread_gives_the_same_replay_smaller() {
+    let (level1, frames) = busy_run(true);
+    let (mut sim, ids) = busy_sim();
+    let out = Shared::default();
     let options = TraceOptions {
-        compress,
+        compress: true,
         groups: vec![0, 1, 2],
     };
-    let mut recorder = TraceRecorder::new(Vec::new(), &sim, &options).unwrap();
+    let mut recorder = TraceRecorder::new_background(out.clone(), &sim, &options, 9).unwrap();
     for tick in 0..120u32 {
-        match tick {
-            10 => sim.queue(Command::RemoveAgent(ids[3])),
-            11 => sim.queue(Command::AddAgent {
-                start: 19,
-                goal: Some(0),
-            }),
-            20 => {
-                // Two removed, one added at once: a slot is reused with a new generation.
-                sim.remove_agent(ids[5]).unwrap();
-                sim.remove_agent(ids[0]).unwrap();
-                sim.add_agent(139, None).unwrap();
-            }
-            30 | 60 => sim.queue(Command::ChangeMap(
-                CellChange::rect(sim.grid(), 14, 6, 16, 7, tick == 60).unwrap(),
-            )),
-            45 => {
-                let id = sim.agents().iter().nth(4).unwrap().0;
-                sim.set_goal(id, 80).unwrap();
-            }
-            _ => {}
-        }
-        sim.step();
+        busy_tick(&mut sim, &ids, tick);
         recorder.record(&sim).unwrap();
-        frames.push(numbering.frame(&sim));
     }
-    assert_eq!(recorder.ticks(), 120);
-    (recorder.finish().unwrap(), frames)
+    recorder.finish().unwrap();
+    let bytes = out.0.lock().unwrap().clone();
+    check_replay(&bytes, &frames);
+    assert!(
+        bytes.len() < level1.len(),
+        "{} vs {}",
+        bytes.len(),
+        level1.len()
+    );
+}
+
+#[test]
+fn write_errors_reach_the_caller_from_either_thread() {
+    for background in [false, true] {
+        let (mut sim, ids) = busy_sim();
+        let out = Failing { left: 300 };
+        // Raw on the caller's thread, compressed (level 0: stored) on the background one.
+        let options = TraceOptions {
+            compress: background,
+            ..TraceOptions::default()
+        };
+        let mut recorder = if background {
+            TraceRecorder::new_background(out, &sim, &options, 0).unwrap()
+        } else {
+            TraceRecorder::new(out, &sim, &options).unwrap()
+        };
+        let mut failed = false;
+        for tick in 0..120u32 {
+            busy_tick(&mut sim, &ids, tick);
+            if recorder.record(&sim).is_err() {
+                failed = true;
+                break;
+            }
+        }
+        if !failed {
+            // Whatever is still buffered fails when flushed at the end.
+            assert!(recorder.finish().is_err(), "background {background}");
+        }
+    }
 }
 
 /// Reads a whole trace, checking the frame after each tick.

@@ -554,10 +554,13 @@ fn play_interleaved(
                 compress: to.compress,
                 groups: agent_groups(scenario, copies[0].sim.agents().slot_count()),
             };
-            let recorder = throng::trace::TraceRecorder::new(
+            // Level 6 on a thread of its own: 1.59 MB for the default run instead of 1.94 MB at
+            // level 1, the compression off the simulation's thread.
+            let recorder = throng::trace::TraceRecorder::new_background(
                 BufWriter::with_capacity(1 << 16, file),
                 &copies[0].sim,
                 &options,
+                6,
             )
             .with_context(|| format!("writing {}", to.file.display()))?;
             Some((to.file, recorder))

@@ -31,8 +31,16 @@ pub(crate) fn run(args: ViewArgs) -> anyhow::Result<ExitCode> {
         .with_context(|| file.display().to_string())?
         .is_some()
     {}
-    let map = reader.map();
-    let server = ViewServer::bind(args.port, bytes.clone()).with_context(|| {
+    let summary = format!(
+        "trace {}: {} x {} map, {} agents at the start, {} ticks",
+        file.display(),
+        reader.map().width,
+        reader.map().height,
+        reader.agents().len(),
+        reader.ticks()
+    );
+    drop(reader);
+    let server = ViewServer::bind(args.port, bytes).with_context(|| {
         format!(
             "cannot listen on 127.0.0.1:{} (in use? --port 0 picks a free port)",
             args.port
@@ -40,15 +48,7 @@ pub(crate) fn run(args: ViewArgs) -> anyhow::Result<ExitCode> {
     })?;
     let url = server.url();
     let mut out = std::io::stdout().lock();
-    writeln!(
-        out,
-        "trace {}: {} x {} map, {} agents at the start, {} ticks",
-        file.display(),
-        map.width,
-        map.height,
-        reader.agents().len(),
-        reader.ticks()
-    )?;
+    writeln!(out, "{summary}")?;
     writeln!(out, "serving {url} (Ctrl-C to stop)")?;
     out.flush()?;
     drop(out);

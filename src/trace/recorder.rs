@@ -62,12 +62,55 @@ pub struct TraceRecorder<W: Write> {
 
 impl<W: Write> TraceRecorder<W> {
     /// Starts a trace of `sim` as it is now, written to `out` (give it a `BufWriter` for a
-    /// file).
+    /// file), compressed (when [`TraceOptions::compress`]) on the calling thread at the fastest
+    /// level.
     ///
     /// # Errors
     /// [`Error::Trace`] when writing fails.
     pub fn new(out: W, sim: &Simulation, options: &TraceOptions) -> Result<Self> {
         let t0 = Instant::now();
+        let (map, agents, live, slots) = Self::snapshot(sim, options);
+        let writer = TraceWriter::new(out, options.compress, &map, &agents).map_err(io_error)?;
+        Ok(Self::with_writer(writer, map, live, slots, sim, t0))
+    }
+
+    /// [`new`](Self::new), compressing at DEFLATE `level` (6: zlib's default) on a thread of
+    /// its own ([`TraceWriter::new_background`]) when [`TraceOptions::compress`]: smaller files
+    /// for no more time in the simulation's thread. `throng run --trace` records this way.
+    ///
+    /// # Errors
+    /// [`Error::Trace`] when writing fails or the thread cannot start.
+    pub fn new_background(
+        out: W,
+        sim: &Simulation,
+        options: &TraceOptions,
+        level: u32,
+    ) -> Result<Self>
+    where
+        W: Send + 'static,
+    {
+        let t0 = Instant::now();
+        let (map, agents, live, slots) = Self::snapshot(sim, options);
+        let writer = if options.compress {
+            TraceWriter::new_background(out, level, &map, &agents)
+        } else {
+            TraceWriter::new(out, false, &map, &agents)
+        }
+        .map_err(io_error)?;
+        Ok(Self::with_writer(writer, map, live, slots, sim, t0))
+    }
+
+    /// The map and agent table of `sim`, and the recorder's view of its agents.
+    #[allow(clippy::type_complexity)]
+    fn snapshot(
+        sim: &Simulation,
+        options: &TraceOptions,
+    ) -> (
+        TraceMap,
+        Vec<TraceAgent>,
+        Vec<Tracked>,
+        Vec<Option<(u32, u32)>>,
+    ) {
         let grid = sim.grid();
         let walkable = grid.walkable_table().to_vec();
         let map = TraceMap {
@@ -92,20 +135,30 @@ impl<W: Write> TraceRecorder<W> {
                 goal: agent.goal(),
             });
         }
-        let writer = TraceWriter::new(out, options.compress, &map, &agents).map_err(io_error)?;
-        Ok(TraceRecorder {
+        (map, agents, live, slots)
+    }
+
+    fn with_writer(
+        writer: TraceWriter<W>,
+        map: TraceMap,
+        live: Vec<Tracked>,
+        slots: Vec<Option<(u32, u32)>>,
+        sim: &Simulation,
+        t0: Instant,
+    ) -> Self {
+        TraceRecorder {
             writer,
             width: map.width,
             next_id: live.len() as u32,
             live,
             slots,
             walkable: map.walkable,
-            wall_edits: grid.wall_edits(),
+            wall_edits: sim.grid().wall_edits(),
             body: Vec::new(),
             events: Vec::new(),
             event_count: 0,
             spent: t0.elapsed(),
-        })
+        }
     }
 
     fn event(&mut self, e: &Event) {
