@@ -18,13 +18,13 @@
 //! Clusters are built in parallel on the current rayon pool; each is a pure function of the
 //! grid, so the graph does not depend on the number of threads.
 //!
-//! On a random 4096 x 4096 map with 10% obstacles (433,493 points), `throng nav` took 20.3 s
-//! and 1,252 MiB (file 1,144 MiB, peak RSS 2.6 GB) before the local-index search, the FIFO
-//! queues, the radix heap for the landmarks, routes read from the trees instead of stored
-//! and the file streamed out; after: 695 MiB (file 620 MiB, peak RSS 0.95 GB) and 12.9 s
-//! (`throng nav`, old and new binaries one after the other on the idle machine: 24.6 s and
-//! 31.5 s wall before, 12.9 s and 14.6 s wall after; callgrind on a 1024 x 1024 map: 14.7 G
-//! instructions before, 6.7 G after).
+//! On a random 4096 x 4096 map with 10% obstacles (433,493 points), `throng nav` built in
+//! 24.6 s (31.5 s wall with loading and writing) to 1,252 MiB (file 1,144 MiB, peak RSS
+//! 2.6 GB) before the local-index search, the FIFO queues, the radix heap for the landmarks,
+//! routes read from the trees instead of stored and the file streamed out; after: 12.9 s
+//! (14.6 s wall), 695 MiB (file 620 MiB, peak RSS 0.95 GB). Old and new binaries one after
+//! the other on the idle machine; callgrind on a 1024 x 1024 map: 14.7 G instructions
+//! before, 6.7 G after.
 //!
 //! # Query
 //!
