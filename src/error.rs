@@ -93,6 +93,9 @@ pub enum Error {
     /// A trace file could not be written or read (see [`crate::trace`]).
     #[error(transparent)]
     Trace(#[from] crate::trace::TraceError),
+    /// A picture could not be drawn or written (see [`crate::render`]).
+    #[error(transparent)]
+    Render(#[from] crate::render::RenderError),
     /// Anything else that is the caller's input being wrong, explained in words.
     #[error("{0}")]
     Invalid(String),

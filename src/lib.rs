@@ -46,6 +46,7 @@ pub mod mapf;
 pub mod movingai;
 pub mod nav;
 pub mod planner;
+pub mod render;
 pub mod scen_run;
 pub mod search;
 pub mod sim;

@@ -76,6 +76,69 @@ pub(crate) struct RunArgs {
     /// Write the --trace file uncompressed (about 4 times larger).
     #[arg(long, requires = "trace")]
     trace_raw: bool,
+    /// Draw the run: FILE.gif, an animated GIF (the map, agents coloured by state or by
+    /// crowd), one frame every --render-every ticks; FILE.png, the last tick. With a
+    /// comparison, the first run.
+    #[arg(long, value_name = "FILE")]
+    render: Option<PathBuf>,
+    /// A GIF frame every K ticks (default 4: the default run's ~700 ticks give ~175 frames,
+    /// 7 s at 25 frames a second).
+    #[arg(long, value_name = "K", default_value_t = 4, requires = "render",
+          value_parser = clap::value_parser!(u64).range(1..))]
+    render_every: u64,
+    /// Width of --render and --heatmap pictures in pixels, at most (small maps are scaled up
+    /// by whole pixels per cell, large ones shrunk by whole cells per pixel).
+    #[arg(long, value_name = "W", default_value_t = 512,
+          value_parser = clap::value_parser!(u32).range(16..=8192))]
+    render_size: u32,
+    /// Also mark every agent's goal in --render pictures.
+    #[arg(long, requires = "render")]
+    render_goals: bool,
+    /// Write a heatmap of the run to FILE.png: per cell, the agent-ticks spent waiting there
+    /// (or steps onto it, --heatmap-of pass), drawn over the map with a colour bar.
+    #[arg(long, value_name = "FILE.png")]
+    heatmap: Option<PathBuf>,
+    /// What --heatmap counts: wait (default) or pass.
+    #[arg(long, value_name = "WHAT", default_value = "wait", requires = "heatmap",
+          value_parser = parse_heat_of)]
+    heatmap_of: throng::render::HeatOf,
+    /// Write SVG charts of the per-tick series into DIR (created if missing; its parent must
+    /// exist): tick-time.svg, plans.svg, waiting.svg, arrivals.svg (goals.svg when lifelong).
+    #[arg(long, value_name = "DIR")]
+    plots: Option<PathBuf>,
+}
+
+fn parse_heat_of(text: &str) -> Result<throng::render::HeatOf, String> {
+    match text {
+        "wait" => Ok(throng::render::HeatOf::Wait),
+        "pass" => Ok(throng::render::HeatOf::Pass),
+        _ => Err(format!("unknown heatmap {text:?} (expected wait or pass)")),
+    }
+}
+
+/// Where the pictures of a run go (`--render`, `--heatmap`, `--plots`).
+#[derive(Clone, Copy)]
+struct PicturesTo<'a> {
+    render: Option<&'a Path>,
+    every: u64,
+    size: u32,
+    goals: bool,
+    heatmap: Option<(&'a Path, throng::render::HeatOf)>,
+    plots: Option<&'a Path>,
+}
+
+/// What the pictures cost.
+struct PictureStats {
+    /// GIF frames written (0 for a PNG or no --render).
+    frames: u64,
+    /// Bytes of the --render file.
+    bytes: u64,
+    /// Picture size.
+    size: (u32, u32),
+    /// Seconds spent drawing, counting and encoding (finishing included).
+    render_s: f64,
+    /// Seconds of the whole tick loop, pictures included.
+    loop_s: f64,
 }
 
 /// What `--trace` wrote.
@@ -105,6 +168,8 @@ struct Played {
     finished_early: bool,
     /// The trace of this run, when one was written.
     trace: Option<TraceStats>,
+    /// The pictures of this run, when asked for.
+    pictures: Option<PictureStats>,
 }
 
 /// The planning speed-up of `--compare-threads`.
@@ -259,6 +324,39 @@ pub(crate) fn run_scenario(args: RunArgs) -> anyhow::Result<ExitCode> {
             check_writable(flag, file)?;
         }
     }
+    if let Some(file) = &args.render {
+        check_writable("--render", file)?;
+        if picture_kind(file).is_none() {
+            bail!(
+                "--render {}: expected a .gif (animation) or .png (last tick) file",
+                file.display()
+            );
+        }
+    }
+    if let Some(file) = &args.heatmap {
+        check_writable("--heatmap", file)?;
+        if picture_kind(file) != Some(PictureKind::Png) {
+            bail!("--heatmap {}: expected a .png file", file.display());
+        }
+    }
+    if let Some(dir) = &args.plots {
+        if dir.exists() && !dir.is_dir() {
+            bail!("--plots {}: is not a directory", dir.display());
+        }
+        check_writable("--plots", dir).or_else(|e| if dir.is_dir() { Ok(()) } else { Err(e) })?;
+        std::fs::create_dir_all(dir).with_context(|| format!("--plots {}", dir.display()))?;
+    }
+    let pictures =
+        (args.render.is_some() || args.heatmap.is_some() || args.plots.is_some()).then(|| {
+            PicturesTo {
+                render: args.render.as_deref(),
+                every: args.render_every,
+                size: args.render_size,
+                goals: args.render_goals,
+                heatmap: args.heatmap.as_deref().map(|f| (f, args.heatmap_of)),
+                plots: args.plots.as_deref(),
+            }
+        });
     let progress = !args.quiet && io::stderr().is_terminal();
     let mut out = io::stdout().lock();
     let trace = args.trace.as_deref().map(|file| TraceTo {
@@ -283,6 +381,7 @@ pub(crate) fn run_scenario(args: RunArgs) -> anyhow::Result<ExitCode> {
                 keep_ticks: true,
                 csv: args.csv.as_deref().map(|f| (1, f)),
                 trace,
+                pictures,
             },
         )?;
         let multi = played.pop().expect("two runs");
@@ -317,6 +416,7 @@ pub(crate) fn run_scenario(args: RunArgs) -> anyhow::Result<ExitCode> {
                 keep_ticks: false,
                 csv: args.csv.as_deref().map(|f| (0, f)),
                 trace,
+                pictures,
             },
         )?;
         let theirs = played.pop().expect("two runs");
@@ -355,7 +455,14 @@ pub(crate) fn run_scenario(args: RunArgs) -> anyhow::Result<ExitCode> {
         mode_comparison = Some(c);
         (ours, None)
     } else {
-        let played = play(&scenario, threads, progress, args.csv.as_deref(), trace)?;
+        let played = play(
+            &scenario,
+            threads,
+            progress,
+            args.csv.as_deref(),
+            trace,
+            pictures,
+        )?;
         if !args.quiet {
             print_run(&mut out, &scenario, &played)?;
         }
@@ -403,6 +510,7 @@ fn play(
     progress: bool,
     csv: Option<&Path>,
     trace: Option<TraceTo<'_>>,
+    pictures: Option<PicturesTo<'_>>,
 ) -> anyhow::Result<Played> {
     let mut played = play_interleaved(
         &[(scenario, threads)],
@@ -411,6 +519,7 @@ fn play(
             keep_ticks: false,
             csv: csv.map(|f| (0, f)),
             trace,
+            pictures,
         },
     )?;
     Ok(played.remove(0))
@@ -426,6 +535,162 @@ struct Recording<'a> {
     csv: Option<(usize, &'a Path)>,
     /// Record copy 0 to a trace file.
     trace: Option<TraceTo<'a>>,
+    /// Draw copy 0.
+    pictures: Option<PicturesTo<'a>>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum PictureKind {
+    Gif,
+    Png,
+}
+
+/// A picture file's kind by its extension.
+fn picture_kind(file: &Path) -> Option<PictureKind> {
+    let ext = file.extension()?.to_str()?.to_ascii_lowercase();
+    match ext.as_str() {
+        "gif" => Some(PictureKind::Gif),
+        "png" => Some(PictureKind::Png),
+        _ => None,
+    }
+}
+
+/// The pictures being made of copy 0 while it plays.
+struct Painter<'a> {
+    to: PicturesTo<'a>,
+    colouring: throng::render::Colouring,
+    gif: Option<throng::render::GifRecorder<BufWriter<std::fs::File>>>,
+    heatmap: Option<throng::render::Heatmap>,
+    plots: Option<throng::render::TickPlots>,
+    spent: std::time::Duration,
+}
+
+impl<'a> Painter<'a> {
+    fn new(
+        to: PicturesTo<'a>,
+        scenario: &Scenario,
+        sim: &throng::sim::Simulation,
+    ) -> anyhow::Result<Painter<'a>> {
+        let t0 = Instant::now();
+        let colouring = throng::render::Colouring {
+            groups: agent_groups(scenario, sim.agents().slot_count()),
+            goals: to.goals,
+        };
+        let gif = match to.render {
+            Some(file) if picture_kind(file) == Some(PictureKind::Gif) => {
+                let out = std::fs::File::create(file)
+                    .with_context(|| format!("writing {}", file.display()))?;
+                let options = throng::render::GifOptions {
+                    width: to.size,
+                    every: to.every,
+                    colouring: colouring.clone(),
+                    ..Default::default()
+                };
+                Some(
+                    throng::render::GifRecorder::new(
+                        BufWriter::with_capacity(1 << 16, out),
+                        sim,
+                        options,
+                    )
+                    .with_context(|| format!("--render {}", file.display()))?,
+                )
+            }
+            _ => None,
+        };
+        Ok(Painter {
+            heatmap: to
+                .heatmap
+                .map(|(_, of)| throng::render::Heatmap::new(sim.grid(), of)),
+            plots: to.plots.map(|_| {
+                throng::render::TickPlots::new(
+                    throng::render::TickPlots::BUCKETS,
+                    scenario.sim_config().lifelong,
+                )
+            }),
+            to,
+            colouring,
+            gif,
+            spent: t0.elapsed(),
+        })
+    }
+
+    /// After each tick of copy 0.
+    fn tick(&mut self, sim: &throng::sim::Simulation, report: &TickReport) -> anyhow::Result<()> {
+        let t0 = Instant::now();
+        if let Some(gif) = &mut self.gif {
+            gif.record(sim).with_context(|| {
+                format!(
+                    "writing {}",
+                    self.to.render.unwrap_or(Path::new("")).display()
+                )
+            })?;
+        }
+        if let Some(h) = &mut self.heatmap {
+            h.record(sim);
+        }
+        if let Some(p) = &mut self.plots {
+            p.record(report);
+        }
+        self.spent += t0.elapsed();
+        Ok(())
+    }
+
+    /// Writes what is left once the run is over.
+    fn finish(
+        self,
+        sim: &throng::sim::Simulation,
+        loop_start: Instant,
+    ) -> anyhow::Result<PictureStats> {
+        let t0 = Instant::now();
+        let mut frames = 0;
+        let mut size = (0, 0);
+        if let Some(gif) = self.gif {
+            frames = gif.frames();
+            size = gif.size();
+            let file = self.to.render.unwrap_or(Path::new(""));
+            let mut out = gif
+                .finish(sim)
+                .with_context(|| format!("writing {}", file.display()))?;
+            out.flush()
+                .with_context(|| format!("writing {}", file.display()))?;
+        } else if let Some(file) = self.to.render {
+            let mut raster = throng::render::Raster::new(sim.grid(), self.to.size)
+                .with_context(|| format!("--render {}", file.display()))?;
+            raster.draw(sim, &self.colouring);
+            size = (raster.width(), raster.height());
+            let out = std::fs::File::create(file)
+                .with_context(|| format!("writing {}", file.display()))?;
+            let mut out = BufWriter::new(out);
+            throng::render::write_png(&mut out, &raster)
+                .with_context(|| format!("writing {}", file.display()))?;
+            out.flush()
+                .with_context(|| format!("writing {}", file.display()))?;
+        }
+        if let (Some(h), Some((file, _))) = (&self.heatmap, self.to.heatmap) {
+            let out = std::fs::File::create(file)
+                .with_context(|| format!("writing {}", file.display()))?;
+            let mut out = BufWriter::new(out);
+            h.write_png(&mut out, sim.grid(), self.to.size)
+                .with_context(|| format!("writing {}", file.display()))?;
+            out.flush()
+                .with_context(|| format!("writing {}", file.display()))?;
+        }
+        if let (Some(p), Some(dir)) = (&self.plots, self.to.plots) {
+            p.write_svgs(dir)?;
+        }
+        let bytes = self
+            .to
+            .render
+            .and_then(|f| std::fs::metadata(f).ok())
+            .map_or(0, |m| m.len());
+        Ok(PictureStats {
+            frames,
+            bytes,
+            size,
+            render_s: (self.spent + t0.elapsed()).as_secs_f64(),
+            loop_s: loop_start.elapsed().as_secs_f64(),
+        })
+    }
 }
 
 /// Where `--trace` goes.
@@ -567,6 +832,10 @@ fn play_interleaved(
         }
         None => None,
     };
+    let mut painter = match recording.pictures {
+        Some(to) => Some(Painter::new(to, scenario, &copies[0].sim)?),
+        None => None,
+    };
     let loop_start = Instant::now();
     let lifelong = scenario.sim_config().lifelong;
     let mut plans = 0u64;
@@ -607,6 +876,11 @@ fn play_interleaved(
                     .record(&copy.sim)
                     .with_context(|| format!("writing {}", file.display()))?;
             }
+            if i == 0
+                && let Some(painter) = &mut painter
+            {
+                painter.tick(&copy.sim, &report)?;
+            }
         }
         if copies.iter().all(|c| c.done) {
             break;
@@ -635,6 +909,10 @@ fn play_interleaved(
         }
         None => None,
     };
+    let mut pictures = match painter {
+        Some(p) => Some(p.finish(&copies[0].sim, loop_start)?),
+        None => None,
+    };
     if let Some((_, file, mut w)) = csv {
         w.flush()
             .with_context(|| format!("writing {}", file.display()))?;
@@ -660,6 +938,7 @@ fn play_interleaved(
                 setup_s: copy.setup_s,
                 map_size,
                 trace: trace.take(),
+                pictures: pictures.take(),
             }
         })
         .collect())
@@ -821,6 +1100,26 @@ fn print_run(out: &mut impl Write, scenario: &Scenario, played: &Played) -> io::
             t.recorder_s,
             if t.loop_s > 0.0 {
                 100.0 * t.recorder_s / t.loop_s
+            } else {
+                0.0
+            }
+        )?;
+    }
+    if let Some(p) = &played.pictures {
+        let frames = if p.frames > 0 {
+            format!("{} frames, {:.2} MB, ", p.frames, p.bytes as f64 / 1e6)
+        } else {
+            String::new()
+        };
+        writeln!(
+            out,
+            "pictures     {}{} x {} pixels; drawing {:.3} s, {:.1}% of the run",
+            frames,
+            p.size.0,
+            p.size.1,
+            p.render_s,
+            if p.loop_s > 0.0 {
+                100.0 * p.render_s / p.loop_s
             } else {
                 0.0
             }
