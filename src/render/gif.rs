@@ -96,7 +96,7 @@ impl<W: Write> GifRecorder<W> {
     /// # Errors
     /// Write errors.
     pub fn record(&mut self, sim: &Simulation) -> Result<(), RenderError> {
-        if sim.tick() % self.options.every != 0 {
+        if !sim.tick().is_multiple_of(self.options.every) {
             self.last_tick_drawn = false;
             return Ok(());
         }
