@@ -645,7 +645,7 @@ impl<'a> Painter<'a> {
         let mut frames = 0;
         let mut size = (0, 0);
         if let Some(gif) = self.gif {
-            frames = gif.frames();
+            frames = gif.frames_when_finished();
             size = gif.size();
             let file = self.to.render.unwrap_or(Path::new(""));
             let mut out = gif

@@ -96,7 +96,7 @@ impl<W: Write> GifRecorder<W> {
     /// # Errors
     /// Write errors.
     pub fn record(&mut self, sim: &Simulation) -> Result<(), RenderError> {
-        if sim.tick() % self.options.every != 0 {
+        if !sim.tick().is_multiple_of(self.options.every) {
             self.last_tick_drawn = false;
             return Ok(());
         }
@@ -185,6 +185,12 @@ impl<W: Write> GifRecorder<W> {
         self.frames
     }
 
+    /// Frames the file holds once [`finish`](Self::finish)ed now: [`frames`](Self::frames),
+    /// plus the final state's when the last tick recorded had no frame.
+    pub fn frames_when_finished(&self) -> u64 {
+        self.frames + u64::from(!self.last_tick_drawn)
+    }
+
     /// Width and height of the frames in pixels.
     pub fn size(&self) -> (u32, u32) {
         (self.raster.width(), self.raster.height())
@@ -209,16 +215,5 @@ impl<W: Write> GifRecorder<W> {
         let out = self.encoder.into_inner()?;
         self.spent += t0.elapsed();
         Ok(out)
-    }
-
-    /// Like [`finish`](Self::finish), also returning the time spent in the recorder in all.
-    ///
-    /// # Errors
-    /// Write errors.
-    pub fn finish_timed(self, sim: &Simulation) -> Result<(W, Duration), RenderError> {
-        let t0 = Instant::now();
-        let before = self.spent;
-        let out = self.finish(sim)?;
-        Ok((out, before + t0.elapsed()))
     }
 }
