@@ -135,8 +135,10 @@ struct PictureStats {
     bytes: u64,
     /// Picture size.
     size: (u32, u32),
-    /// Seconds spent drawing, counting and encoding (finishing included).
+    /// Seconds the main thread spent drawing, counting and encoding (finishing included).
     render_s: f64,
+    /// Seconds the GIF encoder thread spent compressing and writing frames.
+    encode_s: f64,
     /// Seconds of the whole tick loop, pictures included.
     loop_s: f64,
 }
@@ -644,13 +646,15 @@ impl<'a> Painter<'a> {
         let t0 = Instant::now();
         let mut frames = 0;
         let mut size = (0, 0);
+        let mut encode_s = 0.0;
         if let Some(gif) = self.gif {
-            frames = gif.frames();
+            frames = gif.frames_when_finished();
             size = gif.size();
             let file = self.to.render.unwrap_or(Path::new(""));
-            let mut out = gif
-                .finish(sim)
+            let (mut out, _, encoding) = gif
+                .finish_with_times(sim)
                 .with_context(|| format!("writing {}", file.display()))?;
+            encode_s = encoding.as_secs_f64();
             out.flush()
                 .with_context(|| format!("writing {}", file.display()))?;
         } else if let Some(file) = self.to.render {
@@ -688,6 +692,7 @@ impl<'a> Painter<'a> {
             bytes,
             size,
             render_s: (self.spent + t0.elapsed()).as_secs_f64(),
+            encode_s,
             loop_s: loop_start.elapsed().as_secs_f64(),
         })
     }
@@ -1113,7 +1118,7 @@ fn print_run(out: &mut impl Write, scenario: &Scenario, played: &Played) -> io::
         };
         writeln!(
             out,
-            "pictures     {}{} x {} pixels; drawing {:.3} s, {:.1}% of the run",
+            "pictures     {}{} x {} pixels; drawing {:.3} s, {:.1}% of the run{}",
             frames,
             p.size.0,
             p.size.1,
@@ -1122,6 +1127,15 @@ fn print_run(out: &mut impl Write, scenario: &Scenario, played: &Played) -> io::
                 100.0 * p.render_s / p.loop_s
             } else {
                 0.0
+            },
+            if p.frames > 0 {
+                format!(
+                    "; encoding {:.3} s on its own thread ({:.1}%)",
+                    p.encode_s,
+                    100.0 * p.encode_s / p.loop_s.max(1e-9)
+                )
+            } else {
+                String::new()
             }
         )?;
     }

@@ -5,6 +5,7 @@ use std::io::Write;
 use std::time::{Duration, Instant};
 
 use ::gif::{DisposalMethod, Encoder, Frame, Repeat};
+use crossbeam_channel::{Receiver, Sender};
 
 use super::RenderError;
 use super::raster::{Colouring, PALETTE, Raster, TRANSPARENT};
@@ -41,10 +42,16 @@ impl Default for GifOptions {
 /// `T` ticks thus has `1 + T / every` frames, plus one when `every` does not divide `T`.
 ///
 /// Frames are written as they come, each as the rectangle that changed since the previous one
-/// with unchanged pixels transparent (small files; memory stays three frames however long the
-/// run). The palette is fixed: [`PALETTE`].
-pub struct GifRecorder<W: Write> {
-    encoder: Encoder<W>,
+/// with unchanged pixels transparent (small files; memory stays a few frames however long the
+/// run). The palette is fixed: [`PALETTE`]. The frames are compressed (LZW) and written on a
+/// thread of the recorder's own, so that the caller's thread only draws them; at most two
+/// frames wait for it.
+pub struct GifRecorder<W: Write + Send + 'static> {
+    /// Frames to the encoder thread; `None` once finished.
+    to_encoder: Option<Sender<Job>>,
+    /// Spent frame buffers back from it, for reuse.
+    spare: Receiver<Vec<u8>>,
+    encoder: Option<std::thread::JoinHandle<Result<(W, Duration), RenderError>>>,
     options: GifOptions,
     raster: Raster,
     /// The frame before `pending`, as shown.
@@ -54,15 +61,52 @@ pub struct GifRecorder<W: Write> {
     first: bool,
     frames: u64,
     last_tick_drawn: bool,
-    scratch: Vec<u8>,
     spent: Duration,
+    encode_spent: Duration,
 }
 
-impl<W: Write> GifRecorder<W> {
+/// One frame for the encoder thread.
+struct Job {
+    delay: u16,
+    transparent: Option<u8>,
+    rect: (u16, u16, u16, u16),
+    pixels: Vec<u8>,
+}
+
+/// The encoder thread: writes each frame it is sent, hands the buffer back.
+fn encode_all(
+    encoder: &mut Encoder<impl Write>,
+    jobs: &Receiver<Job>,
+    spare: &Sender<Vec<u8>>,
+) -> Result<Duration, RenderError> {
+    let mut spent = Duration::ZERO;
+    for job in jobs {
+        let t0 = Instant::now();
+        let (left, top, width, height) = job.rect;
+        let frame = Frame {
+            delay: job.delay,
+            dispose: DisposalMethod::Keep,
+            transparent: job.transparent,
+            left,
+            top,
+            width,
+            height,
+            buffer: Cow::Borrowed(&job.pixels),
+            ..Frame::default()
+        };
+        encoder.write_frame(&frame)?;
+        spent += t0.elapsed();
+        let _ = spare.try_send(job.pixels);
+    }
+    Ok(spent)
+}
+
+impl<W: Write + Send + 'static> GifRecorder<W> {
     /// Starts a GIF of `sim` as it is now, written to `out` (give it a `BufWriter` for a file).
     ///
     /// # Errors
     /// [`RenderError::Invalid`] for a width out of range or `every` of 0; write errors.
+    /// [`RenderError::Io`] when the encoder thread cannot start.
     pub fn new(out: W, sim: &Simulation, options: GifOptions) -> Result<Self, RenderError> {
         let t0 = Instant::now();
         if options.every == 0 {
@@ -77,8 +121,19 @@ impl<W: Write> GifRecorder<W> {
         encoder.set_repeat(Repeat::Infinite)?;
         raster.draw(sim, &options.colouring);
         let pending = raster.pixels().to_vec();
+        let (to_encoder, jobs) = crossbeam_channel::bounded::<Job>(2);
+        let (give_back, spare) = crossbeam_channel::bounded::<Vec<u8>>(4);
+        let encoder = std::thread::Builder::new()
+            .name("gif encoder".into())
+            .spawn(move || {
+                let spent = encode_all(&mut encoder, &jobs, &give_back)?;
+                Ok((encoder.into_inner()?, spent))
+            })?;
         Ok(GifRecorder {
-            encoder,
+            to_encoder: Some(to_encoder),
+            spare,
+            encoder: Some(encoder),
+            encode_spent: Duration::ZERO,
             shown: vec![0; pending.len()],
             pending,
             first: true,
@@ -86,7 +141,6 @@ impl<W: Write> GifRecorder<W> {
             last_tick_drawn: true,
             raster,
             options,
-            scratch: Vec::new(),
             spent: t0.elapsed(),
         })
     }
@@ -147,34 +201,36 @@ impl<W: Write> GifRecorder<W> {
             }
             (x0, y0, x1, y1) = (bx0, by0, bx1, by1);
         }
-        self.scratch.clear();
+        let mut scratch = self.spare.try_recv().unwrap_or_default();
+        scratch.clear();
         for y in y0..y1 {
             let row = y * w;
             if self.first {
-                self.scratch
-                    .extend_from_slice(&self.pending[row + x0..row + x1]);
+                scratch.extend_from_slice(&self.pending[row + x0..row + x1]);
             } else {
                 let old = &self.shown[row + x0..row + x1];
                 let new = &self.pending[row + x0..row + x1];
-                self.scratch.extend(
+                scratch.extend(
                     old.iter()
                         .zip(new)
                         .map(|(&o, &n)| if o == n { TRANSPARENT } else { n }),
                 );
             }
         }
-        let frame = Frame {
+        let job = Job {
             delay,
-            dispose: DisposalMethod::Keep,
             transparent: (!self.first).then_some(TRANSPARENT),
-            left: x0 as u16,
-            top: y0 as u16,
-            width: (x1 - x0) as u16,
-            height: (y1 - y0) as u16,
-            buffer: Cow::Borrowed(&self.scratch),
-            ..Frame::default()
+            rect: (x0 as u16, y0 as u16, (x1 - x0) as u16, (y1 - y0) as u16),
+            pixels: scratch,
         };
-        self.encoder.write_frame(&frame)?;
+        let sent = self.to_encoder.as_ref().map(|tx| tx.send(job).is_ok());
+        if sent != Some(true) {
+            // The encoder thread stopped: its error says why.
+            return Err(self
+                .join()
+                .err()
+                .unwrap_or_else(|| RenderError::Encode("the GIF encoder stopped".into())));
+        }
         self.first = false;
         self.shown.copy_from_slice(&self.pending);
         Ok(())
@@ -185,14 +241,35 @@ impl<W: Write> GifRecorder<W> {
         self.frames
     }
 
+    /// Frames the file holds once [`finish`](Self::finish)ed now: [`frames`](Self::frames),
+    /// plus the final state's when the last tick recorded had no frame.
+    pub fn frames_when_finished(&self) -> u64 {
+        self.frames + u64::from(!self.last_tick_drawn)
+    }
+
     /// Width and height of the frames in pixels.
     pub fn size(&self) -> (u32, u32) {
         (self.raster.width(), self.raster.height())
     }
 
-    /// Time spent drawing and encoding so far.
+    /// Time the caller's thread spent drawing frames so far.
     pub fn time_spent(&self) -> Duration {
         self.spent
+    }
+
+    /// Stops the encoder thread once it has written what it was sent; returns the writer, or
+    /// the thread's error.
+    fn join(&mut self) -> Result<W, RenderError> {
+        self.to_encoder = None;
+        let handle = self
+            .encoder
+            .take()
+            .ok_or_else(|| RenderError::Encode("the GIF encoder stopped".into()))?;
+        let (out, spent) = handle
+            .join()
+            .map_err(|_| RenderError::Encode("the GIF encoder thread panicked".into()))??;
+        self.encode_spent = spent;
+        Ok(out)
     }
 
     /// Draws the final state of `sim` when the last tick had no frame, writes the last frame
@@ -200,25 +277,25 @@ impl<W: Write> GifRecorder<W> {
     ///
     /// # Errors
     /// Write errors.
-    pub fn finish(mut self, sim: &Simulation) -> Result<W, RenderError> {
+    pub fn finish(self, sim: &Simulation) -> Result<W, RenderError> {
+        self.finish_with_times(sim).map(|(out, _, _)| out)
+    }
+
+    /// [`finish`](Self::finish), also returning the time the caller's thread spent drawing
+    /// (finishing included) and the time the encoder thread spent compressing and writing.
+    ///
+    /// # Errors
+    /// Write errors.
+    pub fn finish_with_times(
+        mut self,
+        sim: &Simulation,
+    ) -> Result<(W, Duration, Duration), RenderError> {
         let t0 = Instant::now();
         if !self.last_tick_drawn {
             self.frame(sim)?;
         }
         self.write_pending(200)?;
-        let out = self.encoder.into_inner()?;
-        self.spent += t0.elapsed();
-        Ok(out)
-    }
-
-    /// Like [`finish`](Self::finish), also returning the time spent in the recorder in all.
-    ///
-    /// # Errors
-    /// Write errors.
-    pub fn finish_timed(self, sim: &Simulation) -> Result<(W, Duration), RenderError> {
-        let t0 = Instant::now();
-        let before = self.spent;
-        let out = self.finish(sim)?;
-        Ok((out, before + t0.elapsed()))
+        let out = self.join()?;
+        Ok((out, self.spent + t0.elapsed(), self.encode_spent))
     }
 }

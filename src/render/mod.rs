@@ -18,7 +18,7 @@ pub use self::gif::{GifOptions, GifRecorder};
 pub use self::heatmap::{HeatOf, Heatmap, HeatmapImage};
 pub use self::plots::{Buckets, Point, TickPlots};
 pub use self::png::{write_png, write_rgb_png};
-pub use self::raster::{Colouring, PALETTE, Paint, Raster};
+pub use self::raster::{Colouring, MAX_WIDTH, PALETTE, Paint, Raster};
 pub use font::{draw_text, text_width};
 
 /// Why a picture could not be made or written.

@@ -285,7 +285,8 @@ mod tests {
         assert_eq!((r.width(), r.height(), r.shrink()), (2, 1, 2));
         r.put(0, Paint::Waiting);
         r.put(1, Paint::Arrived);
-        r.put(5, Paint::Moving);
+        r.put(5, Paint::Moving); // (1, 1): pixel 0 again
+        r.put(6, Paint::Moving); // (2, 1): pixel 1
         assert_eq!(r.pixels(), &[13, 4]);
     }
 }
