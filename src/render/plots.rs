@@ -137,6 +137,26 @@ impl Buckets {
     fn max(&self) -> f64 {
         self.data.iter().map(|b| b.max).fold(0.0, f64::max)
     }
+
+    /// The largest value but for one outlying bucket: when the largest bucket's max is over 4
+    /// times the next largest (the first tick, where every agent plans), the next largest;
+    /// else the largest. Returns `(scale top, the outlier if any)`.
+    fn robust_max(&self) -> (f64, Option<f64>) {
+        let (mut first, mut second) = (0.0f64, 0.0f64);
+        for b in &self.data {
+            if b.max > first {
+                second = first;
+                first = b.max;
+            } else if b.max > second {
+                second = b.max;
+            }
+        }
+        if second > 0.0 && first > 4.0 * second {
+            (second, Some(first))
+        } else {
+            (first, None)
+        }
+    }
 }
 
 /// The per-tick series of a run, fed with each [`TickReport`], written as SVG charts.
@@ -353,7 +373,15 @@ const BOTTOM: f64 = 56.0;
 fn chart(title: &str, y_label: &str, ticks: u64, lines: &[Line<'_>]) -> String {
     let (pw, ph) = (W - LEFT - RIGHT, H - TOP - BOTTOM);
     let x_max = (ticks.max(2) - 1) as f64;
-    let y_top = lines.iter().map(|l| l.data.max()).fold(0.0, f64::max);
+    // An outlier (the first tick) would flatten everything else: it is drawn off the top
+    // and its value written there.
+    let robust: Vec<(f64, Option<f64>)> = lines.iter().map(|l| l.data.robust_max()).collect();
+    let full_top = lines.iter().map(|l| l.data.max()).fold(0.0, f64::max);
+    let mut y_top = robust.iter().map(|r| r.0).fold(0.0, f64::max);
+    let clipped = y_top < full_top;
+    if !clipped {
+        y_top = full_top;
+    }
     let y_step = nice_step(y_top);
     let y_max = if y_top > 0.0 {
         (y_top / y_step).ceil() * y_step
@@ -362,7 +390,7 @@ fn chart(title: &str, y_label: &str, ticks: u64, lines: &[Line<'_>]) -> String {
     };
     let x_step = nice_step(x_max).max(1.0);
     let sx = |x: f64| LEFT + x / x_max * pw;
-    let sy = |y: f64| TOP + ph - y / y_max * ph;
+    let sy = |y: f64| TOP + ph - y.min(y_max * 1.04) / y_max * ph;
     let mut s = String::new();
     let _ = writeln!(
         s,
@@ -466,6 +494,15 @@ fn chart(title: &str, y_label: &str, ticks: u64, lines: &[Line<'_>]) -> String {
             escape(line.name)
         );
     }
+    if clipped {
+        let _ = writeln!(
+            s,
+            r##"<text class="note" x="{:.1}" y="{:.1}" font-size="10">off the chart: max {}</text>"##,
+            LEFT + 6.0,
+            TOP - 4.0,
+            label(full_top, if full_top < 10.0 { 0.01 } else { 1.0 })
+        );
+    }
     if let Some(per) = lines.first().map(|l| l.data.per()).filter(|&p| p > 1) {
         let _ = writeln!(
             s,
@@ -503,6 +540,28 @@ mod tests {
         assert_eq!(small.per(), 2);
         let means: Vec<f64> = small.points().map(|p| p.mean).collect();
         assert_eq!(means, vec![1.5, 3.5, 5.0]);
+    }
+
+    #[test]
+    fn one_outlying_tick_does_not_set_the_scale() {
+        let mut b = Buckets::new(16);
+        for v in [500.0, 3.0, 2.0, 4.0] {
+            b.push(v);
+        }
+        assert_eq!(b.robust_max(), (4.0, Some(500.0)));
+        b.push(200.0);
+        assert_eq!(b.robust_max(), (500.0, None));
+        let svg = chart(
+            "t",
+            "ms",
+            5,
+            &[Line {
+                name: "a",
+                colour: "#000000",
+                data: &Buckets::new(4),
+            }],
+        );
+        assert!(!svg.contains("off the chart"));
     }
 
     #[test]
