@@ -1118,10 +1118,13 @@ fn print_run(out: &mut impl Write, scenario: &Scenario, played: &Played) -> io::
         };
         writeln!(
             out,
-            "pictures     {}{} x {} pixels; drawing {:.3} s, {:.1}% of the run{}",
+            "pictures     {}{}drawing {:.3} s, {:.1}% of the run{}",
             frames,
-            p.size.0,
-            p.size.1,
+            if p.size.0 > 0 {
+                format!("{} x {} pixels; ", p.size.0, p.size.1)
+            } else {
+                String::new()
+            },
             p.render_s,
             if p.loop_s > 0.0 {
                 100.0 * p.render_s / p.loop_s

@@ -177,7 +177,17 @@ impl Heatmap {
             }
         };
         // Layout: title band, map, colour bar and its labels on the right.
-        let (map_w, map_h) = (cols * scale, rows * scale);
+        let (map_w, map_h) = (
+            u64::from(cols) * u64::from(scale),
+            u64::from(rows) * u64::from(scale),
+        );
+        if map_w > 65535 || map_h > 65535 {
+            return Err(RenderError::Invalid(format!(
+                "a {} x {} map at {width_px} pixels wide is {map_w} x {map_h} pixels, over 65535",
+                self.width, self.height
+            )));
+        }
+        let (map_w, map_h) = (map_w as u32, map_h as u32);
         let font = 2;
         let title_h = 5 * font + 12;
         let labels = (0..=4)

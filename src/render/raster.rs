@@ -121,14 +121,15 @@ impl Raster {
         }
         let (map_width, map_height) = (grid.width(), grid.height());
         let (scale, shrink) = fit(map_width, width_px);
-        let width = map_width.div_ceil(shrink) * scale;
-        let height = map_height.div_ceil(shrink) * scale;
+        let width = u64::from(map_width.div_ceil(shrink)) * u64::from(scale);
+        let height = u64::from(map_height.div_ceil(shrink)) * u64::from(scale);
         if height > 65535 || width > 65535 {
             return Err(RenderError::Invalid(format!(
                 "a {map_width} x {map_height} map at {width_px} pixels wide is {width} x {height} \
                  pixels, over 65535"
             )));
         }
+        let (width, height) = (width as u32, height as u32);
         let mut raster = Raster {
             map_width,
             map_height,
@@ -276,6 +277,18 @@ mod tests {
         assert_eq!(fit(512, 512), (1, 1));
         assert_eq!(fit(1024, 512), (1, 2));
         assert_eq!(fit(1025, 512), (1, 3));
+    }
+
+    #[test]
+    fn pictures_too_tall_for_a_gif_are_refused() {
+        let grid = Grid::from_walkable(1, 70_000, vec![true; 70_000]).unwrap();
+        assert!(matches!(
+            Raster::new(&grid, 8192),
+            Err(RenderError::Invalid(_))
+        ));
+        assert!(Raster::new(&grid, 0).is_err());
+        let heat = crate::render::Heatmap::new(&grid, crate::render::HeatOf::Wait);
+        assert!(heat.draw(&grid, 8192).is_err());
     }
 
     #[test]
