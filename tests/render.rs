@@ -293,7 +293,7 @@ fn plots_are_well_formed_svg_with_labels_and_a_point_per_tick() {
 }
 
 #[test]
-fn every_shipped_scenario_renders() {
+fn every_shipped_scenario_renders_traces_and_plots() {
     let dir = tempfile::tempdir().unwrap();
     let sims = Path::new(env!("CARGO_MANIFEST_DIR")).join("sims");
     let mut files: Vec<PathBuf> = std::fs::read_dir(&sims)
@@ -305,6 +305,9 @@ fn every_shipped_scenario_renders() {
     assert!(files.len() >= 5, "{files:?}");
     for file in &files {
         let gif = dir.path().join("s.gif");
+        let trace = dir.path().join("s.trace");
+        let heat = dir.path().join("s-heat.png");
+        let plots = dir.path().join("plots");
         ok(&[
             "run",
             file.to_str().unwrap(),
@@ -317,7 +320,24 @@ fn every_shipped_scenario_renders() {
             "1",
             "--render-size",
             "128",
+            "--trace",
+            trace.to_str().unwrap(),
+            "--heatmap",
+            heat.to_str().unwrap(),
+            "--plots",
+            plots.to_str().unwrap(),
         ]);
+        // The trace of the same run reads back whole: 3 ticks, the agents the GIF shows.
+        let bytes = std::fs::read(&trace).unwrap();
+        let mut reader = throng::trace::TraceReader::new(&bytes[..]).unwrap();
+        while reader.next_tick().unwrap().is_some() {}
+        assert_eq!(reader.ticks(), 3, "{}: trace ticks", file.display());
+        assert!(!reader.live().is_empty(), "{}: live agents", file.display());
+        assert!(
+            heat.is_file() && plots.join("plans.svg").is_file(),
+            "{}",
+            file.display()
+        );
         let (frames, w, _, pictures) = decode_gif(&gif);
         assert_eq!(frames, 4, "{}", file.display());
         assert!(w <= 128, "{}", file.display());
