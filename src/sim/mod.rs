@@ -28,6 +28,6 @@ pub use movement::{MovementStage, MovementTotals};
 pub use occupancy::Occupancy;
 pub use planning::{PlanningStage, PlanningTotals};
 pub use runner::{RunnerConfig, RunnerStopped, SimulationHandle, WhenFull};
-pub use scenario::{MapSource, Placement, Scenario};
+pub use scenario::{MapSource, Placement, RunJson, Scenario};
 pub use schedule::{ChangeSchedule, Doors, ScriptedChange};
 pub use simulation::Simulation;

@@ -869,6 +869,26 @@ impl Scenario {
         &self.origin.file
     }
 
+    /// The summary `throng run --json` writes for a run of this scenario: `summary` with what
+    /// was run (scenario, map, seed, settings), the final state hash in hex, and `setup_s`, the
+    /// seconds spent loading the map and placing the agents.
+    pub fn run_json<'a>(&'a self, summary: &'a super::RunSummary, setup_s: f64) -> RunJson<'a> {
+        let config = self.sim_config();
+        RunJson {
+            scenario: &self.name,
+            scenario_file: self.file(),
+            map: self.map_label(),
+            seed: self.seed,
+            planner: config.planner,
+            conflicts: config.conflicts,
+            lifelong: config.lifelong,
+            max_plans_per_tick: config.max_plans_per_tick,
+            summary,
+            final_state_hash_hex: format!("{:016x}", summary.final_state_hash),
+            setup_s,
+        }
+    }
+
     /// A short description of the map: the file path, or the generator and its seed.
     pub fn map_label(&self) -> String {
         match &self.map {
@@ -1584,4 +1604,33 @@ mod tests {
         let e = s.build().unwrap_err();
         assert!(e.to_string().starts_with("maps/tiny.map"), "{e}");
     }
+}
+
+/// The summary object of `throng run --json` ([`Scenario::run_json`]): the run's
+/// [`RunSummary`](super::RunSummary) fields, flattened, with what was run.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunJson<'a> {
+    /// The scenario's name.
+    pub scenario: &'a str,
+    /// The file it was read from.
+    pub scenario_file: &'a str,
+    /// [`Scenario::map_label`].
+    pub map: String,
+    /// The seed played.
+    pub seed: u64,
+    /// The default planner.
+    pub planner: PlannerKind,
+    /// The conflict mode.
+    pub conflicts: ConflictMode,
+    /// Whether agents get new goals on arrival.
+    pub lifelong: bool,
+    /// The cap on plans per tick, if any.
+    pub max_plans_per_tick: Option<usize>,
+    /// The run's summary.
+    #[serde(flatten)]
+    pub summary: &'a super::RunSummary,
+    /// `final_state_hash` as 16 hex digits.
+    pub final_state_hash_hex: String,
+    /// Seconds spent loading the map and placing the agents.
+    pub setup_s: f64,
 }

@@ -8,7 +8,6 @@ use std::time::Instant;
 
 use anyhow::{Context, bail};
 use serde::Serialize;
-use throng::PlannerKind;
 use throng::sim::{RunSummary, Scenario, TickReport};
 
 mod compare;
@@ -229,18 +228,8 @@ struct BatchSpeedup {
 
 #[derive(Serialize)]
 struct JsonSummary<'a> {
-    scenario: &'a str,
-    scenario_file: &'a str,
-    map: String,
-    seed: u64,
-    planner: PlannerKind,
-    conflicts: throng::sim::ConflictMode,
-    lifelong: bool,
-    max_plans_per_tick: Option<usize>,
     #[serde(flatten)]
-    summary: &'a RunSummary,
-    final_state_hash_hex: String,
-    setup_s: f64,
+    run: throng::sim::RunJson<'a>,
     #[serde(skip_serializing_if = "Option::is_none")]
     compare: Option<Comparison>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -447,19 +436,8 @@ pub(crate) fn run_scenario(args: RunArgs) -> anyhow::Result<ExitCode> {
 
     let hash_match = comparison.as_ref().is_none_or(|c| c.hash_match);
     if let Some(file) = &args.json {
-        let config = scenario.sim_config();
         let object = JsonSummary {
-            scenario: &scenario.name,
-            scenario_file: scenario.file(),
-            map: scenario.map_label(),
-            seed: scenario.seed,
-            planner: config.planner,
-            conflicts: config.conflicts,
-            lifelong: config.lifelong,
-            max_plans_per_tick: config.max_plans_per_tick,
-            summary: &played.summary,
-            final_state_hash_hex: format!("{:016x}", played.summary.final_state_hash),
-            setup_s: played.setup_s,
+            run: scenario.run_json(&played.summary, played.setup_s),
             compare: comparison,
             compare_conflicts: mode_comparison,
         };

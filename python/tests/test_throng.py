@@ -1,0 +1,162 @@
+"""Tests of the throng Python package against the Rust side (the CLI and the .scen files)."""
+
+import json
+import math
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import throng
+
+ROOT = Path(__file__).resolve().parents[2]
+MAPS = ROOT / "sims" / "maps"
+
+
+def scen_queries(name, limit=None):
+    """(starts, goals, optimal lengths) of a shipped .scen file."""
+    rows = []
+    for line in (MAPS / f"{name}.map.scen").read_text().splitlines()[1:]:
+        f = line.split()
+        rows.append((int(f[4]), int(f[5]), int(f[6]), int(f[7]), float(f[8])))
+    rows = rows[:limit]
+    starts = np.array([r[0:2] for r in rows], dtype=np.int64)
+    goals = np.array([r[2:4] for r in rows], dtype=np.int64)
+    return starts, goals, np.array([r[4] for r in rows])
+
+
+def test_load_map():
+    grid = throng.load_map(MAPS / "arena.map")
+    assert (grid.width, grid.height) == (49, 49)
+    p = grid.passable
+    assert p.dtype == np.bool_ and p.shape == (49, 49)
+    text = (MAPS / "arena.map").read_text().splitlines()
+    rows = text[text.index("map") + 1 :]
+    assert p[5, 7] == (rows[5][7] in ".G")
+
+
+def test_load_map_errors(tmp_path):
+    with pytest.raises(OSError, match="nope.map"):
+        throng.load_map(tmp_path / "nope.map")
+    bad = tmp_path / "bad.map"
+    bad.write_text("type octile\nheight 2\nwidth 2\nmap\n..\n.\n")
+    with pytest.raises(ValueError, match="bad.map"):
+        throng.load_map(bad)
+
+
+def test_from_array():
+    a = np.ones((3, 5), dtype=bool)
+    a[1, 1:4] = False
+    grid = throng.Grid.from_array(a)
+    assert (grid.width, grid.height) == (5, 3)
+    assert (grid.passable == a).all()
+    # A non-contiguous view is read as it looks.
+    grid = throng.Grid.from_array(np.ones((6, 10), dtype=bool)[::2, ::2])
+    assert (grid.width, grid.height) == (5, 3)
+    for bad in [np.ones((3, 3)), np.ones(4, dtype=bool), np.ones((0, 3), dtype=bool),
+                np.ones((2, 2, 2), dtype=bool), [[True]], "x"]:
+        with pytest.raises(ValueError):
+            throng.Grid.from_array(bad)
+
+
+@pytest.mark.parametrize("planner", ["astar", "jps"])
+def test_plan_matches_scen_optimal_lengths(planner):
+    grid = throng.load_map(MAPS / "den520d.map")
+    starts, goals, optimal = scen_queries("den520d", 600)
+    paths, costs = throng.plan(grid, starts, goals, planner=planner, threads=2)
+    assert costs.dtype == np.float64 and len(paths) == len(starts)
+    np.testing.assert_allclose(costs, optimal, atol=1e-4)
+    for path, s, g in zip(paths, starts, goals):
+        assert path.dtype == np.int32 and path.shape[1] == 2
+        assert (path[0] == s).all() and (path[-1] == g).all()
+        steps = np.abs(np.diff(path, axis=0))
+        assert steps.max() <= 1 and grid.passable[path[:, 1], path[:, 0]].all()
+
+
+def test_plan_threads_agree_and_unreachable_is_nan():
+    a = np.ones((4, 7), dtype=bool)
+    a[:, 3] = False
+    grid = throng.Grid.from_array(a)
+    paths, costs = throng.plan(grid, [[0, 0], [0, 0]], [[2, 3], [6, 0]], planner="astar")
+    assert costs[0] == pytest.approx(1 + math.sqrt(2) * 2)
+    assert math.isnan(costs[1]) and paths[1].shape == (0, 2)
+    grid = throng.load_map(MAPS / "arena.map")
+    starts, goals, _ = scen_queries("arena")
+    one = throng.plan(grid, starts, goals, threads=1)[1]
+    two = throng.plan(grid, starts.astype(np.int32), goals, threads=2)[1]
+    assert (one == two).all()
+
+
+def test_plan_bad_input():
+    grid = throng.load_map(MAPS / "arena.map")
+    ok = np.array([[19, 26]])
+    cases = [
+        (np.array([[19, 26, 0]]), "shape"),
+        (np.array([19, 26]), "shape"),
+        (np.array([[19.0, 26.0]]), "integer"),
+        (np.array([[-1, 26]]), "row 0"),
+        (np.array([[19, 26], [10**12, 3]]), "row 1"),
+        (np.array([[0, 0]]), "row 0: \\(0, 0\\) is blocked"),
+        (np.array([[19, 26], [19, 26]]), "rows"),
+        ("nonsense", "shape"),
+    ]
+    for starts, message in cases:
+        with pytest.raises(ValueError, match=message):
+            throng.plan(grid, starts, ok)
+    with pytest.raises(ValueError, match="unknown planner"):
+        throng.plan(grid, ok, ok, planner="dijkstra")
+    # Non-contiguous input is fine.
+    wide = np.array([[19, 0, 26], [44, 0, 30]])[:, ::2]
+    paths, costs = throng.plan(grid, wide, wide[::-1])
+    assert costs[0] == costs[1] > 0
+
+
+def cli_json(scenario, tmp_path):
+    """`throng run --json` of the scenario, by the built binary or cargo."""
+    out = tmp_path / "run.json"
+    for build in ("release", "debug"):
+        exe = ROOT / "target" / build / "throng"
+        if exe.exists():
+            cmd = [str(exe)]
+            break
+    else:
+        if shutil.which("cargo") is None:
+            pytest.skip("no throng binary and no cargo")
+        cmd = ["cargo", "run", "--release", "--quiet", "--"]
+    subprocess.run(cmd + ["run", "-q", "--json", str(out), str(scenario)], cwd=ROOT, check=True)
+    return json.loads(out.read_text())
+
+
+def test_simulation_matches_cli(tmp_path):
+    scenario = ROOT / "sims" / "doors.toml"
+    expected = cli_json(scenario, tmp_path)
+    sim = throng.Simulation.from_scenario(scenario)
+    first = sim.step()
+    assert first["tick"] == 0 and first["agents"] == expected["agents"]
+    assert sim.positions().shape == (expected["agents"], 2)
+    assert sim.positions().dtype == np.int32 and sim.goals().shape == sim.positions().shape
+    summary = sim.run(10**6)
+    assert summary["final_state_hash"] == expected["final_state_hash"]
+    assert summary["final_state_hash"] == sim.state_hash()
+    assert set(summary) == set(expected) - {"setup_s"} | {"setup_s"}
+    assert summary["ticks"] == expected["ticks"]
+    assert (sim.positions() == sim.goals()).all(axis=1).sum() == summary["arrived"]
+
+
+def test_simulation_seed_and_errors(tmp_path):
+    scenario = ROOT / "sims" / "doors.toml"
+    a = throng.Simulation.from_scenario(scenario, seed=7, threads=1)
+    b = throng.Simulation.from_scenario(scenario, seed=7, threads=2)
+    for _ in range(20):
+        a.step()
+        b.step()
+    assert a.state_hash() == b.state_hash()
+    with pytest.raises(OSError, match="missing.toml"):
+        throng.Simulation.from_scenario(tmp_path / "missing.toml")
+    bad = tmp_path / "bad.toml"
+    bad.write_text("ticks = 'x'\n")
+    with pytest.raises(ValueError, match="bad.toml"):
+        throng.Simulation.from_scenario(bad)
