@@ -243,30 +243,25 @@ impl LocalSearch {
                 continue;
             }
             let all = moves[l];
-            let ng = gl + 1.0;
-            let mut bits = all & straight_mask;
-            while bits != 0 {
-                let d = bits.trailing_zeros() as usize;
-                bits &= bits - 1;
-                let ln = l.wrapping_add_signed(offset[d]);
-                if ng < g[ln] {
-                    g[ln] = ng;
-                    parent[ln] = d as u8;
-                    straight.push((ng, ln as u32));
+            let mut relax = |bits: u8, ng: f64, queue: &mut Vec<(f64, u32)>| {
+                let mut bits = bits;
+                while bits != 0 {
+                    let d = bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    let ln = l.wrapping_add_signed(offset[d]);
+                    if ng < g[ln] {
+                        g[ln] = ng;
+                        parent[ln] = d as u8;
+                        queue.push((ng, ln as u32));
+                    }
                 }
-            }
-            let ng = gl + std::f64::consts::SQRT_2;
-            let mut bits = all & !straight_mask;
-            while bits != 0 {
-                let d = bits.trailing_zeros() as usize;
-                bits &= bits - 1;
-                let ln = l.wrapping_add_signed(offset[d]);
-                if ng < g[ln] {
-                    g[ln] = ng;
-                    parent[ln] = d as u8;
-                    diagonal.push((ng, ln as u32));
-                }
-            }
+            };
+            relax(all & straight_mask, gl + 1.0, straight);
+            relax(
+                all & !straight_mask,
+                gl + std::f64::consts::SQRT_2,
+                diagonal,
+            );
         }
     }
 

@@ -259,13 +259,7 @@ impl<R: Read> TraceReader<R> {
             let group = self.varint(s)?;
             let agent = self.agent(at, s, cell, goal, group)?;
             self.agents.push(agent);
-            self.live.push(LiveAgent {
-                id: self.next_id,
-                cell: agent.cell,
-                goal: agent.goal,
-                group: agent.group,
-            });
-            self.next_id += 1;
+            self.add_live(&agent);
         }
         Ok(())
     }
@@ -291,6 +285,17 @@ impl<R: Read> TraceReader<R> {
             goal: goal.checked_sub(1).map(|g| g as u32),
             group: group.checked_sub(1).map(|g| g as u32),
         })
+    }
+
+    /// Puts `agent` among the live agents under the next agent id.
+    fn add_live(&mut self, agent: &TraceAgent) {
+        self.live.push(LiveAgent {
+            id: self.next_id,
+            cell: agent.cell,
+            goal: agent.goal,
+            group: agent.group,
+        });
+        self.next_id += 1;
     }
 
     /// The trace's format version.
@@ -463,13 +468,7 @@ impl<R: Read> TraceReader<R> {
                             format!("more than {MAX_AGENTS} agents"),
                         ));
                     }
-                    self.live.push(LiveAgent {
-                        id: self.next_id,
-                        cell: agent.cell,
-                        goal: agent.goal,
-                        group: agent.group,
-                    });
-                    self.next_id += 1;
+                    self.add_live(&agent);
                     Event::Add(agent)
                 }
                 EVENT_REMOVE => {
