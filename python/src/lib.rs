@@ -350,11 +350,12 @@ impl Simulation {
 
 /// Parallel crowd pathfinding on a shared 2D grid (Python bindings of the throng Rust crate).
 #[pymodule]
-#[pyo3(name = "throng")]
+#[pyo3(name = "_throng")]
 fn throng_py(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Grid>()?;
     m.add_class::<Simulation>()?;
     m.add_function(wrap_pyfunction!(load_map, m)?)?;
     m.add_function(wrap_pyfunction!(plan, m)?)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }
