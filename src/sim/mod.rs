@@ -12,6 +12,7 @@ mod config;
 mod metrics;
 mod movement;
 mod occupancy;
+mod overrides;
 mod pibt_movement;
 mod planning;
 mod runner;
