@@ -113,7 +113,7 @@ use super::astar::FastDiv;
 use super::cost::{CostModel, DIAGONAL, FixedCost, SCALE};
 use super::workspace::NO_PARENT;
 use super::{QueryError, SearchOptions, SearchOutcome, SearchWorkspace};
-use crate::grid::{CellId, Direction, Grid, MoveSet, Neighborhood};
+use crate::grid::{BitRows, CellId, Direction, Grid, MoveSet, Neighborhood};
 
 /// Bits of the orthogonal directions beside each straight direction (the sides on which a
 /// straight move can find forced neighbours).
@@ -204,165 +204,112 @@ fn successors(arrival: u8, here: u8, before: u8) -> u8 {
     wanted & here
 }
 
-/// The move bytes of cells `i..i + 8`, cell `i` in the lowest byte.
-#[inline(always)]
-fn load8(moves: &[MoveSet], i: usize) -> u64 {
-    let b = &moves[i..i + 8];
-    u64::from_le_bytes([
-        b[0].0, b[1].0, b[2].0, b[3].0, b[4].0, b[5].0, b[6].0, b[7].0,
-    ])
-}
-
-/// The scans of one query: the move table, the cell offsets of the eight directions, the goal.
+/// The scans of one query: the move table (for diagonal steps) and the walkable bits in both
+/// orientations (for straight scans).
 struct Scanner<'a> {
     moves: &'a [MoveSet],
-    offsets: [isize; 8],
-    goal: usize,
+    rows: &'a BitRows,
+    cols: &'a BitRows,
 }
 
 impl Scanner<'_> {
-    /// Straight jump from `c` in direction `d` (0..4): the number of steps to the jump point,
-    /// or 0 when the scan runs into a wall first.
+    /// Straight jump from `(x, y)` in direction `d` (0..4): the number of steps to the jump
+    /// point, or 0 when the scan runs into a wall first. East and west scan the row-major
+    /// bits, north and south the transposed ones. The goal is not looked for (see
+    /// [`goal_in_sight`](Self::goal_in_sight)).
     #[inline(always)]
-    fn straight(&self, c: usize, d: usize) -> usize {
+    fn straight(&self, x: usize, y: usize, d: usize) -> usize {
         match d {
-            1 => self.east(c),
-            3 => self.west(c),
-            _ => self.straight_by_cell(c, d),
+            0 => self.cols.jump_backward(x, y),
+            1 => self.rows.jump_forward(y, x),
+            2 => self.cols.jump_forward(x, y),
+            _ => self.rows.jump_backward(y, x),
         }
     }
 
-    /// [`straight`](Self::straight) one cell at a time (any direction).
+    /// Diagonal jump from cell `c` at `(x, y)` in direction `d` (4..8): the number of steps
+    /// to the first cell from which a straight scan along one of the two components finds a
+    /// jump point, or 0 when the next diagonal move is illegal first.
     #[inline(always)]
-    fn straight_by_cell(&self, mut c: usize, d: usize) -> usize {
+    fn diagonal(&self, mut c: usize, mut x: usize, mut y: usize, d: usize, off: isize) -> usize {
         let bit = 1u8 << d;
-        let sides = SIDES_OF_STRAIGHT[d];
-        let off = self.offsets[d];
-        let mut here = self.moves[c].0;
-        let mut steps = 0;
-        loop {
-            if here & bit == 0 {
-                return 0;
-            }
-            let next = c.wrapping_add_signed(off);
-            steps += 1;
-            let there = self.moves[next].0;
-            // A side cell walkable beside `next` but not beside `c`: a forced neighbour.
-            if next == self.goal || there & !here & sides != 0 {
-                return steps;
-            }
-            c = next;
-            here = there;
-        }
-    }
-
-    /// Straight jump east, eight cells per step: the move bytes of eight consecutive cells
-    /// read as one `u64` (SWAR), with the same rule as the cell-by-cell scan. Byte `i` of
-    /// `here` is cell `base + i`, of `next` cell `base + i + 1`; the first byte where the scan
-    /// cannot go on or finds a forced neighbour ends it. A goal in a later row cannot be taken
-    /// for one ahead: the row's last cell has no east move, which ends the scan first.
-    #[inline(always)]
-    fn east(&self, c: usize) -> usize {
-        const CAN_GO: u64 = 0x0202_0202_0202_0202; // the east bit of every byte
-        const SIDES: u64 = 0x0505_0505_0505_0505; // the north and south bits
-        let mut base = c;
-        while base + 9 <= self.moves.len() {
-            let here = load8(self.moves, base);
-            let next = load8(self.moves, base + 1);
-            // Byte i: cell base + i cannot move east / cell base + i + 1 has a forced neighbour.
-            let stuck = !here & CAN_GO;
-            let forced = next & !here & SIDES;
-            let goal = self.goal.wrapping_sub(base); // steps from base to the goal, if ahead
-            let events = stuck | forced;
-            if events == 0 {
-                if goal.wrapping_sub(1) < 8 {
-                    return goal + (base - c);
-                }
-                base += 8;
-                continue;
-            }
-            let i = (events.trailing_zeros() / 8) as usize;
-            let blocked = (stuck >> (8 * i)) & 0xFF != 0;
-            let reach = if blocked { i } else { i + 1 };
-            if goal.wrapping_sub(1) < reach {
-                return goal + (base - c);
-            }
-            return if blocked { 0 } else { reach + (base - c) };
-        }
-        let rest = self.straight_by_cell(base, 1);
-        if rest == 0 { 0 } else { rest + (base - c) }
-    }
-
-    /// Straight jump west, eight cells per step (the mirror image of [`east`](Self::east)).
-    #[inline(always)]
-    fn west(&self, c: usize) -> usize {
-        const CAN_GO: u64 = 0x0808_0808_0808_0808; // the west bit of every byte
-        const SIDES: u64 = 0x0505_0505_0505_0505;
-        let mut base = c;
-        while base >= 8 {
-            // Byte 7 - t: cell base - t, and (in `next`) cell base - t - 1.
-            let here = load8(self.moves, base - 7);
-            let next = load8(self.moves, base - 8);
-            let stuck = !here & CAN_GO;
-            let forced = next & !here & SIDES;
-            let goal = base.wrapping_sub(self.goal);
-            let events = stuck | forced;
-            if events == 0 {
-                if goal.wrapping_sub(1) < 8 {
-                    return goal + (c - base);
-                }
-                base -= 8;
-                continue;
-            }
-            let t = (events.leading_zeros() / 8) as usize;
-            let blocked = (stuck >> (8 * (7 - t))) & 0xFF != 0;
-            let reach = if blocked { t } else { t + 1 };
-            if goal.wrapping_sub(1) < reach {
-                return goal + (c - base);
-            }
-            return if blocked { 0 } else { reach + (c - base) };
-        }
-        let rest = self.straight_by_cell(base, 3);
-        if rest == 0 { 0 } else { rest + (c - base) }
-    }
-
-    /// Diagonal jump from `c` in direction `d` (4..8): the number of steps to the jump point,
-    /// or 0 when the next diagonal move is illegal before one is found.
-    #[inline(always)]
-    fn diagonal(&self, mut c: usize, d: usize) -> usize {
-        let bit = 1u8 << d;
-        let (a, b) = COMPONENTS[d];
-        let off = self.offsets[d];
+        let (v, h) = COMPONENTS[d];
         let mut steps = 0;
         loop {
             if self.moves[c].0 & bit == 0 {
                 return 0;
             }
             c = c.wrapping_add_signed(off);
+            x = x.wrapping_add_signed(Direction::DX[d] as isize);
+            y = y.wrapping_add_signed(Direction::DY[d] as isize);
             steps += 1;
-            // The horizontal component `b` first: its scan reads eight cells at a time.
-            if c == self.goal || self.straight(c, b) != 0 || self.straight(c, a) != 0 {
+            // The horizontal component first (same order as the pruned walk).
+            if self.straight(x, y, h) != 0 || self.straight(x, y, v) != 0 {
                 return steps;
             }
         }
     }
 
-    /// Jump from `c` in direction `d`; steps to the jump point, 0 for none. Called with a
-    /// constant `d`, so each direction's scan is its own loop with constant bits and offsets.
+    /// Whether the goal, `dx` columns and `dy` rows from cell `c` at `(x, y)` (not both 0), is
+    /// reached from `c` by `min(|dx|, |dy|)` diagonal moves followed by straight moves, all
+    /// legal: an octile-shortest path, so nothing through `c` can beat it. Returns the cell
+    /// where the path turns from diagonal to straight (`c` or the goal when it does not turn).
     #[inline(always)]
-    fn jump(&self, c: usize, d: usize) -> usize {
-        match d {
-            0 => self.straight(c, 0),
-            1 => self.straight(c, 1),
-            2 => self.straight(c, 2),
-            3 => self.straight(c, 3),
-            4 => self.diagonal(c, 4),
-            5 => self.diagonal(c, 5),
-            6 => self.diagonal(c, 6),
-            _ => self.diagonal(c, 7),
+    fn goal_in_sight(
+        &self,
+        c: usize,
+        x: usize,
+        y: usize,
+        dx: isize,
+        dy: isize,
+        offsets: &[isize; 8],
+    ) -> Option<usize> {
+        let (ax, ay) = (dx.unsigned_abs(), dy.unsigned_abs());
+        let diagonal = ax.min(ay);
+        let (mut t, mut tx, mut ty) = (c, x, y);
+        if diagonal > 0 {
+            let d = DIAGONAL_TOWARDS[usize::from(dx > 0)][usize::from(dy > 0)];
+            let bit = 1u8 << d;
+            let off = offsets[d];
+            for _ in 0..diagonal {
+                if self.moves[t].0 & bit == 0 {
+                    return None;
+                }
+                t = t.wrapping_add_signed(off);
+            }
+            tx = tx.wrapping_add_signed(dx.signum() * diagonal as isize);
+            ty = ty.wrapping_add_signed(dy.signum() * diagonal as isize);
         }
+        let open = if ax > ay {
+            if dx > 0 {
+                self.rows.open_forward(ty, tx, ax - ay)
+            } else {
+                self.rows.open_backward(ty, tx, ax - ay)
+            }
+        } else if ay > ax {
+            if dy > 0 {
+                self.cols.open_forward(tx, ty, ay - ax)
+            } else {
+                self.cols.open_backward(tx, ty, ay - ax)
+            }
+        } else {
+            true
+        };
+        open.then_some(t)
     }
 }
+
+/// `DIAGONAL_TOWARDS[east][south]`: the diagonal move towards a cell east (or west) and south
+/// (or north).
+const DIAGONAL_TOWARDS: [[usize; 2]; 2] = [[7, 6], [4, 5]];
+
+/// `TOWARDS[sign(dx) + 1][sign(dy) + 1]`: the move whose octant holds a cell `dx`, `dy` away
+/// (straight when one of them is 0, else diagonal); `usize::MAX` for the cell itself.
+const TOWARDS: [[usize; 3]; 3] = [[7, 3, 6], [0, usize::MAX, 2], [4, 1, 5]];
+
+/// Whether diagonal jump points are expanded on the spot (intercardinal pruning) rather than
+/// put on the open list.
+const PRUNE_DIAGONALS: bool = true;
 
 impl SearchWorkspace {
     /// Optimal path from `start` to `goal` by Jump Point Search (see the
@@ -370,8 +317,8 @@ impl SearchWorkspace {
     /// as [`find_path_with`](Self::find_path_with), usually with far fewer expansions and much
     /// less time on uniform-cost maps.
     ///
-    /// The node budget counts expanded jump points. On weighted grids
-    /// ([`Grid::is_weighted`]) and 4-connected grids this answers with A*.
+    /// The node budget counts jump points taken off the open list and expanded. On weighted
+    /// grids ([`Grid::is_weighted`]) and 4-connected grids this answers with A*.
     ///
     /// ```
     /// use throng::grid::Grid;
@@ -408,16 +355,19 @@ impl SearchWorkspace {
             return Ok(SearchOutcome::Unreachable);
         }
         let budget = options.node_budget.unwrap_or(u64::MAX);
-        Ok(match self.jps(grid, start, goal, budget) {
-            Ok(()) => SearchOutcome::Found {
-                cost: self.reconstruct_jumps(grid, goal),
+        Ok(
+            match self.jps::<PRUNE_DIAGONALS>(grid, start, goal, budget) {
+                Ok(()) => SearchOutcome::Found {
+                    cost: self.reconstruct_jumps(grid, goal),
+                },
+                Err(outcome) => outcome,
             },
-            Err(outcome) => outcome,
-        })
+        )
     }
 
-    /// The search loop. `Ok(())` when the goal was reached.
-    fn jps(
+    /// The search loop. `Ok(())` when the goal was reached. `PRUNE`: expand diagonal jump
+    /// points on the spot (see the module docs).
+    fn jps<const PRUNE: bool>(
         &mut self,
         grid: &Grid,
         start: CellId,
@@ -427,13 +377,14 @@ impl SearchWorkspace {
         let width = grid.width();
         let model = FixedCost::<true>;
         let offsets = grid.move_offsets().map(|o| o as isize);
-        let scanner = Scanner {
-            moves: grid.move_table(),
-            offsets,
-            goal: goal as usize,
-        };
         let moves = grid.move_table();
+        let bits = grid.walk_bits();
         let (gx, gy) = grid.coords(goal);
+        let scanner = Scanner {
+            moves,
+            rows: &bits.rows,
+            cols: &bits.cols,
+        };
         let div = FastDiv::new(width);
         let (sx, sy) = grid.coords(start);
         self.open_start(start, model.heuristic(sx.abs_diff(gx), sy.abs_diff(gy)));
@@ -444,6 +395,7 @@ impl SearchWorkspace {
         let parent = &mut self.parent[..grid.len()];
         let open = &mut self.open;
         let stats = &mut self.stats;
+        let (gxu, gyu) = (gx as usize, gy as usize);
 
         while let Some((_, cell)) = open.pop() {
             let c = cell as usize;
@@ -460,7 +412,8 @@ impl SearchWorkspace {
             stamp[c] = closed_stamp;
             let g = g_of[c];
             let cy = div.divide(cell);
-            let cx = cell - cy * width;
+            let cx = (cell - cy * width) as usize;
+            let cy = cy as usize;
             let here = moves[c].0;
             let arrival = parent[c];
             let dirs = if arrival == NO_PARENT {
@@ -469,39 +422,150 @@ impl SearchWorkspace {
                 let before = c.wrapping_add_signed(-offsets[usize::from(arrival)]);
                 successors(arrival, here, moves[before].0)
             };
+            // Generates jump point `next` at `(nx, ny)` with cost `ng`, reached in direction
+            // `d`, unless it is closed or already open at least as cheaply.
+            macro_rules! push {
+                ($next:expr, $ng:expr, $d:expr, $nx:expr, $ny:expr) => {{
+                    let next: usize = $next;
+                    let ng: u64 = $ng;
+                    let s = stamp[next];
+                    let seen = s == open_stamp;
+                    if s != closed_stamp && !(seen && ng >= g_of[next]) {
+                        stamp[next] = open_stamp;
+                        g_of[next] = ng;
+                        parent[next] = $d as u8;
+                        let (nx, ny): (usize, usize) = ($nx, $ny);
+                        let h = model.heuristic(nx.abs_diff(gxu) as u32, ny.abs_diff(gyu) as u32);
+                        open.push(ng + h, next as CellId);
+                        stats.pushed += u64::from(!seen);
+                    }
+                }};
+            }
+            // The goal in sight along a direction the pruning keeps: push it alone (nothing
+            // through this cell can reach it more cheaply), and none of the scans need to look
+            // for it (any scan that would pass over it runs along that direction's octant).
+            let (dxg, dyg) = (gxu as isize - cx as isize, gyu as isize - cy as isize);
+            let towards = TOWARDS[(dxg.signum() + 1) as usize][(dyg.signum() + 1) as usize];
+            if dirs >> towards & 1 != 0
+                && let Some(t) = scanner.goal_in_sight(c, cx, cy, dxg, dyg, &offsets)
+            {
+                let diagonal = dxg.unsigned_abs().min(dyg.unsigned_abs()) as u64;
+                let straight = dxg.unsigned_abs().abs_diff(dyg.unsigned_abs()) as u64;
+                let mut tg = g + diagonal * DIAGONAL;
+                if diagonal > 0 && straight > 0 {
+                    // The path turns at `t`: record it there (as a diagonal jump point) for
+                    // the reconstruction, or go on from its record when that is no dearer.
+                    let s = stamp[t];
+                    if (s == open_stamp || s == closed_stamp) && g_of[t] <= tg {
+                        tg = g_of[t];
+                    } else {
+                        stamp[t] = open_stamp;
+                        g_of[t] = tg;
+                        parent[t] =
+                            DIAGONAL_TOWARDS[usize::from(dxg > 0)][usize::from(dyg > 0)] as u8;
+                    }
+                }
+                let last = match (straight > 0, dxg.unsigned_abs() > dyg.unsigned_abs()) {
+                    (false, _) => towards,
+                    (true, true) => TOWARDS[(dxg.signum() + 1) as usize][1],
+                    (true, false) => TOWARDS[1][(dyg.signum() + 1) as usize],
+                };
+                push!(goal as usize, tg + straight * SCALE, last, gxu, gyu);
+                continue;
+            }
             // One block per direction, so that each scan is inlined with constant bits and
             // offsets (no indirect jump to pick the scan).
-            macro_rules! jump {
+            macro_rules! straight {
                 ($d:literal) => {
                     if dirs & (1 << $d) != 0 {
-                        let steps = scanner.jump(c, $d);
+                        let steps = scanner.straight(cx, cy, $d);
                         if steps != 0 {
-                            let next = c.wrapping_add_signed(offsets[$d] * steps as isize);
-                            let s = stamp[next];
-                            let ng = g + steps as u64 * STEP[$d];
-                            let seen = s == open_stamp;
-                            if s != closed_stamp && !(seen && ng >= g_of[next]) {
-                                stamp[next] = open_stamp;
-                                g_of[next] = ng;
-                                parent[next] = $d;
-                                let nx = cx.wrapping_add_signed(Direction::DX[$d] * steps as i32);
-                                let ny = cy.wrapping_add_signed(Direction::DY[$d] * steps as i32);
-                                let f = ng + model.heuristic(nx.abs_diff(gx), ny.abs_diff(gy));
-                                open.push(f, next as CellId);
-                                stats.pushed += u64::from(!seen);
+                            let k = steps as isize;
+                            push!(
+                                c.wrapping_add_signed(offsets[$d] * k),
+                                g + steps as u64 * SCALE,
+                                $d,
+                                cx.wrapping_add_signed(Direction::DX[$d] as isize * k),
+                                cy.wrapping_add_signed(Direction::DY[$d] as isize * k)
+                            );
+                        }
+                    }
+                };
+            }
+            macro_rules! diagonal {
+                ($d:literal) => {
+                    if dirs & (1 << $d) != 0 {
+                        let off = offsets[$d];
+                        let (ddx, ddy) = (Direction::DX[$d] as isize, Direction::DY[$d] as isize);
+                        if PRUNE {
+                            let (v, h) = COMPONENTS[$d];
+                            let (mut t, mut tx, mut ty, mut tg) = (c, cx, cy, g);
+                            loop {
+                                if moves[t].0 & (1 << $d) == 0 {
+                                    break;
+                                }
+                                t = t.wrapping_add_signed(off);
+                                tx = tx.wrapping_add_signed(ddx);
+                                ty = ty.wrapping_add_signed(ddy);
+                                tg += DIAGONAL;
+                                let sh = scanner.straight(tx, ty, h);
+                                let sv = scanner.straight(tx, ty, v);
+                                if sh | sv != 0 {
+                                    // A diagonal jump point: expanded here and now. Stop where
+                                    // plain JPS would not have put it on the open list.
+                                    let s = stamp[t];
+                                    if s == closed_stamp || (s == open_stamp && g_of[t] <= tg) {
+                                        break;
+                                    }
+                                    stamp[t] = open_stamp;
+                                    g_of[t] = tg;
+                                    parent[t] = $d;
+                                    if sh != 0 {
+                                        let k = sh as isize;
+                                        push!(
+                                            t.wrapping_add_signed(offsets[h] * k),
+                                            tg + sh as u64 * SCALE,
+                                            h,
+                                            tx.wrapping_add_signed(Direction::DX[h] as isize * k),
+                                            ty
+                                        );
+                                    }
+                                    if sv != 0 {
+                                        let k = sv as isize;
+                                        push!(
+                                            t.wrapping_add_signed(offsets[v] * k),
+                                            tg + sv as u64 * SCALE,
+                                            v,
+                                            tx,
+                                            ty.wrapping_add_signed(Direction::DY[v] as isize * k)
+                                        );
+                                    }
+                                }
+                            }
+                        } else {
+                            let steps = scanner.diagonal(c, cx, cy, $d, off);
+                            if steps != 0 {
+                                let k = steps as isize;
+                                push!(
+                                    c.wrapping_add_signed(off * k),
+                                    g + steps as u64 * DIAGONAL,
+                                    $d,
+                                    cx.wrapping_add_signed(ddx * k),
+                                    cy.wrapping_add_signed(ddy * k)
+                                );
                             }
                         }
                     }
                 };
             }
-            jump!(0);
-            jump!(1);
-            jump!(2);
-            jump!(3);
-            jump!(4);
-            jump!(5);
-            jump!(6);
-            jump!(7);
+            straight!(0);
+            straight!(1);
+            straight!(2);
+            straight!(3);
+            diagonal!(4);
+            diagonal!(5);
+            diagonal!(6);
+            diagonal!(7);
         }
         Err(SearchOutcome::Unreachable)
     }
@@ -589,9 +653,10 @@ mod tests {
         assert_eq!(grid.path_cost(&path).unwrap(), expected.cost().unwrap());
     }
 
-    /// Jumps through an open room do not stop until a wall or the goal.
+    /// In an open room the goal is in sight from the start: one expansion, and the path
+    /// turns at the cell recorded for it, (5, 5).
     #[test]
-    fn open_room_is_one_diagonal_and_one_straight_jump() {
+    fn open_room_goal_in_sight_from_the_start() {
         let grid = Grid::new(30, 20).unwrap();
         let mut ws = SearchWorkspace::new();
         let (start, goal) = (grid.cell(0, 0).unwrap(), grid.cell(29, 5).unwrap());
@@ -601,7 +666,8 @@ mod tests {
         let want = 24.0 + 5.0 * std::f64::consts::SQRT_2;
         assert!((outcome.cost().unwrap() - want).abs() < 1e-9);
         assert_eq!(ws.path().len(), 30);
-        // Start, then the diagonal jump point (5, 5) from which the goal is in sight.
-        assert_eq!(ws.stats().expanded, 2);
+        assert_eq!(ws.stats().expanded, 1);
+        assert_eq!(ws.stats().pushed, 2);
+        assert_eq!(ws.path()[5], grid.cell(5, 5).unwrap());
     }
 }

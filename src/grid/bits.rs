@@ -1,0 +1,417 @@
+//! The walkable cells packed one bit per cell, twice: row by row and column by column.
+//!
+//! Jump Point Search spends its time scanning straight lines of cells for the first one where
+//! the scan must stop. With one bit per cell, a single 64-bit load holds 57 consecutive cells
+//! of a line, and the stop test for all of them is a handful of bit operations (see
+//! [`BitRows::jump_forward`]); this is the block-based scan of Harabor and Grastien, "Improving
+//! Jump Point Search" (ICAPS 2014). Rows are contiguous in the row-major copy, so east and west
+//! scans read them directly; north and south scans would need one load per cell there, so a
+//! second, transposed copy stores each column as a row (its "rows" are the grid's columns and
+//! its positions the grid's rows) and the same code scans it.
+//!
+//! # Layout
+//!
+//! Each line (a row of the grid, or a column in the transposed copy) is `stride` bytes, bit
+//! `p % 8` of byte `8 + p / 8` being position `p`. The 64 bits before position 0 and at least
+//! 64 after the last position are 0 (blocked), and so are a whole line before the first and
+//! after the last. Every load a scan makes (eight bytes at once, from the line itself and the
+//! lines on either side) therefore stays inside the buffer, and the edge of the grid reads as a
+//! wall without a bounds test. The padding costs 17 bytes per line; two copies of a 512 x 512
+//! map take 2 x 514 x 81 bytes, about 83 KB, next to the 262 KB of the grid's move table.
+//!
+//! # Keeping in step with the grid
+//!
+//! [`Grid`](super::Grid) owns one [`WalkBits`], built with its walkable flags and updated in
+//! [`Grid::apply`](super::Grid::apply) for every cell whose walkability changes (one bit in
+//! each copy), so searches always see the grid as it is.
+
+/// One copy of the walkable bits: `lines` lines of `len` positions (see the module docs).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct BitRows {
+    bytes: Vec<u8>,
+    stride: usize,
+    len: usize,
+    lines: usize,
+}
+
+/// Cells examined per block step. A load at a byte boundary holds 64 bits; the scan starts at
+/// any bit of its first byte (up to 7 bits lost) and needs one bit before the first cell (the
+/// cell it comes from), which leaves 56 new cells per load.
+const BLOCK: usize = 56;
+/// Bits 1..=56 of a forward window: the cells a forward block step decides on (bit 0 is the
+/// cell before them).
+const FORWARD_MASK: u64 = ((1u64 << BLOCK) - 1) << 1;
+/// Bits 7..=62 of a backward window (bit 63 is the cell before them).
+const BACKWARD_MASK: u64 = ((1u64 << BLOCK) - 1) << 7;
+
+impl BitRows {
+    /// All positions blocked.
+    fn blocked(lines: usize, len: usize) -> Self {
+        // 8 bytes of padding before position 0; position `len` (blocked) may be the first bit
+        // of the last load of a forward scan, whose eight bytes must fit too.
+        let stride = 8 + len / 8 + 9;
+        BitRows {
+            bytes: vec![0; (lines + 2) * stride],
+            stride,
+            len,
+            lines,
+        }
+    }
+
+    /// The byte holding position `pos` of line `line`, and the bit in it.
+    #[inline(always)]
+    fn locate(&self, line: usize, pos: usize) -> (usize, u32) {
+        ((line + 1) * self.stride + 8 + pos / 8, (pos % 8) as u32)
+    }
+
+    fn set(&mut self, line: usize, pos: usize, on: bool) {
+        debug_assert!(line < self.lines && pos < self.len);
+        let (byte, bit) = self.locate(line, pos);
+        if on {
+            self.bytes[byte] |= 1 << bit;
+        } else {
+            self.bytes[byte] &= !(1 << bit);
+        }
+    }
+
+    /// Whether position `pos` of line `line` is walkable.
+    #[cfg(test)]
+    pub(crate) fn get(&self, line: usize, pos: usize) -> bool {
+        let (byte, bit) = self.locate(line, pos);
+        self.bytes[byte] >> bit & 1 != 0
+    }
+
+    /// Eight bytes from `byte` on, as one little-endian word (position order = bit order).
+    #[inline(always)]
+    fn load(&self, byte: usize) -> u64 {
+        let b: [u8; 8] = self.bytes[byte..byte + 8].try_into().expect("eight bytes");
+        u64::from_le_bytes(b)
+    }
+
+    /// Straight jump along line `line` towards higher positions (east in the row-major copy,
+    /// south in the transposed one), from the walkable position `pos`, for grids without corner
+    /// cutting: the number of steps to the first position with a forced neighbour, or 0 when
+    /// the scan runs into a wall first. The goal is not looked for: the search checks before
+    /// scanning whether it is in sight (see `search/jps.rs`).
+    ///
+    /// A step onto position `q` is legal when `q` is walkable; `q` has a forced neighbour when
+    /// a line beside it is walkable at `q` but blocked at `q - 1` (the rule derived in
+    /// `search/jps.rs`). For the 57 bits of one load from the line above (`a`), the line itself
+    /// (`r`) and the line below (`b`), bit 0 being the position the block starts from, the
+    /// positions with a forced neighbour are `a & !(a << 1) | b & !(b << 1)` and the blocked
+    /// ones `!r`: the first set bit of their union ends the scan.
+    #[inline(always)]
+    pub(crate) fn jump_forward(&self, line: usize, pos: usize) -> usize {
+        let stride = self.stride;
+        let (mut byte, mut shift) = self.locate(line, pos);
+        // Bit 0 of the first window is `pos` itself; `done` = steps from `pos` to bit 0.
+        let mut done = 0usize;
+        loop {
+            let r = self.load(byte) >> shift;
+            let a = self.load(byte - stride) >> shift;
+            let b = self.load(byte + stride) >> shift;
+            let forced = (a & !(a << 1)) | (b & !(b << 1));
+            let events = (forced | !r) & FORWARD_MASK;
+            if events != 0 {
+                let j = events.trailing_zeros() as usize;
+                // A blocked cell ends the scan with nothing; a forced neighbour `j` steps on.
+                return if r >> j & 1 == 0 { 0 } else { done + j };
+            }
+            // Bit 56 (the last cell decided) becomes bit 0 of the next window.
+            let next = byte * 8 + shift as usize + BLOCK;
+            byte = next / 8;
+            shift = (next % 8) as u32;
+            done += BLOCK;
+        }
+    }
+
+    /// [`jump_forward`](Self::jump_forward) towards lower positions (west, or north in the
+    /// transposed copy): the same rule mirrored, a forced neighbour being walkable at `q` and
+    /// blocked at `q + 1`.
+    #[inline(always)]
+    pub(crate) fn jump_backward(&self, line: usize, pos: usize) -> usize {
+        let stride = self.stride;
+        let (byte, bit) = self.locate(line, pos);
+        // The window is the eight bytes ending with `pos`'s byte, shifted so that `pos` is
+        // bit 63; bit 63 - j is `j` steps back. `at` is the bit index of the window's top bit
+        // in the buffer.
+        let mut at = byte * 8 + bit as usize;
+        let mut done = 0usize;
+        loop {
+            let top = at / 8;
+            let shift = 7 - (at % 8) as u32;
+            let r = self.load(top - 7) << shift;
+            let a = self.load(top - 7 - stride) << shift;
+            let b = self.load(top - 7 + stride) << shift;
+            let forced = (a & !(a >> 1)) | (b & !(b >> 1));
+            let events = (forced | !r) & BACKWARD_MASK;
+            if events != 0 {
+                let j = events.leading_zeros() as usize;
+                return if r >> (63 - j) & 1 == 0 { 0 } else { done + j };
+            }
+            at -= BLOCK;
+            done += BLOCK;
+        }
+    }
+
+    /// Whether positions `pos + 1 ..= pos + n` of line `line` are all walkable (the straight
+    /// part of a path to the goal in sight).
+    #[inline(always)]
+    pub(crate) fn open_forward(&self, line: usize, pos: usize, n: usize) -> bool {
+        let (mut byte, mut shift) = self.locate(line, pos);
+        let mut left = n;
+        loop {
+            let r = self.load(byte) >> shift;
+            let want = if left < BLOCK {
+                ((1u64 << left) - 1) << 1
+            } else {
+                FORWARD_MASK
+            };
+            if !r & want != 0 {
+                return false;
+            }
+            if left <= BLOCK {
+                return true;
+            }
+            let next = byte * 8 + shift as usize + BLOCK;
+            byte = next / 8;
+            shift = (next % 8) as u32;
+            left -= BLOCK;
+        }
+    }
+
+    /// Whether positions `pos - n ..= pos - 1` of line `line` are all walkable.
+    #[inline(always)]
+    pub(crate) fn open_backward(&self, line: usize, pos: usize, n: usize) -> bool {
+        let (byte, bit) = self.locate(line, pos);
+        let mut at = byte * 8 + bit as usize;
+        let mut left = n;
+        loop {
+            let r = self.load(at / 8 - 7) << (7 - (at % 8) as u32);
+            let want = if left < BLOCK {
+                ((1u64 << left) - 1) << (63 - left)
+            } else {
+                BACKWARD_MASK
+            };
+            if !r & want != 0 {
+                return false;
+            }
+            if left <= BLOCK {
+                return true;
+            }
+            at -= BLOCK;
+            left -= BLOCK;
+        }
+    }
+}
+
+/// The walkable cells of a grid as bits, row-major and transposed (see the module docs).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct WalkBits {
+    /// Line `y`, position `x`.
+    pub(crate) rows: BitRows,
+    /// Line `x`, position `y`.
+    pub(crate) cols: BitRows,
+}
+
+impl WalkBits {
+    /// The bits of a `width x height` grid with these walkable flags (row by row).
+    pub(crate) fn new(width: u32, height: u32, walkable: &[bool]) -> Self {
+        let (w, h) = (width as usize, height as usize);
+        debug_assert_eq!(walkable.len(), w * h);
+        let mut bits = WalkBits {
+            rows: BitRows::blocked(h, w),
+            cols: BitRows::blocked(w, h),
+        };
+        for (y, row) in walkable.chunks_exact(w).enumerate() {
+            for (x, &open) in row.iter().enumerate() {
+                if open {
+                    bits.set(x, y, true);
+                }
+            }
+        }
+        bits
+    }
+
+    /// Sets cell `(x, y)` walkable or blocked in both copies.
+    pub(crate) fn set(&mut self, x: usize, y: usize, walkable: bool) {
+        self.rows.set(y, x, walkable);
+        self.cols.set(x, y, walkable);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The scan one cell at a time, the definition the block scans must match: `dir` +1 or -1
+    /// along the line, `open(line, pos)` walkable (false outside).
+    fn by_cell(open: &dyn Fn(isize, isize) -> bool, line: isize, pos: isize, dir: isize) -> usize {
+        let mut p = pos;
+        let mut steps = 0;
+        loop {
+            let q = p + dir;
+            if !open(line, q) {
+                return 0;
+            }
+            steps += 1;
+            let forced = |side: isize| open(side, q) && !open(side, p);
+            if forced(line - 1) || forced(line + 1) {
+                return steps;
+            }
+            p = q;
+        }
+    }
+
+    /// Steps from `pos` in direction `dir` before the first blocked position.
+    fn open_run(open: &dyn Fn(isize, isize) -> bool, line: isize, pos: isize, dir: isize) -> usize {
+        let mut n = 0;
+        while open(line, pos + dir * (n as isize + 1)) {
+            n += 1;
+        }
+        n
+    }
+
+    struct Lcg(u64);
+    impl Lcg {
+        fn next(&mut self) -> u64 {
+            self.0 = self
+                .0
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            self.0 >> 33
+        }
+    }
+
+    /// Block scans and open-run checks against the cell-by-cell definitions, both directions,
+    /// both copies, on random maps of every width from 1 to 200 (around the block and word
+    /// sizes), sparse and dense walls, and walls at word boundaries.
+    #[test]
+    fn block_scans_match_cell_by_cell() {
+        let mut rng = Lcg(7);
+        let mut checked = 0;
+        for case in 0..400 {
+            let width = 1 + (case % 200);
+            let height = 1 + (rng.next() % 5) as usize;
+            let density = [0, 3, 10, 30, 50][case % 5];
+            let walkable: Vec<bool> = (0..width * height)
+                .map(|i| {
+                    let x = i % width;
+                    if case % 7 == 0 {
+                        // Walls only next to multiples of 8 and 64, half of the time.
+                        !(x % 8 == 7 || x % 64 == 0 || x % 56 == 0) || rng.next() % 2 == 0
+                    } else {
+                        rng.next() % 100 >= density
+                    }
+                })
+                .collect();
+            let bits = WalkBits::new(width as u32, height as u32, &walkable);
+            let open = |x: isize, y: isize| {
+                x >= 0
+                    && y >= 0
+                    && (x as usize) < width
+                    && (y as usize) < height
+                    && walkable[y as usize * width + x as usize]
+            };
+            let row_open = |l: isize, p: isize| open(p, l);
+            for y in 0..height {
+                for x in 0..width {
+                    assert_eq!(bits.rows.get(y, x), walkable[y * width + x]);
+                    assert_eq!(bits.cols.get(x, y), walkable[y * width + x]);
+                    if !walkable[y * width + x] {
+                        continue;
+                    }
+                    let (xi, yi) = (x as isize, y as isize);
+                    let at = format!("({x}, {y}) on {width} x {height}");
+                    assert_eq!(
+                        bits.rows.jump_forward(y, x),
+                        by_cell(&row_open, yi, xi, 1),
+                        "east {at}"
+                    );
+                    assert_eq!(
+                        bits.rows.jump_backward(y, x),
+                        by_cell(&row_open, yi, xi, -1),
+                        "west {at}"
+                    );
+                    assert_eq!(
+                        bits.cols.jump_forward(x, y),
+                        by_cell(&open, xi, yi, 1),
+                        "south {at}"
+                    );
+                    assert_eq!(
+                        bits.cols.jump_backward(x, y),
+                        by_cell(&open, xi, yi, -1),
+                        "north {at}"
+                    );
+                    // Open runs: every length up to one past the first wall.
+                    let runs = [
+                        (open_run(&row_open, yi, xi, 1), x, width - 1 - x),
+                        (open_run(&row_open, yi, xi, -1), x, x),
+                    ];
+                    for n in 0..=(runs[0].0 + 1).min(runs[0].2) {
+                        assert_eq!(
+                            bits.rows.open_forward(y, x, n),
+                            n <= runs[0].0,
+                            "{at} east {n}"
+                        );
+                    }
+                    for n in 0..=(runs[1].0 + 1).min(runs[1].2) {
+                        assert_eq!(
+                            bits.rows.open_backward(y, x, n),
+                            n <= runs[1].0,
+                            "{at} west {n}"
+                        );
+                    }
+                    let south = open_run(&open, xi, yi, 1);
+                    for n in 0..=(south + 1).min(height - 1 - y) {
+                        assert_eq!(
+                            bits.cols.open_forward(x, y, n),
+                            n <= south,
+                            "{at} south {n}"
+                        );
+                    }
+                    let north = open_run(&open, xi, yi, -1);
+                    for n in 0..=(north + 1).min(y) {
+                        assert_eq!(
+                            bits.cols.open_backward(x, y, n),
+                            n <= north,
+                            "{at} north {n}"
+                        );
+                    }
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 20_000, "{checked}");
+    }
+
+    /// One-cell-wide maps: the padding is the only thing beside the line.
+    #[test]
+    fn one_wide_maps() {
+        for len in [1usize, 2, 56, 57, 63, 64, 65, 120, 200] {
+            let bits = WalkBits::new(len as u32, 1, &vec![true; len]);
+            // A single open row: no forced neighbours, the scan ends at the edge with nothing.
+            assert_eq!(bits.rows.jump_forward(0, 0), 0);
+            assert_eq!(bits.rows.jump_backward(0, len - 1), 0);
+            assert!(bits.rows.open_forward(0, 0, len - 1));
+            assert!(bits.rows.open_backward(0, len - 1, len - 1));
+            let bits = WalkBits::new(1, len as u32, &vec![true; len]);
+            assert_eq!(bits.cols.jump_forward(0, 0), 0);
+            assert!(bits.cols.open_forward(0, 0, len - 1));
+        }
+    }
+
+    #[test]
+    fn set_updates_both_copies() {
+        let mut bits = WalkBits::new(70, 3, &[true; 210]);
+        bits.set(64, 1, false);
+        assert!(!bits.rows.get(1, 64) && !bits.cols.get(64, 1));
+        assert_eq!(bits.rows.jump_forward(1, 0), 0);
+        assert!(bits.rows.open_forward(1, 60, 3) && !bits.rows.open_forward(1, 60, 4));
+        // The rows beside it now have forced neighbours at column 65.
+        assert_eq!(bits.rows.jump_forward(0, 0), 65);
+        assert_eq!(bits.rows.jump_backward(2, 69), 69 - 63);
+        bits.set(64, 1, true);
+        assert_eq!(bits, WalkBits::new(70, 3, &[true; 210]));
+    }
+}
