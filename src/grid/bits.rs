@@ -25,10 +25,17 @@
 //! [`Grid::apply`](super::Grid::apply) for every cell whose walkability changes (one bit in
 //! each copy), so searches always see the grid as it is.
 
-/// One copy of the walkable bits: `lines` lines of `len` positions (see the module docs).
+/// One copy of the walkable bits, `lines` lines of `len` positions, with the two planes of
+/// stop bits the scans read (see the module docs).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct BitRows {
-    bytes: Vec<u8>,
+    /// Walkable positions.
+    open: Vec<u8>,
+    /// Positions where a scan towards higher positions stops: blocked, or walkable with a
+    /// forced neighbour when entered from the position below it.
+    stop_up: Vec<u8>,
+    /// The same for scans towards lower positions (entered from the position above).
+    stop_down: Vec<u8>,
     stride: usize,
     len: usize,
     lines: usize,
@@ -44,18 +51,44 @@ const FORWARD_MASK: u64 = ((1u64 << BLOCK) - 1) << 1;
 /// Bits 7..=62 of a backward window (bit 63 is the cell before them).
 const BACKWARD_MASK: u64 = ((1u64 << BLOCK) - 1) << 7;
 
+/// Eight bytes of `plane` from `byte` on, as one little-endian word (position order = bit
+/// order).
+#[inline(always)]
+fn load(plane: &[u8], byte: usize) -> u64 {
+    let b: [u8; 8] = plane[byte..byte + 8].try_into().expect("eight bytes");
+    u64::from_le_bytes(b)
+}
+
 impl BitRows {
-    /// All positions blocked.
-    fn blocked(lines: usize, len: usize) -> Self {
+    /// The planes of a copy whose walkable positions are those `open(line, pos)` says.
+    fn new(lines: usize, len: usize, open: impl Fn(usize, usize) -> bool) -> Self {
         // 8 bytes of padding before position 0; position `len` (blocked) may be the first bit
         // of the last load of a forward scan, whose eight bytes must fit too.
         let stride = 8 + len / 8 + 9;
-        BitRows {
-            bytes: vec![0; (lines + 2) * stride],
+        let size = (lines + 2) * stride;
+        let mut rows = BitRows {
+            open: vec![0; size],
+            // Outside the grid every position stops a scan (it is blocked).
+            stop_up: vec![0xFF; size],
+            stop_down: vec![0xFF; size],
             stride,
             len,
             lines,
+        };
+        for line in 0..lines {
+            for pos in 0..len {
+                if open(line, pos) {
+                    let (byte, bit) = rows.locate(line, pos);
+                    rows.open[byte] |= 1 << bit;
+                }
+            }
         }
+        for line in 0..lines {
+            for k in 8..=8 + (len - 1) / 8 {
+                rows.refresh_stops(line, k);
+            }
+        }
+        rows
     }
 
     /// The byte holding position `pos` of line `line`, and the bit in it.
@@ -64,13 +97,48 @@ impl BitRows {
         ((line + 1) * self.stride + 8 + pos / 8, (pos % 8) as u32)
     }
 
+    /// Recomputes byte `k` (counted from the start of the line, padding included) of both stop
+    /// planes of line `line` from the walkable bits of the line and the two beside it. A
+    /// position `q` stops a scan towards higher positions when it is blocked or a line beside
+    /// it is walkable at `q` and blocked at `q - 1` (a forced neighbour: the rule derived in
+    /// `search/jps.rs`); towards lower positions, the same with `q + 1`.
+    fn refresh_stops(&mut self, line: usize, k: usize) {
+        let at = (line + 1) * self.stride + k;
+        let word = |plane: &[u8], at: usize| -> u32 {
+            // Bits 8..16 are byte `at`, bits 0..8 the byte before, bits 16..24 the byte after.
+            u32::from(plane[at - 1]) | u32::from(plane[at]) << 8 | u32::from(plane[at + 1]) << 16
+        };
+        let (above, here, below) = (
+            word(&self.open, at - self.stride),
+            word(&self.open, at),
+            word(&self.open, at + self.stride),
+        );
+        let up = (above & !(above << 1)) | (below & !(below << 1)) | !here;
+        let down = (above & !(above >> 1)) | (below & !(below >> 1)) | !here;
+        // Only positions 0..len are scanned from; the rest stay stops.
+        let first = (k * 8) as isize - 64; // position of bit 0 of byte k
+        let inside = |bit: isize| (0..self.len as isize).contains(&(first + bit));
+        let mask = (0..8).fold(0u8, |m, b| if inside(b) { m | 1 << b } else { m });
+        let keep = |old: u8, new: u32| (old & !mask) | ((new >> 8) as u8 & mask);
+        self.stop_up[at] = keep(self.stop_up[at], up);
+        self.stop_down[at] = keep(self.stop_down[at], down);
+    }
+
     fn set(&mut self, line: usize, pos: usize, on: bool) {
         debug_assert!(line < self.lines && pos < self.len);
         let (byte, bit) = self.locate(line, pos);
         if on {
-            self.bytes[byte] |= 1 << bit;
+            self.open[byte] |= 1 << bit;
         } else {
-            self.bytes[byte] &= !(1 << bit);
+            self.open[byte] &= !(1 << bit);
+        }
+        // The stops of positions pos - 1 ..= pos + 1 on this line and the two beside it.
+        let lo = 8 + pos.saturating_sub(1) / 8;
+        let hi = 8 + (pos + 1).min(self.len - 1) / 8;
+        for l in line.saturating_sub(1)..=(line + 1).min(self.lines - 1) {
+            for k in lo..=hi {
+                self.refresh_stops(l, k);
+            }
         }
     }
 
@@ -78,14 +146,7 @@ impl BitRows {
     #[cfg(test)]
     pub(crate) fn get(&self, line: usize, pos: usize) -> bool {
         let (byte, bit) = self.locate(line, pos);
-        self.bytes[byte] >> bit & 1 != 0
-    }
-
-    /// Eight bytes from `byte` on, as one little-endian word (position order = bit order).
-    #[inline(always)]
-    fn load(&self, byte: usize) -> u64 {
-        let b: [u8; 8] = self.bytes[byte..byte + 8].try_into().expect("eight bytes");
-        u64::from_le_bytes(b)
+        self.open[byte] >> bit & 1 != 0
     }
 
     /// Straight jump along line `line` towards higher positions (east in the row-major copy,
@@ -94,28 +155,21 @@ impl BitRows {
     /// the scan runs into a wall first. The goal is not looked for: the search checks before
     /// scanning whether it is in sight (see `search/jps.rs`).
     ///
-    /// A step onto position `q` is legal when `q` is walkable; `q` has a forced neighbour when
-    /// a line beside it is walkable at `q` but blocked at `q - 1` (the rule derived in
-    /// `search/jps.rs`). For the 57 bits of one load from the line above (`a`), the line itself
-    /// (`r`) and the line below (`b`), bit 0 being the position the block starts from, the
-    /// positions with a forced neighbour are `a & !(a << 1) | b & !(b << 1)` and the blocked
-    /// ones `!r`: the first set bit of their union ends the scan.
+    /// One load of the stop plane decides 56 positions: the first set bit after the start is
+    /// where the scan ends, and the walkable bit there says whether it ends at a jump point
+    /// or at a wall.
     #[inline(always)]
     pub(crate) fn jump_forward(&self, line: usize, pos: usize) -> usize {
-        let stride = self.stride;
         let (mut byte, mut shift) = self.locate(line, pos);
         // Bit 0 of the first window is `pos` itself; `done` = steps from `pos` to bit 0.
         let mut done = 0usize;
         loop {
-            let r = self.load(byte) >> shift;
-            let a = self.load(byte - stride) >> shift;
-            let b = self.load(byte + stride) >> shift;
-            let forced = (a & !(a << 1)) | (b & !(b << 1));
-            let events = (forced | !r) & FORWARD_MASK;
+            let events = (load(&self.stop_up, byte) >> shift) & FORWARD_MASK;
             if events != 0 {
                 let j = events.trailing_zeros() as usize;
+                let open = load(&self.open, byte) >> shift >> j & 1 != 0;
                 // A blocked cell ends the scan with nothing; a forced neighbour `j` steps on.
-                return if r >> j & 1 == 0 { 0 } else { done + j };
+                return if open { done + j } else { 0 };
             }
             // Bit 56 (the last cell decided) becomes bit 0 of the next window.
             let next = byte * 8 + shift as usize + BLOCK;
@@ -126,11 +180,9 @@ impl BitRows {
     }
 
     /// [`jump_forward`](Self::jump_forward) towards lower positions (west, or north in the
-    /// transposed copy): the same rule mirrored, a forced neighbour being walkable at `q` and
-    /// blocked at `q + 1`.
+    /// transposed copy), reading the other stop plane.
     #[inline(always)]
     pub(crate) fn jump_backward(&self, line: usize, pos: usize) -> usize {
-        let stride = self.stride;
         let (byte, bit) = self.locate(line, pos);
         // The window is the eight bytes ending with `pos`'s byte, shifted so that `pos` is
         // bit 63; bit 63 - j is `j` steps back. `at` is the bit index of the window's top bit
@@ -138,16 +190,12 @@ impl BitRows {
         let mut at = byte * 8 + bit as usize;
         let mut done = 0usize;
         loop {
-            let top = at / 8;
-            let shift = 7 - (at % 8) as u32;
-            let r = self.load(top - 7) << shift;
-            let a = self.load(top - 7 - stride) << shift;
-            let b = self.load(top - 7 + stride) << shift;
-            let forced = (a & !(a >> 1)) | (b & !(b >> 1));
-            let events = (forced | !r) & BACKWARD_MASK;
+            let (top, shift) = (at / 8 - 7, 7 - (at % 8) as u32);
+            let events = (load(&self.stop_down, top) << shift) & BACKWARD_MASK;
             if events != 0 {
                 let j = events.leading_zeros() as usize;
-                return if r >> (63 - j) & 1 == 0 { 0 } else { done + j };
+                let open = (load(&self.open, top) << shift) >> (63 - j) & 1 != 0;
+                return if open { done + j } else { 0 };
             }
             at -= BLOCK;
             done += BLOCK;
@@ -161,7 +209,7 @@ impl BitRows {
         let (mut byte, mut shift) = self.locate(line, pos);
         let mut left = n;
         loop {
-            let r = self.load(byte) >> shift;
+            let r = load(&self.open, byte) >> shift;
             let want = if left < BLOCK {
                 ((1u64 << left) - 1) << 1
             } else {
@@ -187,7 +235,7 @@ impl BitRows {
         let mut at = byte * 8 + bit as usize;
         let mut left = n;
         loop {
-            let r = self.load(at / 8 - 7) << (7 - (at % 8) as u32);
+            let r = load(&self.open, at / 8 - 7) << (7 - (at % 8) as u32);
             let want = if left < BLOCK {
                 ((1u64 << left) - 1) << (63 - left)
             } else {
@@ -219,18 +267,10 @@ impl WalkBits {
     pub(crate) fn new(width: u32, height: u32, walkable: &[bool]) -> Self {
         let (w, h) = (width as usize, height as usize);
         debug_assert_eq!(walkable.len(), w * h);
-        let mut bits = WalkBits {
-            rows: BitRows::blocked(h, w),
-            cols: BitRows::blocked(w, h),
-        };
-        for (y, row) in walkable.chunks_exact(w).enumerate() {
-            for (x, &open) in row.iter().enumerate() {
-                if open {
-                    bits.set(x, y, true);
-                }
-            }
+        WalkBits {
+            rows: BitRows::new(h, w, |y, x| walkable[y * w + x]),
+            cols: BitRows::new(w, h, |x, y| walkable[y * w + x]),
         }
-        bits
     }
 
     /// Sets cell `(x, y)` walkable or blocked in both copies.
@@ -398,6 +438,31 @@ mod tests {
             let bits = WalkBits::new(1, len as u32, &vec![true; len]);
             assert_eq!(bits.cols.jump_forward(0, 0), 0);
             assert!(bits.cols.open_forward(0, 0, len - 1));
+        }
+    }
+
+    /// Random edits, one cell at a time, leave exactly the bits and stop planes a fresh build
+    /// of the edited map has.
+    #[test]
+    fn edits_match_a_fresh_build() {
+        let mut rng = Lcg(3);
+        for (w, h) in [(1, 1), (1, 9), (9, 1), (64, 3), (65, 7), (130, 5), (17, 70)] {
+            let mut walkable: Vec<bool> = (0..w * h).map(|_| rng.next() % 4 != 0).collect();
+            let mut bits = WalkBits::new(w as u32, h as u32, &walkable);
+            for _ in 0..300 {
+                let (x, y) = (
+                    (rng.next() % w as u64) as usize,
+                    (rng.next() % h as u64) as usize,
+                );
+                let on = rng.next() % 2 == 0;
+                walkable[y * w + x] = on;
+                bits.set(x, y, on);
+                assert_eq!(
+                    bits,
+                    WalkBits::new(w as u32, h as u32, &walkable),
+                    "{w} x {h}"
+                );
+            }
         }
     }
 
