@@ -46,7 +46,7 @@ use crate::search::QueryError;
 pub type CellId = u32;
 
 /// The largest number of cells a grid may have: 2^28, e.g. 16384 x 16384. A grid that size
-/// takes about 1.5 GiB and each search workspace 3 GiB more, so larger inputs are refused with
+/// takes about 1.7 GiB and each search workspace 3 GiB more, so larger inputs are refused with
 /// an error rather than allowed to exhaust memory.
 pub const MAX_CELLS: u64 = 1 << 28;
 

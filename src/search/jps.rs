@@ -1,10 +1,11 @@
 //! Jump Point Search (D. Harabor and A. Grastien, "Online Graph Pruning for Pathfinding on Grid
-//! Maps", AAAI 2011) for uniform-cost 8-connected grids without corner cutting.
+//! Maps", AAAI 2011, with the block-based scans and intercardinal pruning of their "Improving
+//! Jump Point Search", ICAPS 2014) for uniform-cost 8-connected grids without corner cutting.
 //!
 //! JPS is A* over a sparse set of cells, the *jump points*. Expanding a jump point does not
-//! generate its eight neighbours: it scans ("jumps") in a few directions, step by step along
-//! the grid, and only generates the cells where a scan has to stop because the optimal
-//! continuation may turn there. Everything else about the search is A*'s: the same workspace
+//! generate its eight neighbours: it scans ("jumps") in a few directions along the grid, and
+//! only generates the cells where a scan has to stop because the optimal continuation may turn
+//! there. Everything else about the search is A*'s: the same workspace
 //! arrays (generation stamps, exact fixed-point `g`, the radix-heap open list), the octile
 //! heuristic, the LIFO tie-break among equal `f`, and the same outcomes.
 //!
@@ -38,16 +39,43 @@
 //!   north, east and north-east. (With corner cutting, a blocked west or south cell is what
 //!   forces neighbours during diagonal moves; without it such a move cannot happen at all.)
 //!
-//! A straight jump steps on while the move is legal and stops at the goal or at the first cell
-//! with a forced neighbour (it returns nothing when it hits a wall). A diagonal jump stops at
-//! the goal, or at the first cell from which the straight jump along either of its two
-//! orthogonal components finds a jump point; it returns nothing when the next diagonal move is
-//! illegal. The start cell's successors are all its legal moves. Every cell an optimal
-//! diagonal-first path visits is either skipped by a jump (its pruned neighbourhood has only
-//! the natural continuation) or is a jump point where the path turns, which is the argument of
-//! the paper's optimality theorem; `tests/jps_reference.rs` checks the result against a
-//! reference Dijkstra on thousands of random maps, mazes and rooms, and on every shipped Moving
-//! AI query.
+//! A straight jump steps on while the move is legal and stops at the first cell with a forced
+//! neighbour (it returns nothing when it hits a wall). A diagonal jump stops at the first cell
+//! from which the straight jump along either of its two orthogonal components finds a jump
+//! point; it returns nothing when the next diagonal move is illegal. The start cell's
+//! successors are all its legal moves. Every cell an optimal diagonal-first path visits is
+//! either skipped by a jump (its pruned neighbourhood has only the natural continuation) or is
+//! a jump point where the path turns, which is the argument of the paper's optimality theorem;
+//! `tests/jps_reference.rs` checks the result against a reference Dijkstra on thousands of
+//! random maps, mazes and rooms, and on every shipped Moving AI query.
+//!
+//! # Improving JPS: block scans, diagonals on the spot, the goal in sight
+//!
+//! Harabor and Grastien's "Improving Jump Point Search" (ICAPS 2014) makes online JPS several
+//! times faster with two changes, both here (our own implementation of the published ideas),
+//! plus a third that their reference code uses:
+//!
+//! - **Block-based scans.** A straight scan reads the walkable cells packed one bit per cell
+//!   ([`crate::grid`]'s `bits.rs`: a row-major copy for east and west, a transposed copy for
+//!   north and south) and decides 56 cells with one 64-bit load. The forced-neighbour test of
+//!   those 56 cells is a function of three lines of bits; the grid keeps it precomputed as a
+//!   *stop plane* per scan direction (blocked, or walkable with a forced neighbour when entered
+//!   that way), updated with the walkable bits on every edit, so a scan is one load per 56
+//!   cells and, where it stops, one more to tell a wall from a jump point.
+//! - **Diagonal jump points expanded on the spot** ("intercardinal pruning"). Expanding a
+//!   diagonal jump point `t` reached in direction `D` does exactly three things: scan the two
+//!   components of `D` from `t` and continue diagonally. The diagonal walk already ran both
+//!   component scans to find `t`, so putting `t` on the open list would repeat them later.
+//!   Instead the walk pushes the straight jump points those scans found (with `t` as their
+//!   origin) and walks on, until the next diagonal move is illegal. `t` itself is never on the
+//!   open list. The walk stops early where plain JPS would not have pushed `t` (it is closed,
+//!   or already reached at least as cheaply), so the search generates the same jump points as
+//!   plain JPS, only sooner.
+//! - **The goal in sight.** Before scanning, an expansion checks whether the goal is reached by
+//!   a diagonal-first octile path (`min(|dx|, |dy|)` diagonal moves, then straight ones) along a
+//!   direction the pruning keeps. If so the goal is pushed alone: its cost through this cell is
+//!   the heuristic's, which no other successor can beat. Every scan that could pass over the
+//!   goal runs inside that direction's octant, so the scans themselves never look for it.
 //!
 //! # Bookkeeping
 //!
@@ -56,55 +84,44 @@
 //! expansion. There is no extra per-cell array: to rebuild the full cell-by-cell path, the
 //! reconstruction walks back from each jump point against its direction, pushing every cell,
 //! until it reaches a cell stamped in this query whose `g` plus the steps walked equals the
-//! jump point's `g`. The jump's origin always qualifies (it was closed when it generated the
-//! jump, so its `g` has not changed since, and costs are exact integers); a cell met earlier
-//! that qualifies is an equally cheap predecessor, so the path cost is the same either way.
-//! A* therefore keeps its 15 bytes per cell and its speed.
+//! jump point's `g`. A diagonal jump point expanded on the spot, and the cell where a path to
+//! the goal in sight turns, are stamped open with their `g` and diagonal direction but never
+//! pushed, so that this walk finds them. A jump point's origin qualifies when the walk reaches
+//! it: an expanded jump point was closed when it generated the jump, so its `g` has not changed
+//! since; a cell stamped on the spot may be improved later, but only for jump points off the
+//! final path (on an optimal path every prefix is optimal, so the `g` it gave its jump points
+//! is the least there is). A cell met earlier that qualifies is an equally cheap predecessor,
+//! so the path cost is the same either way. Costs are exact integers. A* therefore keeps its
+//! 11 bytes per cell and its speed.
 //!
-//! The node budget ([`SearchOptions::node_budget`]) and [`SearchStats::expanded`] count
-//! *expanded jump points*, not cells scanned; [`SearchStats::pushed`] counts jump points put on
-//! the open list. On weighted grids and 4-connected grids, [`SearchWorkspace::find_path_jps`]
-//! answers with A* (and A*'s counters).
-//!
-//! # Scanning
-//!
-//! A scan reads only the per-cell [`MoveSet`](crate::grid::MoveSet) byte, which already encodes
-//! bounds, walls and the corner rule: a straight scan goes on while the direction's bit is set,
-//! and `moves[next] & !moves[cell]` restricted to the two side bits is exactly "walkable beside
-//! `next`, blocked beside `cell`", the forced-neighbour test. East and west scans read eight
-//! consecutive move bytes as one `u64` and find the first cell that stops them with bit
-//! operations (SWAR); north and south scans step one row at a time. The expansion tries the
-//! eight directions in an unrolled sequence, so that each scan is inlined with constant bits
-//! and offsets, and a diagonal jump tries its horizontal component first.
+//! The node budget ([`SearchOptions::node_budget`]) and [`SearchStats::expanded`] count jump
+//! points taken off the open list and expanded, not cells scanned nor diagonal jump points
+//! expanded on the spot; [`SearchStats::pushed`] counts jump points put on the open list. On
+//! weighted grids and 4-connected grids, [`SearchWorkspace::find_path_jps`] answers with A*
+//! (and A*'s counters).
 //!
 //! # Measurements
 //!
-//! `throng scen --planner astar|jps` on the shipped maps, mean µs per query (best of 7 rounds,
-//! A* and JPS interleaved in the same session, 2-core AMD EPYC shared with other builds) and
-//! mean expansions per query (for JPS: expanded jump points):
+//! Instructions inside `find_path_jps` (callgrind) for every query of each `.scen` file, one
+//! row per step (AR0011SR: `bg512`, 1280 queries; AcrosstheCape: `sc1`, 768 x 768, 2940;
+//! Berlin_1_256: 910; den520d: 870; random512-10-0: 1780; 8room_000: 2140):
 //!
-//! | map | A* µs | A* expanded | JPS µs | JPS expanded | time ratio |
-//! |---|---|---|---|---|---|
-//! | `random512-10-0` (1780 queries) | 432 | 11,274 | 261 | 4,638 | 1.7x |
-//! | `8room_000` (2140) | 1793 | 38,020 | 323 | 3,970 | 5.5x |
-//! | `den520d` (870) | 166 | 4,393 | 15.4 | 101 | 10.8x |
-//! | `arena` (130) | 1.5 | 31.9 | 1.4 | 4.8 | 1.1x |
+//! | step | AR0011SR | AcrosstheCape | Berlin | den520d | random512 | 8room |
+//! |---|---|---|---|---|---|---|
+//! | before: `MoveSet` byte scans (SWAR east/west, cell by cell north/south) | 467M | 4996M | 218M | 177M | 3796M | 5705M |
+//! | bit-packed block scans, three lines per load | 128M | 1667M | 106M | 84M | 4078M | 6597M |
+//! | + diagonal jump points expanded on the spot | 152M | 1614M | 98M | 81M | 3770M | 5353M |
+//! | + the goal in sight (scans no longer test for it) | 115M | 1426M | 87M | 70M | 3728M | 5002M |
+//! | + stop planes: one load per 56 cells (current) | 74M | 960M | 64M | 50M | 2928M | 3681M |
+//! | current without diagonals on the spot | 65M | 1123M | 77M | 57M | 3520M | 4680M |
 //!
-//! The gains are smaller than the 5-20x often quoted for two reasons. The A* it is measured
-//! against is already 2.5-3x faster than a textbook one (exact integer costs, radix heap).
-//! And on `random512-10-0` every isolated obstacle forces neighbours: jump points are dense
-//! (one per 2.4 A* expansions), scans are short (4 cells on average), and an expansion costs
-//! about twice an A* one, mostly in branch mispredictions at the end of each short scan and in
-//! cache misses on the stamps of the generated jump points. `arena`'s queries are tiny (1.5 µs)
-//! and dominated by per-query costs. Maps with open areas and corridors (`den520d`) gain most.
+//! Expanding diagonals on the spot costs more than it saves only on AR0011SR, whose wide open
+//! areas make walks long and many of them never needed; it is kept. Also tried: deferring the
+//! rest of a walk once its `f` rises above the expanded cell's (push the next diagonal cell as
+//! a jump point instead): 81M / 1127M / 77M / 58M on the first four maps, worse everywhere.
 //!
-//! Tried and dropped (same session, instruction and misprediction counts from cachegrind to
-//! see through the timing noise): expanding the cells of a diagonal run on the spot instead of
-//! pushing them as jump points ("intermediate pruning", which needs a 4-byte parent cell per
-//! cell): 20% faster on `8room_000`, 20% slower on `random512-10-0`, 35% slower on `arena`;
-//! the same only while the run stays at the current `f`: no better than plain JPS; north and
-//! south scans gathering four rows into one word: 15% more instructions and L1 misses for 9%
-//! fewer mispredictions, no gain.
+//! Wall-clock against warthog (ShortestPathLab's C++ reference, `jps2` = block scans and
+//! intercardinal pruning, online): see the README's Performance section.
 //!
 //! [`SearchStats::expanded`]: super::SearchStats::expanded
 //! [`SearchStats::pushed`]: super::SearchStats::pushed
@@ -227,29 +244,6 @@ impl Scanner<'_> {
         }
     }
 
-    /// Diagonal jump from cell `c` at `(x, y)` in direction `d` (4..8): the number of steps
-    /// to the first cell from which a straight scan along one of the two components finds a
-    /// jump point, or 0 when the next diagonal move is illegal first.
-    #[inline(always)]
-    fn diagonal(&self, mut c: usize, mut x: usize, mut y: usize, d: usize, off: isize) -> usize {
-        let bit = 1u8 << d;
-        let (v, h) = COMPONENTS[d];
-        let mut steps = 0;
-        loop {
-            if self.moves[c].0 & bit == 0 {
-                return 0;
-            }
-            c = c.wrapping_add_signed(off);
-            x = x.wrapping_add_signed(Direction::DX[d] as isize);
-            y = y.wrapping_add_signed(Direction::DY[d] as isize);
-            steps += 1;
-            // The horizontal component first (same order as the pruned walk).
-            if self.straight(x, y, h) != 0 || self.straight(x, y, v) != 0 {
-                return steps;
-            }
-        }
-    }
-
     /// Whether the goal, `dx` columns and `dy` rows from cell `c` at `(x, y)` (not both 0), is
     /// reached from `c` by `min(|dx|, |dy|)` diagonal moves followed by straight moves, all
     /// legal: an octile-shortest path, so nothing through `c` can beat it. Returns the cell
@@ -307,10 +301,6 @@ const DIAGONAL_TOWARDS: [[usize; 2]; 2] = [[7, 6], [4, 5]];
 /// (straight when one of them is 0, else diagonal); `usize::MAX` for the cell itself.
 const TOWARDS: [[usize; 3]; 3] = [[7, 3, 6], [0, usize::MAX, 2], [4, 1, 5]];
 
-/// Whether diagonal jump points are expanded on the spot (intercardinal pruning) rather than
-/// put on the open list.
-const PRUNE_DIAGONALS: bool = true;
-
 impl SearchWorkspace {
     /// Optimal path from `start` to `goal` by Jump Point Search (see the
     /// [search module docs](crate::search#jump-point-search)): same validation, outcomes, path and cost
@@ -355,19 +345,16 @@ impl SearchWorkspace {
             return Ok(SearchOutcome::Unreachable);
         }
         let budget = options.node_budget.unwrap_or(u64::MAX);
-        Ok(
-            match self.jps::<PRUNE_DIAGONALS>(grid, start, goal, budget) {
-                Ok(()) => SearchOutcome::Found {
-                    cost: self.reconstruct_jumps(grid, goal),
-                },
-                Err(outcome) => outcome,
+        Ok(match self.jps(grid, start, goal, budget) {
+            Ok(()) => SearchOutcome::Found {
+                cost: self.reconstruct_jumps(grid, goal),
             },
-        )
+            Err(outcome) => outcome,
+        })
     }
 
-    /// The search loop. `Ok(())` when the goal was reached. `PRUNE`: expand diagonal jump
-    /// points on the spot (see the module docs).
-    fn jps<const PRUNE: bool>(
+    /// The search loop. `Ok(())` when the goal was reached.
+    fn jps(
         &mut self,
         grid: &Grid,
         start: CellId,
@@ -497,62 +484,48 @@ impl SearchWorkspace {
                     if dirs & (1 << $d) != 0 {
                         let off = offsets[$d];
                         let (ddx, ddy) = (Direction::DX[$d] as isize, Direction::DY[$d] as isize);
-                        if PRUNE {
-                            let (v, h) = COMPONENTS[$d];
-                            let (mut t, mut tx, mut ty, mut tg) = (c, cx, cy, g);
-                            loop {
-                                if moves[t].0 & (1 << $d) == 0 {
+                        let (v, h) = COMPONENTS[$d];
+                        let (mut t, mut tx, mut ty, mut tg) = (c, cx, cy, g);
+                        loop {
+                            if moves[t].0 & (1 << $d) == 0 {
+                                break;
+                            }
+                            t = t.wrapping_add_signed(off);
+                            tx = tx.wrapping_add_signed(ddx);
+                            ty = ty.wrapping_add_signed(ddy);
+                            tg += DIAGONAL;
+                            let sh = scanner.straight(tx, ty, h);
+                            let sv = scanner.straight(tx, ty, v);
+                            if sh | sv != 0 {
+                                // A diagonal jump point: expanded here and now. Stop where
+                                // plain JPS would not have put it on the open list.
+                                let s = stamp[t];
+                                if s == closed_stamp || (s == open_stamp && g_of[t] <= tg) {
                                     break;
                                 }
-                                t = t.wrapping_add_signed(off);
-                                tx = tx.wrapping_add_signed(ddx);
-                                ty = ty.wrapping_add_signed(ddy);
-                                tg += DIAGONAL;
-                                let sh = scanner.straight(tx, ty, h);
-                                let sv = scanner.straight(tx, ty, v);
-                                if sh | sv != 0 {
-                                    // A diagonal jump point: expanded here and now. Stop where
-                                    // plain JPS would not have put it on the open list.
-                                    let s = stamp[t];
-                                    if s == closed_stamp || (s == open_stamp && g_of[t] <= tg) {
-                                        break;
-                                    }
-                                    stamp[t] = open_stamp;
-                                    g_of[t] = tg;
-                                    parent[t] = $d;
-                                    if sh != 0 {
-                                        let k = sh as isize;
-                                        push!(
-                                            t.wrapping_add_signed(offsets[h] * k),
-                                            tg + sh as u64 * SCALE,
-                                            h,
-                                            tx.wrapping_add_signed(Direction::DX[h] as isize * k),
-                                            ty
-                                        );
-                                    }
-                                    if sv != 0 {
-                                        let k = sv as isize;
-                                        push!(
-                                            t.wrapping_add_signed(offsets[v] * k),
-                                            tg + sv as u64 * SCALE,
-                                            v,
-                                            tx,
-                                            ty.wrapping_add_signed(Direction::DY[v] as isize * k)
-                                        );
-                                    }
+                                stamp[t] = open_stamp;
+                                g_of[t] = tg;
+                                parent[t] = $d;
+                                if sh != 0 {
+                                    let k = sh as isize;
+                                    push!(
+                                        t.wrapping_add_signed(offsets[h] * k),
+                                        tg + sh as u64 * SCALE,
+                                        h,
+                                        tx.wrapping_add_signed(Direction::DX[h] as isize * k),
+                                        ty
+                                    );
                                 }
-                            }
-                        } else {
-                            let steps = scanner.diagonal(c, cx, cy, $d, off);
-                            if steps != 0 {
-                                let k = steps as isize;
-                                push!(
-                                    c.wrapping_add_signed(off * k),
-                                    g + steps as u64 * DIAGONAL,
-                                    $d,
-                                    cx.wrapping_add_signed(ddx * k),
-                                    cy.wrapping_add_signed(ddy * k)
-                                );
+                                if sv != 0 {
+                                    let k = sv as isize;
+                                    push!(
+                                        t.wrapping_add_signed(offsets[v] * k),
+                                        tg + sv as u64 * SCALE,
+                                        v,
+                                        tx,
+                                        ty.wrapping_add_signed(Direction::DY[v] as isize * k)
+                                    );
+                                }
                             }
                         }
                     }
