@@ -202,6 +202,62 @@ fn seed_ticks_and_threads_override_the_file() {
 }
 
 #[test]
+fn set_overrides_any_setting_with_the_file_checks() {
+    let (dir, path) = small_scenario();
+    let base = summary(&path, &[]);
+    let set = summary(
+        &path,
+        &[
+            "--set",
+            "agents=20",
+            "--set",
+            "sim.conflicts=avoid",
+            "--set",
+            "max_plans_per_tick=null",
+        ],
+    );
+    assert_eq!(
+        (set["agents"].as_u64(), set["conflicts"].as_str()),
+        (Some(20), Some("avoid"))
+    );
+    assert_eq!(set["max_plans_per_tick"], serde_json::Value::Null);
+    assert_eq!(base["max_plans_per_tick"], 20);
+    // The same settings written into the file give the same run.
+    let edited = dir.path().join("edited.toml");
+    let edited_text = std::fs::read_to_string(&path)
+        .unwrap()
+        .replace("agents = 50", "agents = 20")
+        .replace("max_plans_per_tick = 20\n", "conflicts = \"avoid\"\n");
+    std::fs::write(&edited, edited_text).unwrap();
+    assert_eq!(
+        summary(&edited, &[])["final_state_hash"],
+        set["final_state_hash"]
+    );
+    for (arg, message) in [
+        ("colour=red", "override colour: unknown key"),
+        ("agents=0", "override agents: must be 1 to"),
+        (
+            "ticks=-3",
+            "override ticks: expected a non-negative integer",
+        ),
+        ("lifelong=maybe", "override lifelong: invalid type"),
+        (
+            "node_budget=0",
+            "override node_budget: sim.node_budget: must be at least 1",
+        ),
+        ("noequals", "expected KEY=VALUE"),
+    ] {
+        let o = throng(&["run", path.to_str().unwrap(), "-q", "--set", arg]);
+        assert_eq!(o.status.code(), Some(2), "{arg}");
+        let err = text(&o.stderr);
+        assert!(
+            err.contains(message) && err.lines().count() == 1,
+            "{arg}: {err}"
+        );
+    }
+}
+
+#[test]
 fn compare_threads_reports_the_speedup() {
     let (dir, path) = small_scenario();
     let j = dir.path().join("cmp.json");

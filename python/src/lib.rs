@@ -8,6 +8,7 @@ use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray2, PyUntypedArrayMet
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use rayon::prelude::*;
+use throng_core::grid::Neighborhood;
 use throng_core::sim::{ChangeSchedule, Scenario};
 use throng_core::{CellId, PlannerKind, SearchOptions, SearchWorkspace};
 
@@ -44,7 +45,9 @@ impl Grid {
     /// A grid from a 2-D numpy bool array of shape (height, width): True where passable.
     /// Raises ValueError for another dtype, another number of dimensions or an empty array.
     #[staticmethod]
-    fn from_array(array: &Bound<'_, PyAny>) -> PyResult<Grid> {
+    #[pyo3(signature = (array, neighbourhood = 8))]
+    fn from_array(array: &Bound<'_, PyAny>, neighbourhood: u32) -> PyResult<Grid> {
+        let neighbourhood = parse_neighbourhood(neighbourhood)?;
         let arr: PyReadonlyArray2<'_, bool> = array.extract().map_err(|_| {
             PyValueError::new_err("from_array expects a 2-D numpy array of dtype bool")
         })?;
@@ -58,10 +61,49 @@ impl Grid {
             u32::try_from(h).map_err(|_| PyValueError::new_err("array too tall"))?,
         );
         let walkable: Vec<bool> = view.iter().copied().collect();
-        let grid = throng_core::Grid::from_walkable(w, h, walkable).map_err(to_py)?;
+        let grid = throng_core::Grid::from_walkable(w, h, walkable)
+            .map_err(to_py)?
+            .with_neighborhood(neighbourhood);
         Ok(Grid {
             grid: Arc::new(grid),
         })
+    }
+
+    /// 8 (straight and diagonal moves, no corner cutting) or 4 (straight moves only).
+    #[getter]
+    fn neighbourhood(&self) -> u32 {
+        match self.grid.neighborhood() {
+            Neighborhood::Four => 4,
+            Neighborhood::Eight => 8,
+        }
+    }
+
+    /// The same cells with another neighbourhood (4 or 8). Raises ValueError otherwise.
+    fn with_neighbourhood(&self, neighbourhood: u32) -> PyResult<Grid> {
+        let n = parse_neighbourhood(neighbourhood)?;
+        Ok(Grid {
+            grid: Arc::new((*self.grid).clone().with_neighborhood(n)),
+        })
+    }
+
+    /// Connected areas: an int32 array of shape (height, width) with each passable cell's area
+    /// number (0 is the largest area, then by size, ties by first cell) and -1 on blocked cells.
+    fn components<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<i32>>> {
+        let g = &self.grid;
+        let comps = g.components();
+        let sizes = comps.sizes();
+        let mut order: Vec<u32> = (0..sizes.len() as u32).collect();
+        order.sort_by_key(|&c| std::cmp::Reverse(sizes[c as usize]));
+        let mut rank = vec![0i32; sizes.len()];
+        for (r, &c) in order.iter().enumerate() {
+            rank[c as usize] = r as i32;
+        }
+        let labels: Vec<i32> = (0..g.len() as CellId)
+            .map(|c| comps.of(c).map_or(-1, |l| rank[l as usize]))
+            .collect();
+        let array = Array2::from_shape_vec((g.height() as usize, g.width() as usize), labels)
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        Ok(array.into_pyarray(py))
     }
 
     /// Width in cells.
@@ -93,6 +135,16 @@ impl Grid {
             self.grid.height(),
             self.grid.walkable_count()
         )
+    }
+}
+
+fn parse_neighbourhood(n: u32) -> PyResult<Neighborhood> {
+    match n {
+        4 => Ok(Neighborhood::Four),
+        8 => Ok(Neighborhood::Eight),
+        _ => Err(PyValueError::new_err(format!(
+            "neighbourhood must be 4 or 8, not {n}"
+        ))),
     }
 }
 
@@ -236,16 +288,32 @@ struct Simulation {
 #[pymethods]
 impl Simulation {
     /// Builds the scenario in the file `path`; `seed` and `threads` override the file's (threads
-    /// 0 means all cores). Raises OSError or ValueError with the Rust message.
+    /// 0 means all cores), and so does any other keyword: `agents`, `ticks`, `neighbourhood` or
+    /// a key of the file's `[sim]` table (`conflicts="avoid"`, `node_budget=None`, ...), with
+    /// the file's checks (`throng run --set` does the same). Raises OSError or ValueError with
+    /// the Rust message (an unknown key or a bad value names the key).
     #[staticmethod]
-    #[pyo3(signature = (path, seed = None, threads = None))]
+    #[pyo3(signature = (path, seed = None, threads = None, **overrides))]
     fn from_scenario(
         py: Python<'_>,
         path: std::path::PathBuf,
         seed: Option<u64>,
         threads: Option<usize>,
+        overrides: Option<&Bound<'_, pyo3::types::PyDict>>,
     ) -> PyResult<Simulation> {
         let mut scenario = Scenario::load(&path).map_err(to_py)?;
+        if let Some(overrides) = overrides {
+            let dumps = py.import("json")?.getattr("dumps")?;
+            for (key, value) in overrides.iter() {
+                let key: String = key.extract()?;
+                let text: String = dumps.call1((&value,))?.extract().map_err(|_| {
+                    PyValueError::new_err(format!("override {key}: not a JSON value"))
+                })?;
+                let value: serde_json::Value = serde_json::from_str(&text)
+                    .map_err(|e| PyValueError::new_err(format!("override {key}: {e}")))?;
+                scenario.set(&key, value).map_err(to_py)?;
+            }
+        }
         if let Some(seed) = seed {
             scenario.seed = seed;
         }
@@ -281,9 +349,12 @@ impl Simulation {
         to_dict(py, &report)
     }
 
-    /// Plays up to `ticks` ticks (a one-shot run stops early once every agent is at its goal or
-    /// has no path and no map change is left, as `throng run` does) and returns `summary()`.
-    fn run<'py>(&mut self, py: Python<'py>, ticks: u64) -> PyResult<Bound<'py, PyAny>> {
+    /// Plays up to `ticks` ticks (default: the scenario's `ticks`; a one-shot run stops early
+    /// once every agent is at its goal or has no path and no map change is left, as
+    /// `throng run` does) and returns `summary()`.
+    #[pyo3(signature = (ticks = None))]
+    fn run<'py>(&mut self, py: Python<'py>, ticks: Option<u64>) -> PyResult<Bound<'py, PyAny>> {
+        let ticks = ticks.unwrap_or(self.scenario.ticks);
         let lifelong = self.sim.config().lifelong;
         py.detach(|| {
             for _ in 0..ticks {

@@ -116,6 +116,11 @@ def test_plan_bad_input():
 
 def cli_json(scenario, tmp_path):
     """`throng run --json` of the scenario, by the built binary or cargo."""
+    return cli_json_args(scenario, tmp_path, [])
+
+
+def cli_json_args(scenario, tmp_path, args):
+    """`throng run --json` of the scenario with more arguments."""
     out = tmp_path / "run.json"
     for build in ("release", "debug"):
         exe = ROOT / "target" / build / "throng"
@@ -126,7 +131,7 @@ def cli_json(scenario, tmp_path):
         if shutil.which("cargo") is None:
             pytest.skip("no throng binary and no cargo")
         cmd = ["cargo", "run", "--release", "--quiet", "--"]
-    subprocess.run(cmd + ["run", "-q", "--json", str(out), str(scenario)], cwd=ROOT, check=True)
+    subprocess.run(cmd + ["run", "-q", "--json", str(out), str(scenario)] + args, cwd=ROOT, check=True)
     return json.loads(out.read_text())
 
 
@@ -160,3 +165,39 @@ def test_simulation_seed_and_errors(tmp_path):
     bad.write_text("ticks = 'x'\n")
     with pytest.raises(ValueError, match="bad.toml"):
         throng.Simulation.from_scenario(bad)
+
+
+def test_neighbourhood_and_components():
+    a = np.zeros((4, 6), dtype=bool)
+    a[0, 0:2] = True
+    a[2:4, 2:6] = True
+    grid = throng.Grid.from_array(a)
+    assert grid.neighbourhood == 8
+    four = grid.with_neighbourhood(4)
+    assert four.neighbourhood == 4 and (four.passable == a).all()
+    labels = grid.components()
+    assert labels.dtype == np.int32 and labels.shape == (4, 6)
+    assert (labels[2:4, 2:6] == 0).all() and (labels[0, 0:2] == 1).all()
+    assert (labels[~a] == -1).all()
+    # A diagonal touch is no connection without corner cutting.
+    b = np.array([[True, False], [False, True]])
+    assert set(throng.Grid.from_array(b, neighbourhood=8).components().ravel()) == {0, 1, -1}
+    d = np.ones((3, 3), dtype=bool)
+    four = throng.Grid.from_array(d, neighbourhood=4)
+    paths, costs = throng.plan(four, [[0, 0]], [[2, 2]])
+    assert costs[0] == 4.0 and len(paths[0]) == 5
+    with pytest.raises(ValueError, match="4 or 8"):
+        throng.Grid.from_array(d, neighbourhood=6)
+
+
+def test_from_scenario_overrides(tmp_path):
+    scenario = ROOT / "sims" / "doors.toml"
+    sim = throng.Simulation.from_scenario(scenario, agents=40, conflicts="avoid", ticks=25)
+    summary = sim.run()
+    assert summary["agents"] == 40 and summary["conflicts"] == "avoid" and summary["ticks"] <= 25
+    cli = cli_json_args(scenario, tmp_path, ["--set", "agents=40", "--set", "conflicts=avoid", "--ticks", "25"])
+    assert summary["final_state_hash"] == cli["final_state_hash"]
+    with pytest.raises(ValueError, match="override colour: unknown key"):
+        throng.Simulation.from_scenario(scenario, colour="red")
+    with pytest.raises(ValueError, match="override agents: must be 1 to"):
+        throng.Simulation.from_scenario(scenario, agents=0)

@@ -83,6 +83,45 @@ pub struct SimConfig {
     pub swap_needs_room: Option<bool>,
 }
 
+impl SimConfig {
+    /// The first setting a scenario file may not hold, as its key (`sim.node_budget`) and what
+    /// is wrong, or `None`. Scenario files and overrides ([`crate::sim::Scenario::set`]) both
+    /// check with it.
+    pub(crate) fn problem(&self) -> Option<(&'static str, String)> {
+        if self.max_plans_per_tick == Some(0) {
+            return Some((
+                "sim.max_plans_per_tick",
+                "must be at least 1 (leave it out for no cap)".into(),
+            ));
+        }
+        if self.node_budget == Some(0) {
+            return Some((
+                "sim.node_budget",
+                "must be at least 1 (leave it out for no limit)".into(),
+            ));
+        }
+        if self.dstar_max_bytes == Some(0) {
+            // A budget of 0 bytes fails every D* Lite search before it starts.
+            return Some((
+                "sim.dstar_max_bytes",
+                "must be at least 1 (leave it out for no limit)".into(),
+            ));
+        }
+        if self.action_model == ActionModel::Rotate && self.conflicts != ConflictMode::Pibt {
+            // Only the PIBT movement phase knows headings; the others would move agents
+            // sideways and call it rotating.
+            return Some((
+                "sim.action_model",
+                format!(
+                    "\"rotate\" needs conflicts = \"pibt\", not {:?}",
+                    self.conflicts.name()
+                ),
+            ));
+        }
+        None
+    }
+}
+
 impl ConflictMode {
     /// Every mode, in the order of their names.
     pub const ALL: [ConflictMode; 3] = [ConflictMode::Avoid, ConflictMode::Off, ConflictMode::Pibt];

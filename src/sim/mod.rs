@@ -13,6 +13,7 @@ pub mod control;
 mod metrics;
 mod movement;
 mod occupancy;
+mod overrides;
 mod pibt_movement;
 mod planning;
 mod runner;

@@ -68,7 +68,6 @@ use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 use toml::Spanned;
 
-use super::action_model::ActionModel;
 use super::config::{ConflictMode, SimConfig};
 use super::schedule::{ChangeSchedule, Doors, ScriptedChange, rect_changes};
 use super::simulation::Simulation;
@@ -701,45 +700,10 @@ impl Scenario {
                         "set the seed at the top of the file (`seed = ...`), not in [sim]",
                     ));
                 }
-                if sim.max_plans_per_tick == Some(0) {
-                    origin
-                        .lines
-                        .push(("sim.max_plans_per_tick", line("max_plans_per_tick")));
-                    return Err(origin.error(
-                        "sim.max_plans_per_tick",
-                        "must be at least 1 (leave it out for no cap)",
-                    ));
-                }
-                if sim.node_budget == Some(0) {
-                    origin.lines.push(("sim.node_budget", line("node_budget")));
-                    return Err(origin.error(
-                        "sim.node_budget",
-                        "must be at least 1 (leave it out for no limit)",
-                    ));
-                }
-                if sim.dstar_max_bytes == Some(0) {
-                    // A budget of 0 bytes fails every D* Lite search before it starts.
-                    origin
-                        .lines
-                        .push(("sim.dstar_max_bytes", line("dstar_max_bytes")));
-                    return Err(origin.error(
-                        "sim.dstar_max_bytes",
-                        "must be at least 1 (leave it out for no limit)",
-                    ));
-                }
-                if sim.action_model == ActionModel::Rotate && sim.conflicts != ConflictMode::Pibt {
-                    // Only the PIBT movement phase knows headings; the others would move agents
-                    // sideways and call it rotating.
-                    origin
-                        .lines
-                        .push(("sim.action_model", line("action_model")));
-                    return Err(origin.error(
-                        "sim.action_model",
-                        format!(
-                            "\"rotate\" needs conflicts = \"pibt\", not {:?}",
-                            sim.conflicts.name()
-                        ),
-                    ));
+                if let Some((key, message)) = sim.problem() {
+                    let l = line(key.trim_start_matches("sim."));
+                    origin.lines.push((key, l));
+                    return Err(origin.error(key, message));
                 }
                 sim
             }

@@ -1,9 +1,11 @@
 """throng: parallel crowd pathfinding on a shared 2D grid.
 
 The heavy lifting is in the Rust extension module ``throng._throng``; this package re-exports it
-and adds the pure-Python parts (``throng.env``, ``throng.sweep``).
+and adds the pure-Python parts: ``throng.sweep`` (many runs over processes, Ray or Dask) and
+``throng.env`` (a PettingZoo environment; import it explicitly, it needs PettingZoo).
 """
 
-from ._throng import Grid, Simulation, load_map, plan, __version__
+from ._throng import Grid, Simulation, __version__, load_map, plan
+from .sweep import sweep
 
-__all__ = ["Grid", "Simulation", "load_map", "plan", "__version__"]
+__all__ = ["Grid", "Simulation", "load_map", "plan", "sweep", "__version__"]

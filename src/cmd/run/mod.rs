@@ -54,6 +54,11 @@ pub(crate) struct RunArgs {
     /// Ticks to play at most (default: the file's `ticks`).
     #[arg(long)]
     ticks: Option<u64>,
+    /// Override a setting of the scenario, e.g. `--set agents=2000 --set conflicts=avoid`:
+    /// `agents`, `seed`, `ticks`, `threads`, `neighbourhood` or any key of its `[sim]` table
+    /// (repeatable; applied before --seed, --ticks and --threads)
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    set: Vec<String>,
     /// Write the summary to FILE as one JSON object.
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
@@ -256,6 +261,9 @@ pub(crate) fn run_scenario(args: RunArgs) -> anyhow::Result<ExitCode> {
         Some(path) => Scenario::load(path)?,
         None => default_scenario()?,
     };
+    for assignment in &args.set {
+        scenario.set_assignment(assignment)?;
+    }
     if let Some(seed) = args.seed {
         scenario.seed = seed;
     }

@@ -1,0 +1,126 @@
+//! Changing a loaded scenario's settings by key: `throng run --set conflicts=avoid`, Python's
+//! `Simulation.from_scenario(path, agents=2000)` and parameter sweeps.
+//!
+//! An override goes through the same checks as the file: a value out of range, of the wrong
+//! type or for an unknown key is an [`Error::Invalid`] naming the key.
+
+use super::config::SimConfig;
+use super::scenario::Scenario;
+use crate::error::{Error, Result};
+use crate::grid::Neighborhood;
+
+/// Keys at the top of a scenario file that an override may set.
+const TOP_KEYS: [&str; 5] = ["seed", "ticks", "threads", "agents", "neighbourhood"];
+
+impl Scenario {
+    /// Sets one setting: `seed`, `ticks`, `threads`, `agents`, `neighbourhood` (4 or 8), or any
+    /// key of the `[sim]` table, written bare (`conflicts`) or with its table (`sim.conflicts`).
+    /// An optional `[sim]` value (`node_budget`, `max_plans_per_tick`, ...) is cleared by
+    /// `null`.
+    ///
+    /// ```
+    /// use throng::sim::{ConflictMode, Scenario};
+    /// use serde_json::json;
+    ///
+    /// let mut s = Scenario::parse(
+    ///     "agents = 3\nticks = 10\n[map]\ngenerator = { kind = \"random\", width = 8, height = 8, density = 0.1 }\n",
+    ///     "inline.toml",
+    ///     "/nowhere".as_ref(),
+    /// )?;
+    /// s.set("agents", json!(5))?;
+    /// s.set("sim.conflicts", json!("avoid"))?;
+    /// s.set_assignment("node_budget=1000")?;
+    /// assert_eq!((s.agents, s.sim.conflicts, s.sim.node_budget), (5, ConflictMode::Avoid, Some(1000)));
+    /// assert!(s.set("agents", json!(0)).is_err());
+    /// assert!(s.set("colour", json!("red")).unwrap_err().to_string().contains("colour"));
+    /// # Ok::<(), throng::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] naming the key for an unknown key, a value of the wrong type or one
+    /// out of the range the scenario file allows.
+    pub fn set(&mut self, key: &str, value: serde_json::Value) -> Result<()> {
+        let bad = |message: String| Error::Invalid(format!("override {key}: {message}"));
+        let uint = |value: &serde_json::Value| {
+            value
+                .as_u64()
+                .ok_or_else(|| bad(format!("expected a non-negative integer, got {value}")))
+        };
+        match key {
+            "seed" => self.seed = uint(&value)?,
+            "ticks" => {
+                let ticks = uint(&value)?;
+                if ticks == 0 {
+                    return Err(bad("must be at least 1".into()));
+                }
+                self.ticks = ticks;
+            }
+            "threads" => {
+                let threads = uint(&value)?;
+                if threads > Scenario::MAX_THREADS as u64 {
+                    return Err(bad(format!(
+                        "at most {} worker threads (0 means all cores), got {threads}",
+                        Scenario::MAX_THREADS
+                    )));
+                }
+                self.threads = threads as usize;
+            }
+            "agents" => {
+                let agents = uint(&value)?;
+                if agents == 0 || agents > Scenario::MAX_AGENTS as u64 {
+                    return Err(bad(format!(
+                        "must be 1 to {}, got {agents}",
+                        Scenario::MAX_AGENTS
+                    )));
+                }
+                self.agents = agents as usize;
+            }
+            "neighbourhood" | "map.neighbourhood" => {
+                self.neighbourhood = match uint(&value)? {
+                    4 => Neighborhood::Four,
+                    8 => Neighborhood::Eight,
+                    other => return Err(bad(format!("must be 4 or 8, not {other}"))),
+                };
+            }
+            _ => {
+                let name = key.strip_prefix("sim.").unwrap_or(key);
+                if name == "seed" {
+                    return Err(bad("set the run's seed with `seed`, not in [sim]".into()));
+                }
+                let mut fields = serde_json::to_value(self.sim)
+                    .map_err(|e| bad(format!("cannot represent the settings: {e}")))?;
+                let table = fields.as_object_mut().expect("SimConfig is a struct");
+                match table.get_mut(name) {
+                    Some(slot) => *slot = value,
+                    None => {
+                        let mut known: Vec<&str> = TOP_KEYS.to_vec();
+                        known.extend(table.keys().map(String::as_str).filter(|k| *k != "seed"));
+                        return Err(bad(format!("unknown key (known: {})", known.join(", "))));
+                    }
+                }
+                let sim: SimConfig =
+                    serde_json::from_value(fields).map_err(|e| bad(e.to_string()))?;
+                if let Some((problem, message)) = sim.problem() {
+                    return Err(bad(format!("{problem}: {message}")));
+                }
+                self.sim = sim;
+            }
+        }
+        Ok(())
+    }
+
+    /// [`set`](Self::set) from a `KEY=VALUE` string, as on the command line: the value is read
+    /// as JSON when it parses as JSON (`3`, `true`, `null`, `"text"`), otherwise as a string
+    /// (`conflicts=avoid`).
+    ///
+    /// # Errors
+    /// As [`set`](Self::set), and for text without `=`.
+    pub fn set_assignment(&mut self, assignment: &str) -> Result<()> {
+        let (key, text) = assignment.split_once('=').ok_or_else(|| {
+            Error::Invalid(format!("override {assignment:?}: expected KEY=VALUE"))
+        })?;
+        let value = serde_json::from_str(text.trim())
+            .unwrap_or_else(|_| serde_json::Value::String(text.trim().to_string()));
+        self.set(key.trim(), value)
+    }
+}
