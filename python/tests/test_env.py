@@ -94,6 +94,7 @@ def test_random_crowd_keeps_the_rules():
         rng = np.random.default_rng(0)
         before = {a: tuple(p) for a, p in zip(env.agents, env.sim.positions())}
         outcomes = np.zeros(4, dtype=int)
+        idmap = dict(env.ids)
         while env.agents:
             acts = {a: int(rng.integers(env.action_space(a).n)) for a in env.agents}
             _, _, _, _, infos = env.step(acts)
@@ -101,7 +102,7 @@ def test_random_crowd_keeps_the_rules():
                 outcomes[info["outcome"]] += 1
             ids = env.sim.ids()
             pos = env.sim.positions()
-            after = {a: tuple(pos[list(ids).index(env.ids[a])]) for a in before}
+            after = {a: tuple(pos[list(ids).index(idmap[a])]) for a in before}
             cells = list(after.values())
             was_at = {c: a for a, c in before.items()}
             assert len(set(cells)) == len(cells), "two agents in one cell"

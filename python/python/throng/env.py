@@ -189,12 +189,25 @@ class ThrongParallelEnv(ParallelEnv):
             controlled=True,
         )
         self.agents = self.possible_agents[:]
-        self.ids = {a: int(i) for a, i in zip(self.agents, self.sim.ids())}
-        self.goal = {a: (int(g[0]), int(g[1])) for a, g in zip(self.agents, goals)}
+        # The engine lists its agents in slot order, which is the order they were added in:
+        # agent_0, agent_1, ... Agents leave the engine only when they leave `self.agents`, so
+        # row k of every engine array is `self.agents[k]`, and these arrays follow it.
+        self._ids = self.sim.ids().astype(np.int64)
+        self._goals = goals.astype(np.int64)
+        self._on_goal = np.zeros(n, dtype=bool)
         self.steps = 0
-        self.on_goal = dict.fromkeys(self.agents, False)
-        observations = self._observe()
+        observations = self._observe(self.sim.positions())
         return observations, {a: {} for a in self.agents}
+
+    @property
+    def ids(self) -> dict:
+        """Each active agent's id in ``self.sim``."""
+        return dict(zip(self.agents, self._ids.tolist()))
+
+    @property
+    def goal(self) -> dict:
+        """Each active agent's goal, ``(x, y)``."""
+        return {a: (x, y) for a, (x, y) in zip(self.agents, self._goals.tolist())}
 
     def _draw_goals(self, starts: np.ndarray) -> np.ndarray:
         """One goal per start, all distinct, none on its own start."""
@@ -204,79 +217,82 @@ class ThrongParallelEnv(ParallelEnv):
             if not np.any(np.all(goals == starts, axis=1)):
                 return goals
 
-    def _new_goal(self, agent: str, here: tuple) -> tuple:
-        taken = set(self.goal.values())
+    def _new_goal(self, here: tuple) -> tuple:
+        """A goal for an agent that reached its own: not its cell, not another agent's goal."""
+        taken = set(map(tuple, self._goals.tolist()))
         while True:
             x, y = (int(v) for v in self.area[self.rng.integers(len(self.area))])
             if (x, y) != here and (x, y) not in taken:
                 return (x, y)
 
     def step(self, actions: dict):
-        """Plays one step: each active agent's action (missing agents wait)."""
+        """Plays one step: each active agent's action (agents missing from ``actions`` wait;
+        keys of agents no longer active are ignored)."""
         if self.sim is None:
             raise RuntimeError("call reset() before step()")
-        ids = self.sim.ids()
-        row = {int(i): k for k, i in enumerate(ids)}
-        codes = np.full(len(ids), -1, dtype=np.int64)
-        for agent in self.agents:
-            a = actions.get(agent, 0)
-            if not self._act_space.contains(np.int64(a)):
-                raise ValueError(f"{agent}: action {a!r} is not in {self._act_space}")
-            codes[row[self.ids[agent]]] = int(a)
-        report = self.sim.step(actions=codes)
-        outcome = report["action_outcomes"]
+        agents = self.agents
+        if not agents:
+            return {}, {}, {}, {}, {}
+        codes = np.asarray([actions.get(a, 0) for a in agents])
+        limit = self._act_space.n
+        if codes.dtype.kind not in "iu":
+            bad = next(a for a in agents if not isinstance(actions.get(a, 0), (int, np.integer)))
+            raise ValueError(f"{bad}: action {actions[bad]!r} is not in {self._act_space}")
+        wrong = np.flatnonzero((codes < 0) | (codes >= limit))
+        if wrong.size:
+            bad = agents[wrong[0]]
+            raise ValueError(f"{bad}: action {actions[bad]!r} is not in {self._act_space}")
+        report = self.sim.step(actions=codes.astype(np.int64))
         self.steps += 1
         pos = self.sim.positions()
-        rewards, terminations, truncations, infos = {}, {}, {}, {}
-        finished = []
-        for agent in self.agents:
-            k = row[self.ids[agent]]
-            here = (int(pos[k, 0]), int(pos[k, 1]))
-            reached = here == self.goal[agent]
-            rewards[agent] = 1.0 if reached and not self.on_goal[agent] else 0.0
-            terminations[agent] = False
-            infos[agent] = {"outcome": int(outcome[k])}
-            if reached and self.on_target == "finish":
-                terminations[agent] = True
-                finished.append(agent)
-            elif reached and self.on_target == "restart":
-                goal = self._new_goal(agent, here)
-                self.goal[agent] = goal
-                self.sim.set_goal(self.ids[agent], goal)
-                reached = False
-            self.on_goal[agent] = reached
-            truncations[agent] = self.steps >= self.max_episode_steps
-        observations = self._observe()
-        for agent in finished:
-            self.sim.remove_agent(self.ids[agent])
-        self.agents = [a for a in self.agents if not (terminations[a] or truncations[a])]
+        reached = (pos == self._goals).all(axis=1)
+        reward = (reached & ~self._on_goal).astype(np.float64)
+        finished = reached if self.on_target == "finish" else np.zeros_like(reached)
+        if self.on_target == "restart":
+            for k in np.flatnonzero(reached):
+                goal = self._new_goal((int(pos[k, 0]), int(pos[k, 1])))
+                self._goals[k] = goal
+                self.sim.set_goal(int(self._ids[k]), goal)
+            reached[:] = False
+        self._on_goal = reached
+        truncated = self.steps >= self.max_episode_steps
+        rewards = dict(zip(agents, reward.tolist()))
+        terminations = dict(zip(agents, finished.tolist()))
+        truncations = dict.fromkeys(agents, truncated)
+        infos = {a: {"outcome": o} for a, o in zip(agents, report["action_outcomes"].tolist())}
+        observations = self._observe(pos)
+        if truncated:
+            self.agents = []
+        elif finished.any():
+            for k in np.flatnonzero(finished):
+                self.sim.remove_agent(int(self._ids[k]))
+            keep = ~finished
+            self.agents = [a for a, k in zip(agents, keep.tolist()) if k]
+            self._ids, self._goals, self._on_goal = (
+                self._ids[keep], self._goals[keep], self._on_goal[keep]
+            )
         return observations, rewards, terminations, truncations, infos
 
-    def _observe(self) -> dict:
-        """Every active agent's window, computed for all agents at once with numpy."""
+    def _observe(self, pos: np.ndarray) -> dict:
+        """Every active agent's window, for all agents at once with numpy; `pos` is the engine's
+        positions (row k: `self.agents[k]`)."""
         if not self.agents:
             return {}
-        r, side = self.r, 2 * self.r + 1
-        ids = self.sim.ids()
-        row = {int(i): k for k, i in enumerate(ids)}
-        pos = self.sim.positions()
-        rows = np.array([row[self.ids[a]] for a in self.agents])
-        xy = pos[rows].astype(np.int64)
-        x, y = xy[:, 0], xy[:, 1]
+        n, r, side = len(self.agents), self.r, 2 * self.r + 1
+        x, y = pos[:, 0].astype(np.int64), pos[:, 1].astype(np.int64)
         offs = np.arange(side)
         ys = (y[:, None] + offs)[:, :, None]  # padded coordinates: cell (x, y) is at (y + r, x + r)
         xs = (x[:, None] + offs)[:, None, :]
-        obs = np.zeros((len(self.agents), 3, side, side), dtype=np.float32)
+        obs = np.zeros((n, 3, side, side), dtype=np.float32)
         obs[:, 0] = self._walls[ys, xs]
         occupied = np.zeros_like(self._walls)
-        occupied[pos[:, 1] + r, pos[:, 0] + r] = 1.0
+        occupied[y + r, x + r] = 1.0
         obs[:, 1] = occupied[ys, xs]
         obs[:, 1, r, r] = 0.0  # not itself
-        goals = np.array([self.goal[a] for a in self.agents], dtype=np.int64)
-        dx = np.clip(goals[:, 0] - x, -r, r)
-        dy = np.clip(goals[:, 1] - y, -r, r)
-        obs[np.arange(len(self.agents)), 2, dy + r, dx + r] = 1.0
-        return {a: obs[i] for i, a in enumerate(self.agents)}
+        dx = np.clip(self._goals[:, 0] - x, -r, r)
+        dy = np.clip(self._goals[:, 1] - y, -r, r)
+        obs[np.arange(n), 2, dy + r, dx + r] = 1.0
+        return dict(zip(self.agents, obs))
 
     def render(self):
         """``"ansi"``: the map as text (``#`` wall, ``a`` agent, ``g`` goal); ``"rgb_array"``:
@@ -286,14 +302,12 @@ class ThrongParallelEnv(ParallelEnv):
         pos = self.sim.positions()
         if self.render_mode == "ansi":
             chars = np.where(self.passable, ".", "#").astype("<U1")
-            for g in (self.goal[a] for a in self.agents):
-                chars[g[1], g[0]] = "g"
+            chars[self._goals[:, 1], self._goals[:, 0]] = "g"
             chars[pos[:, 1], pos[:, 0]] = "a"
             return "\n".join("".join(r) for r in chars)
         img = np.where(self.passable[..., None], 235, 40).astype(np.uint8)
         img = np.repeat(img, 3, axis=2)
-        for g in (self.goal[a] for a in self.agents):
-            img[g[1], g[0]] = (60, 170, 60)
+        img[self._goals[:, 1], self._goals[:, 0]] = (60, 170, 60)
         img[pos[:, 1], pos[:, 0]] = (40, 90, 220)
         return np.kron(img, np.ones((8, 8, 1), dtype=np.uint8))
 
@@ -309,8 +323,7 @@ class ThrongParallelEnv(ParallelEnv):
         s[0] = ~self.passable
         pos = self.sim.positions()
         s[1, pos[:, 1], pos[:, 0]] = 1.0
-        for g in (self.goal[a] for a in self.agents):
-            s[2, g[1], g[0]] = 1.0
+        s[2, self._goals[:, 1], self._goals[:, 0]] = 1.0
         return s
 
 
