@@ -137,6 +137,14 @@ fn check_tick(sim: &Simulation, before: &HashMap<AgentId, CellId>, report: &Tick
         }
     }
     assert_eq!(report.agents as usize, sim.agents().len());
+    // The flat positions array mirrors the agents.
+    assert!(
+        sim.agents().positions_agree(),
+        "tick {tick}: positions array"
+    );
+    for (id, agent) in sim.agents().iter() {
+        assert_eq!(sim.slot_positions()[id.index() as usize], agent.position());
+    }
 }
 
 /// The settings of the `avoid` conflict mode (waits and replans around agents), which the

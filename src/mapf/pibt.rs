@@ -27,6 +27,9 @@
 //!   agents whose goals lie on each other's way evict each other for ever. Only agents at their
 //!   goal step aside so: for travellers it cost the 8-connected crowds 5% to 15% in sum of
 //!   costs.
+//! - Candidates fixed from outside ([`Candidates::fixed`], for agents driven by a caller): an
+//!   agent with them tries exactly those cells, in that order, takes part in no swap and never
+//!   steps aside, so it ends on one of them.
 //! - The recursion is an explicit stack: a chain of thousands of agents in a corridor cannot
 //!   overflow the thread's stack.
 //!
@@ -76,6 +79,8 @@ pub struct Candidates {
     /// Not ranked yet: the agent's own cell ranks first, the rest is ranked only if the agent
     /// is pushed (see [`Candidates::stay_first`]).
     lazy: bool,
+    /// Fixed from outside: tried as given, never reordered (see [`Candidates::fixed`]).
+    fixed: bool,
 }
 
 impl Default for Candidates {
@@ -84,6 +89,7 @@ impl Default for Candidates {
             cells: [NO_CELL; MAX_CANDIDATES],
             len: 0,
             lazy: false,
+            fixed: false,
         }
     }
 }
@@ -104,6 +110,22 @@ impl Candidates {
     /// The cells, best first.
     pub fn as_slice(&self) -> &[CellId] {
         &self.cells[..self.len as usize]
+    }
+
+    /// Candidates chosen from outside (a controlled agent's move, then its own cell): tried
+    /// exactly as given, never reordered by the swap rule or by stepping aside, and the agent is
+    /// never taken as a swap partner, so it ends on one of these cells. An agent that must
+    /// stay whatever happens has only its own cell.
+    pub fn fixed(cells: &[CellId]) -> Candidates {
+        Candidates {
+            fixed: true,
+            ..Candidates::from_cells(cells)
+        }
+    }
+
+    /// Whether the candidates were made by [`Candidates::fixed`].
+    pub fn is_fixed(&self) -> bool {
+        self.fixed
     }
 
     /// Candidates from an explicit list (at most [`MAX_CANDIDATES`]; more are dropped).
@@ -147,6 +169,7 @@ pub fn rank_candidates(
         cells: [NO_CELL; MAX_CANDIDATES],
         len: len as u8,
         lazy: false,
+        fixed: false,
     };
     for (slot, key) in out.cells.iter_mut().zip(&keys[..len]) {
         *slot = key.2;
@@ -451,8 +474,18 @@ impl Pibt {
             cands = rank_candidates(grid, guide, agent, positions[agent as usize], self.salt);
         }
         let mut swap_with = NO_AGENT;
+        if cands.fixed {
+            // Chosen from outside: as given.
+            self.frames.push(Frame {
+                agent,
+                candidates: cands,
+                k: 0,
+                swap_with,
+            });
+            return;
+        }
         if self.swap && cands.len > 1 {
-            swap_with = self.swap_partner(grid, positions, &cands, guide, agent);
+            swap_with = self.swap_partner(grid, positions, candidates, &cands, guide, agent);
             if swap_with != NO_AGENT
                 && (!self.swap_needs_room || self.can_back_off(positions[agent as usize], &cands))
             {
@@ -511,6 +544,7 @@ impl Pibt {
         &self,
         grid: &Grid,
         positions: &[CellId],
+        all: &[Candidates],
         cands: &Candidates,
         guide: &impl Guidance,
         agent: u32,
@@ -530,6 +564,7 @@ impl Pibt {
         if ahead != NO_AGENT
             && ahead != agent
             && self.next[ahead as usize] == NO_CELL
+            && !all[ahead as usize].fixed
             && (narrow(self) || guide.is_goal(agent, from))
             && self.swap_required(grid, guide, agent, ahead, from, best)
             && self.swap_possible(grid, guide, best, from)
@@ -542,6 +577,7 @@ impl Pibt {
             let other = self.occupied_now[u as usize];
             if other != NO_AGENT
                 && best != positions[other as usize]
+                && !all[other as usize].fixed
                 && (narrow(self) || guide.is_goal(other, from))
                 && self.swap_required(grid, guide, other, agent, from, best)
                 && self.swap_possible(grid, guide, best, from)

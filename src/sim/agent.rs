@@ -30,6 +30,37 @@ impl AgentId {
     pub fn generation(self) -> u32 {
         self.generation
     }
+
+    /// The handle as one number, `generation << 32 | index`: how the Python bindings show
+    /// agent ids. [`AgentId::from_bits`] reads it back.
+    ///
+    /// ```
+    /// use throng::Grid;
+    /// use throng::sim::{AgentId, SimConfig, Simulation};
+    ///
+    /// let mut sim = Simulation::new(Grid::from_ascii("...")?, SimConfig::default());
+    /// let a = sim.add_agent(0, None)?;
+    /// sim.remove_agent(a)?;
+    /// let b = sim.add_agent(0, None)?; // the same slot, one generation on
+    /// assert_eq!(b.to_bits(), 1 << 32);
+    /// assert_eq!(AgentId::from_bits(b.to_bits()), b);
+    /// assert!(sim.agent(AgentId::from_bits(a.to_bits())).is_none()); // stale
+    /// # Ok::<(), throng::Error>(())
+    /// ```
+    #[inline]
+    pub fn to_bits(self) -> u64 {
+        u64::from(self.generation) << 32 | u64::from(self.index)
+    }
+
+    /// The handle written by [`AgentId::to_bits`]. Any number makes a handle; one that names no
+    /// live agent resolves to nothing (as a removed agent's handle does).
+    #[inline]
+    pub fn from_bits(bits: u64) -> AgentId {
+        AgentId {
+            index: bits as u32,
+            generation: (bits >> 32) as u32,
+        }
+    }
 }
 
 /// What an agent is doing.
@@ -120,6 +151,9 @@ pub struct Agent {
     /// Action model `rotate`: the neighbouring cell the movement phase sent the agent to, while
     /// it turns to face it or waits for it to be left (see `sim::pibt_movement`).
     pub(crate) committed: Option<CellId>,
+    /// Driven from outside (see [`crate::sim::Simulation::set_controlled`]): never planned for,
+    /// no route, moves only when given an action.
+    pub(crate) controlled: bool,
 }
 
 impl Agent {
@@ -145,7 +179,15 @@ impl Agent {
             left_goal: false,
             heading: Heading::East,
             committed: None,
+            controlled: false,
         }
+    }
+
+    /// Whether the agent is driven from outside (see
+    /// [`crate::sim::Simulation::set_controlled`]).
+    #[inline]
+    pub fn is_controlled(&self) -> bool {
+        self.controlled
     }
 
     /// The agent's own planner, when it has one (set by
@@ -219,7 +261,9 @@ impl Agent {
         self.arrived_at
     }
 
-    /// Sets a new goal and queues a plan (or arrives at once when already there).
+    /// Sets a new goal and queues a plan (or arrives at once when already there). A controlled
+    /// agent gets no plan: it is on its way (state moving) as its driver moves it; one given
+    /// the cell it stands on arrives when the next tick is played (the simulation sees to it).
     pub(crate) fn set_goal(&mut self, goal: CellId, tick: u64) {
         self.goal = Some(goal);
         self.trip_start = tick;
@@ -229,6 +273,11 @@ impl Agent {
         self.waited = 0;
         self.drift = 0;
         self.left_goal = false;
+        if self.controlled {
+            self.state = AgentState::Moving;
+            self.plan_request = None;
+            return;
+        }
         self.state = AgentState::Planning;
         self.plan_request = Some((PlanReason::NewGoal, tick));
         if let Some(dstar) = &mut self.dstar {
@@ -250,9 +299,17 @@ struct Slot {
 
 /// The agents of a simulation, in a generational arena. Iteration is in slot order, which
 /// makes every pass over the agents deterministic.
+///
+/// Besides the agent records, the set keeps every slot's cell in one contiguous array
+/// ([`AgentSet::positions`], `CellId::MAX` for a free slot), written wherever an agent is added,
+/// removed or moved: readers that want only positions (the Python bindings' `positions()`, the
+/// PIBT movement phase) copy one flat array instead of walking the records.
 #[derive(Debug, Clone, Default)]
 pub struct AgentSet {
     slots: Vec<Slot>,
+    /// Each slot's cell, [`AgentSet::NO_POSITION`] for a free slot: an exact mirror of the
+    /// agents' `position` fields.
+    positions: Vec<CellId>,
     /// Free slot indices, reused last-freed first.
     free: Vec<u32>,
     len: usize,
@@ -282,9 +339,50 @@ impl AgentSet {
         self.slots.len()
     }
 
+    /// The entry of a free slot in [`AgentSet::positions`].
+    pub const NO_POSITION: CellId = CellId::MAX;
+
+    /// Every slot's cell, indexed by slot ([`AgentId::index`]): [`AgentSet::NO_POSITION`] where
+    /// the slot is free. Always equal to the agents' [`Agent::position`]s.
+    #[inline]
+    pub fn positions(&self) -> &[CellId] {
+        &self.positions
+    }
+
+    /// Records that the agent in `slot` now stands on `cell` (in its record and in
+    /// [`AgentSet::positions`]).
+    #[inline]
+    pub(crate) fn set_position(&mut self, slot: u32, cell: CellId) {
+        if let Some(agent) = self.at_mut(slot) {
+            agent.position = cell;
+            self.positions[slot as usize] = cell;
+        }
+    }
+
+    /// Copies the record's position of the agent in `slot` into [`AgentSet::positions`] (for
+    /// the movement phases, which move agents through `&mut Agent`).
+    #[inline]
+    pub(crate) fn sync_position(&mut self, slot: u32) {
+        if let Some(cell) = self.at(slot).map(|a| a.position) {
+            self.positions[slot as usize] = cell;
+        }
+    }
+
+    /// Whether [`AgentSet::positions`] agrees with every record (a check for tests and debug
+    /// builds).
+    pub fn positions_agree(&self) -> bool {
+        self.positions.len() == self.slots.len()
+            && self.slots.iter().zip(&self.positions).all(|(s, &p)| {
+                s.agent
+                    .as_ref()
+                    .map_or(p == Self::NO_POSITION, |a| a.position == p)
+            })
+    }
+
     pub(crate) fn insert(&mut self, agent: Agent) -> AgentId {
         self.len += 1;
         if let Some(index) = self.free.pop() {
+            self.positions[index as usize] = agent.position;
             let slot = &mut self.slots[index as usize];
             slot.agent = Some(agent);
             AgentId {
@@ -293,6 +391,7 @@ impl AgentSet {
             }
         } else {
             let index = u32::try_from(self.slots.len()).expect("fewer than 2^32 agents");
+            self.positions.push(agent.position);
             self.slots.push(Slot {
                 generation: 0,
                 agent: Some(agent),
@@ -312,6 +411,7 @@ impl AgentSet {
         slot.generation = slot.generation.wrapping_add(1);
         self.free.push(id.index);
         self.len -= 1;
+        self.positions[id.index as usize] = Self::NO_POSITION;
         slot.agent.take()
     }
 
@@ -401,5 +501,11 @@ mod tests {
         assert_eq!(set.len(), 2);
         let ids: Vec<_> = set.iter().map(|(id, _)| id).collect();
         assert_eq!(ids, vec![c, b]);
+        assert_eq!(set.positions(), &[3, 2]);
+        set.remove(b);
+        assert_eq!(set.positions(), &[3, AgentSet::NO_POSITION]);
+        set.set_position(c.index(), 7);
+        assert_eq!(set.get(c).unwrap().position(), 7);
+        assert!(set.positions_agree());
     }
 }

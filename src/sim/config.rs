@@ -84,6 +84,46 @@ pub struct SimConfig {
 }
 
 impl SimConfig {
+    /// Sets one field by its name in scenario files' `[sim]` table (`conflicts`,
+    /// `max_plans_per_tick`, ...), from a JSON value (`null` clears an optional one), with the
+    /// checks of scenario files. How the Python bindings read `Simulation(..., **config)`.
+    ///
+    /// ```
+    /// use throng::sim::{ConflictMode, SimConfig};
+    /// use serde_json::json;
+    ///
+    /// let mut config = SimConfig::default();
+    /// config.set("conflicts", json!("avoid"))?;
+    /// config.set("max_plans_per_tick", json!(100))?;
+    /// assert_eq!((config.conflicts, config.max_plans_per_tick), (ConflictMode::Avoid, Some(100)));
+    /// assert!(config.set("colour", json!(1)).unwrap_err().to_string().contains("colour"));
+    /// assert!(config.set("node_budget", json!(0)).is_err()); // as in a scenario file
+    /// # Ok::<(), throng::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`crate::Error::Invalid`] naming the key for an unknown key, a value of the wrong type
+    /// or one a scenario file may not hold; on error nothing changes.
+    pub fn set(&mut self, key: &str, value: serde_json::Value) -> crate::Result<()> {
+        let bad = |message: String| crate::Error::Invalid(format!("{key}: {message}"));
+        let mut fields = serde_json::to_value(*self)
+            .map_err(|e| bad(format!("cannot represent the settings: {e}")))?;
+        let table = fields.as_object_mut().expect("SimConfig is a struct");
+        match table.get_mut(key) {
+            Some(slot) => *slot = value,
+            None => {
+                let known: Vec<&str> = table.keys().map(String::as_str).collect();
+                return Err(bad(format!("unknown key (known: {})", known.join(", "))));
+            }
+        }
+        let config: SimConfig = serde_json::from_value(fields).map_err(|e| bad(e.to_string()))?;
+        if let Some((_, message)) = config.problem() {
+            return Err(bad(message));
+        }
+        *self = config;
+        Ok(())
+    }
+
     /// The first setting a scenario file may not hold, as its key (`sim.node_budget`) and what
     /// is wrong, or `None`. Scenario files and overrides ([`crate::sim::Scenario::set`]) both
     /// check with it.

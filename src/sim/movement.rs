@@ -13,8 +13,9 @@
 
 use super::agent::{AgentSet, AgentState, PlanReason};
 use super::config::{ConflictMode, SimConfig};
+use super::control::{self, Forced};
 use super::occupancy::Occupancy;
-use super::pibt_movement::PibtMovement;
+use super::pibt_movement::{self, PibtMovement};
 use crate::grid::{CellId, Grid};
 
 const UNSEEN: u8 = 0;
@@ -38,12 +39,15 @@ pub struct MovementTotals {
 #[derive(Debug, Default)]
 pub struct MovementStage {
     status: Vec<u8>,
-    /// Conflict mode `avoid`: each slot's cell at the start of the phase (to tell a diagonal
+    /// Each slot's cell at the start of the phase (conflict mode `avoid`: to tell a diagonal
     /// crossing).
     start: Vec<CellId>,
     stack: Vec<u32>,
     /// Slots of the agents that arrived in the last phase, in the order they arrived.
     pub(crate) arrivals: Vec<u32>,
+    /// Per slot, the moves chosen from outside for this phase (see [`super::control`]); empty
+    /// when none was. Set by the simulation before [`MovementStage::run`], cleared after.
+    pub(crate) forced: Vec<Forced>,
     pibt: PibtMovement,
 }
 
@@ -65,20 +69,22 @@ impl MovementStage {
         let mut totals = MovementTotals::default();
         self.arrivals.clear();
         if config.conflicts == ConflictMode::Pibt {
-            return self
-                .pibt
-                .run(grid, agents, occupancy, config, tick, &mut self.arrivals);
+            return self.pibt.run(
+                grid,
+                agents,
+                occupancy,
+                config,
+                tick,
+                &self.forced,
+                &mut self.arrivals,
+            );
         }
         let slots = agents.slot_count();
         self.status.clear();
         self.status.resize(slots, UNSEEN);
-        if config.conflicts == ConflictMode::Avoid {
-            self.start.clear();
-            self.start.resize(slots, CellId::MAX);
-            for (slot, agent) in agents.iter_mut() {
-                self.start[slot as usize] = agent.position;
-            }
-        }
+        // Each slot's cell at the start of the phase (a copy of the flat positions array).
+        self.start.clear();
+        self.start.extend_from_slice(agents.positions());
         for slot in 0..slots as u32 {
             if self.status[slot as usize] != UNSEEN {
                 continue;
@@ -86,28 +92,35 @@ impl MovementStage {
             match config.conflicts {
                 ConflictMode::Off => {
                     self.status[slot as usize] = DONE;
-                    if let Some(agent) = agents.at(slot)
-                        && agent.next_cell().is_some()
-                    {
-                        step(
-                            grid,
-                            agents,
-                            slot,
-                            None,
-                            tick,
-                            &mut totals,
-                            &mut self.arrivals,
-                        );
+                    if self.intent(agents, slot).is_some() {
+                        self.advance(grid, agents, slot, None, config, tick, &mut totals);
                     }
                 }
                 ConflictMode::Avoid => {
-                    self.resolve(grid, agents, occupancy, slot, tick, &mut totals);
+                    self.resolve(grid, agents, occupancy, slot, config, tick, &mut totals);
                 }
                 ConflictMode::Pibt => unreachable!("handled above"),
             }
         }
-        // Waiting agents: count, and after too many waits ask for a plan around the others.
-        for (_, agent) in agents.iter_mut() {
+        // Waiting agents: count, and after too many waits ask for a plan around the others
+        // (not agents moved from outside this tick, nor controlled ones: never planned for).
+        for (slot, agent) in agents.iter_mut() {
+            let forced = self.forced.get(slot as usize).copied().unwrap_or_default();
+            if agent.controlled {
+                let moved = self.start.get(slot as usize) != Some(&agent.position);
+                control::settle_controlled(agent, moved);
+                if agent.state == AgentState::Waiting {
+                    totals.waiting += 1;
+                }
+                continue;
+            }
+            if forced == Forced::Stay && agent.next_cell().is_some() {
+                agent.state = AgentState::Waiting; // asked to wait
+            }
+            if agent.state == AgentState::Waiting && forced != Forced::Free {
+                totals.waiting += 1;
+                continue;
+            }
             if agent.state == AgentState::Waiting {
                 totals.waiting += 1;
                 agent.waited += 1;
@@ -150,12 +163,70 @@ impl MovementStage {
         })
     }
 
+    /// The cell agent `slot` means to step onto this tick: the one chosen from outside, else
+    /// its route's next cell (none for a controlled agent).
+    fn intent(&self, agents: &AgentSet, slot: u32) -> Option<CellId> {
+        match self.forced.get(slot as usize).copied().unwrap_or_default() {
+            Forced::To(cell) => Some(cell),
+            Forced::Stay => None,
+            Forced::Free => agents
+                .at(slot)
+                .filter(|a| !a.controlled)
+                .and_then(|a| a.next_cell()),
+        }
+    }
+
+    /// Moves agent `slot` onto its [`intent`](Self::intent) (which the caller found free).
+    #[allow(clippy::too_many_arguments)]
+    fn advance(
+        &mut self,
+        grid: &Grid,
+        agents: &mut AgentSet,
+        slot: u32,
+        occupancy: Option<&mut Occupancy>,
+        config: &SimConfig,
+        tick: u64,
+        totals: &mut MovementTotals,
+    ) {
+        let Some(&Forced::To(to)) = self.forced.get(slot as usize) else {
+            step(
+                grid,
+                agents,
+                slot,
+                occupancy,
+                tick,
+                totals,
+                &mut self.arrivals,
+            );
+            return;
+        };
+        let agent = agents.at_mut(slot).expect("live agent");
+        let from = agent.position;
+        control::move_by_action(
+            grid,
+            agent,
+            to,
+            tick,
+            slot,
+            config,
+            totals,
+            &mut self.arrivals,
+        );
+        if let Some(occ) = occupancy {
+            occ.clear(from);
+            occ.set(to, slot);
+        }
+        agents.sync_position(slot);
+    }
+
+    #[allow(clippy::too_many_arguments)]
     fn resolve(
         &mut self,
         grid: &Grid,
         agents: &mut AgentSet,
         occupancy: &mut Occupancy,
         root: u32,
+        config: &SimConfig,
         tick: u64,
         totals: &mut MovementTotals,
     ) {
@@ -163,7 +234,7 @@ impl MovementStage {
         self.stack.push(root);
         self.status[root as usize] = IN_PROGRESS;
         while let Some(&slot) = self.stack.last() {
-            let Some(next) = agents.at(slot).and_then(|a| a.next_cell()) else {
+            let Some(next) = self.intent(agents, slot) else {
                 self.status[slot as usize] = DONE;
                 self.stack.pop();
                 continue;
@@ -178,15 +249,7 @@ impl MovementStage {
                     self.stack.pop();
                 }
                 None => {
-                    step(
-                        grid,
-                        agents,
-                        slot,
-                        Some(occupancy),
-                        tick,
-                        totals,
-                        &mut self.arrivals,
-                    );
+                    self.advance(grid, agents, slot, Some(occupancy), config, tick, totals);
                     self.status[slot as usize] = DONE;
                     self.stack.pop();
                 }
@@ -233,12 +296,11 @@ fn step(
     agent.blocked_failures = 0;
     totals.moved += 1;
     if agent.cursor + 1 == agent.path.len() {
-        agent.state = AgentState::Arrived;
-        agent.arrived_at = Some(tick + 1); // at the end of the tick
-        agent.goals_reached += 1;
-        totals.arrived += 1;
-        arrivals.push(slot);
+        // At the end of the tick; back on a goal it was moved off (by an action) is not a new
+        // goal.
+        pibt_movement::arrive(agent, tick, slot, totals, arrivals);
     } else {
         agent.state = AgentState::Moving;
     }
+    agents.set_position(slot, to);
 }

@@ -50,6 +50,7 @@ use rayon::prelude::*;
 use super::action_model::{ActionModel, Heading};
 use super::agent::{Agent, AgentSet, AgentState, PlanReason};
 use super::config::SimConfig;
+use super::control::{self, Forced};
 use super::metrics::StableHasher;
 use super::movement::MovementTotals;
 use super::occupancy::Occupancy;
@@ -103,6 +104,7 @@ pub(crate) struct PibtMovement {
 
 impl PibtMovement {
     /// Moves every agent one step (or not) as PIBT decides; `tick` is the tick being played.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn run(
         &mut self,
         grid: &Grid,
@@ -110,6 +112,7 @@ impl PibtMovement {
         occupancy: &mut Occupancy,
         config: &SimConfig,
         tick: u64,
+        forced: &[Forced],
         arrivals: &mut Vec<u32>,
     ) -> MovementTotals {
         let mut totals = MovementTotals::default();
@@ -138,13 +141,14 @@ impl PibtMovement {
                 })
                 .collect();
         }
+        // The flat positions array, copied whole (a free slot's entry is `NO_CELL`).
+        debug_assert_eq!(AgentSet::NO_POSITION, NO_CELL);
         self.positions.clear();
-        self.positions.resize(slots, NO_CELL);
+        self.positions.extend_from_slice(agents.positions());
         self.settled.clear();
         self.settled.resize(slots, false);
         self.order.clear();
         for (slot, agent) in agents.iter_mut() {
-            self.positions[slot as usize] = agent.position;
             self.settled[slot as usize] = agent.state == AgentState::Arrived;
             let tie = self.ties[slot as usize];
             // Action model `rotate`: agents still carrying out a move decided earlier (turning
@@ -188,6 +192,18 @@ impl PibtMovement {
                 .at(slot as u32)
                 .is_some_and(|a| a.state != AgentState::Arrived && RouteGuide::route(a).is_some());
             let committed = agents.at(slot as u32).and_then(|a| a.committed);
+            let controlled = agents.at(slot as u32).is_some_and(|a| a.controlled);
+            // Moves chosen from outside: that cell or staying, nothing else (see
+            // `sim::control`); a controlled agent given nothing stays.
+            *out = match forced.get(slot).copied().unwrap_or_default() {
+                Forced::To(cell) => Candidates::fixed(&[cell, at]),
+                Forced::Stay => Candidates::fixed(&[at]),
+                Forced::Free if controlled => Candidates::fixed(&[at]),
+                Forced::Free => Candidates::default(),
+            };
+            if out.is_fixed() {
+                return;
+            }
             *out = if let (true, Some(c)) = (rotate, committed) {
                 Candidates::from_cells(&[c, at])
             } else if travelling {
@@ -249,6 +265,21 @@ impl PibtMovement {
         }
         for (slot, agent) in agents.iter_mut() {
             let (from, to) = (self.positions[slot as usize], self.next[slot as usize]);
+            if agent.controlled {
+                if from != to {
+                    control::move_controlled(agent, to, tick, slot, &mut totals, arrivals);
+                }
+                control::settle_controlled(agent, from != to);
+                if agent.state == AgentState::Waiting {
+                    totals.waiting += 1;
+                }
+                if agent.state == AgentState::Arrived || agent.goal.is_none() {
+                    agent.urgency = 0;
+                } else {
+                    agent.urgency = agent.urgency.saturating_add(1);
+                }
+                continue;
+            }
             if rotate {
                 // Decided moves not made yet are kept (see `forward_only`).
                 let intent = self.intent[slot as usize];
@@ -273,6 +304,11 @@ impl PibtMovement {
                 agent.urgency = 0;
             } else {
                 agent.urgency = agent.urgency.saturating_add(1);
+            }
+        }
+        for (slot, (&from, &to)) in self.positions.iter().zip(&self.next).enumerate() {
+            if from != NO_CELL && from != to {
+                agents.sync_position(slot as u32);
             }
         }
         totals
@@ -340,8 +376,8 @@ fn forward_only(
 }
 
 /// Moves `agent` to the neighbouring cell `to` and keeps its route leading from where it
-/// stands (see the module docs).
-fn move_agent(
+/// stands (see the module docs). The caller updates [`AgentSet::positions`].
+pub(crate) fn move_agent(
     grid: &Grid,
     agent: &mut Agent,
     to: CellId,
@@ -430,8 +466,9 @@ fn move_agent(
     }
 }
 
-/// Marks `agent`, which stepped onto its goal during `tick`, as arrived.
-fn arrive(
+/// Marks `agent`, which stepped onto its goal during `tick`, as arrived (a goal it had reached
+/// and was moved off counts once).
+pub(crate) fn arrive(
     agent: &mut Agent,
     tick: u64,
     slot: u32,

@@ -9,6 +9,7 @@ use super::action_model::Heading;
 use super::agent::{Agent, AgentId, AgentSet, AgentState, PlanReason};
 use super::command::Command;
 use super::config::SimConfig;
+use super::control::{self, ActionOutcome, AgentAction, Forced};
 use super::metrics::{Metrics, RunSummary, StableHasher, TickReport};
 use super::movement::MovementStage;
 use super::occupancy::Occupancy;
@@ -28,6 +29,9 @@ use crate::planner::PlannerKind;
 /// 5. record metrics and return a [`TickReport`].
 ///
 /// The same grid, agents, config and seed give the same run whatever the number of threads.
+///
+/// Agents can also be driven from outside, move by move ([`set_controlled`](Self::set_controlled),
+/// [`step_with_actions`](Self::step_with_actions)): see [`crate::sim::control`].
 ///
 /// ```
 /// use throng::Grid;
@@ -67,6 +71,13 @@ pub struct Simulation {
     /// Navigation points of the grid, for the `nav` and `auto` planners (built in `new`,
     /// repaired by `change_map`).
     nav: Option<NavGraph>,
+    /// Slots of controlled agents given the cell they stand on as goal: they arrive when the
+    /// next tick is played.
+    settle: Vec<u32>,
+    /// Slots of the controlled agents that arrived so in the tick being played.
+    settled: Vec<u32>,
+    /// Per slot, whether an action names the agent (duplicate check; all false between calls).
+    named: Vec<bool>,
 }
 
 impl Simulation {
@@ -90,6 +101,9 @@ impl Simulation {
             metrics: Metrics::default(),
             component_cells: Vec::new(),
             nav,
+            settle: Vec::new(),
+            settled: Vec::new(),
+            named: Vec::new(),
         };
         sim.index_components();
         sim
@@ -116,6 +130,28 @@ impl Simulation {
         self.agents.get(id)
     }
 
+    /// Every slot's cell in one contiguous array, indexed by [`AgentId::index`]
+    /// ([`AgentSet::NO_POSITION`] for a free slot): the live agents' positions in slot order
+    /// without a walk over the agent records (see [`AgentSet::positions`]).
+    ///
+    /// ```
+    /// use throng::Grid;
+    /// use throng::sim::{AgentSet, SimConfig, Simulation};
+    ///
+    /// let mut sim = Simulation::new(Grid::from_ascii("....")?, SimConfig::default());
+    /// let a = sim.add_agent(0, Some(3))?;
+    /// let b = sim.add_agent(2, None)?;
+    /// sim.remove_agent(b)?;
+    /// assert_eq!(sim.slot_positions(), &[0, AgentSet::NO_POSITION]);
+    /// sim.step();
+    /// assert_eq!(sim.slot_positions()[a.index() as usize], 1);
+    /// # Ok::<(), throng::Error>(())
+    /// ```
+    #[inline]
+    pub fn slot_positions(&self) -> &[CellId] {
+        self.agents.positions()
+    }
+
     /// The next tick to be played (ticks played so far).
     pub fn tick(&self) -> u64 {
         self.tick
@@ -137,7 +173,83 @@ impl Simulation {
     /// [`Error::InvalidQuery`] when `start` or `goal` is outside the grid or blocked;
     /// [`Error::CellOccupied`] when conflicts are on and another agent stands on `start`.
     pub fn add_agent(&mut self, start: CellId, goal: Option<CellId>) -> Result<AgentId> {
-        self.insert_agent(start, goal, None)
+        self.insert_agent(start, goal, None, false)
+    }
+
+    /// [`add_agent`](Self::add_agent) for an agent driven from outside from the start (see
+    /// [`set_controlled`](Self::set_controlled)).
+    ///
+    /// # Errors
+    /// As [`add_agent`](Self::add_agent).
+    pub fn add_controlled_agent(&mut self, start: CellId, goal: Option<CellId>) -> Result<AgentId> {
+        self.insert_agent(start, goal, None, true)
+    }
+
+    /// Makes an agent driven from outside (`true`) or planned by the engine again (`false`),
+    /// now. A controlled agent is never planned for (its pending plan request, route and D*
+    /// Lite state are dropped) and never follows a route: each tick it stays unless
+    /// [`step_with_actions`](Self::step_with_actions) moves it (see [`crate::sim::control`]).
+    /// Released, an agent with a goal it has not reached asks for a plan from where it
+    /// stands (counted as a plan for a new goal; its trip still counts from when the goal was
+    /// given); one on its goal stays there, arrived.
+    ///
+    /// ```
+    /// use throng::Grid;
+    /// use throng::grid::Direction;
+    /// use throng::sim::{ActionOutcome, AgentAction, AgentState, SimConfig, Simulation};
+    ///
+    /// let mut sim = Simulation::new(Grid::from_ascii("....\n.#..")?, SimConfig::default());
+    /// let id = sim.add_agent(0, Some(3))?;
+    /// sim.set_controlled(id, true)?;
+    /// sim.step(); // no action: it stays
+    /// assert_eq!(sim.agent(id).unwrap().position(), 0);
+    /// assert_eq!(sim.agent(id).unwrap().state(), AgentState::Waiting);
+    /// let (_, outcomes) = sim.step_with_actions(&[(id, AgentAction::Move(Direction::South))])?;
+    /// assert_eq!(outcomes, [ActionOutcome::Moved]);
+    /// let (_, outcomes) = sim.step_with_actions(&[(id, AgentAction::Move(Direction::East))])?;
+    /// assert_eq!(outcomes, [ActionOutcome::Illegal]); // into the wall
+    /// sim.set_controlled(id, false)?; // planned again: off to its goal
+    /// while sim.agent(id).unwrap().state() != AgentState::Arrived {
+    ///     assert!(sim.step().tick < 20);
+    /// }
+    /// # Ok::<(), throng::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::UnknownAgent`] for a stale id.
+    pub fn set_controlled(&mut self, id: AgentId, controlled: bool) -> Result<()> {
+        let tick = self.tick;
+        let agent = self.agents.get_mut(id).ok_or(Error::UnknownAgent(id))?;
+        if agent.controlled == controlled {
+            return Ok(());
+        }
+        agent.controlled = controlled;
+        agent.path.clear();
+        agent.cursor = 0;
+        agent.drift = 0;
+        agent.waited = 0;
+        agent.blocked_failures = 0;
+        agent.detoured = false;
+        agent.committed = None;
+        let on_goal = agent.goal == Some(agent.position);
+        if controlled {
+            agent.plan_request = None;
+            agent.dstar = None;
+            if agent.goal.is_some() && agent.state != AgentState::Arrived {
+                agent.state = AgentState::Moving;
+                if on_goal {
+                    self.settle.push(id.index());
+                }
+            }
+        } else if agent.goal.is_some() {
+            if agent.state == AgentState::Arrived {
+                agent.path.push(agent.position); // a route of one cell: where it stays
+            } else {
+                agent.state = AgentState::Planning;
+                agent.plan_request = Some((PlanReason::NewGoal, tick));
+            }
+        }
+        Ok(())
     }
 
     /// [`add_agent`](Self::add_agent) for an agent that plans with `planner` rather than
@@ -165,7 +277,7 @@ impl Simulation {
         goal: Option<CellId>,
         planner: PlannerKind,
     ) -> Result<AgentId> {
-        self.insert_agent(start, goal, Some(planner))
+        self.insert_agent(start, goal, Some(planner), false)
     }
 
     fn insert_agent(
@@ -173,6 +285,7 @@ impl Simulation {
         start: CellId,
         goal: Option<CellId>,
         planner: Option<PlannerKind>,
+        controlled: bool,
     ) -> Result<AgentId> {
         self.check_cell(start, "start")?;
         if let Some(goal) = goal {
@@ -193,12 +306,16 @@ impl Simulation {
         }
         let mut agent = Agent::new(start, self.tick);
         agent.planner = planner;
+        agent.controlled = controlled;
         if let Some(goal) = goal {
             agent.set_goal(goal, self.tick);
         }
         let id = self.agents.insert(agent);
         if self.config.conflicts.separates() {
             self.occupancy.set(start, id.index());
+        }
+        if controlled && goal == Some(start) {
+            self.settle.push(id.index());
         }
         Ok(id)
     }
@@ -225,6 +342,9 @@ impl Simulation {
         let tick = self.tick;
         let agent = self.agents.get_mut(id).ok_or(Error::UnknownAgent(id))?;
         agent.set_goal(goal, tick);
+        if agent.controlled && agent.position == goal {
+            self.settle.push(id.index());
+        }
         Ok(())
     }
 
@@ -251,10 +371,17 @@ impl Simulation {
     ///
     /// # Errors
     /// [`Error::UnknownAgent`] for a stale id, [`Error::Invalid`] for a route that is empty,
-    /// does not start on the agent's cell, or makes an illegal move.
+    /// does not start on the agent's cell, or makes an illegal move, and for a controlled agent
+    /// (it follows no route: see [`set_controlled`](Self::set_controlled)).
     pub fn set_route(&mut self, id: AgentId, route: &[CellId]) -> Result<()> {
         let tick = self.tick;
-        let position = self.agents.get(id).ok_or(Error::UnknownAgent(id))?.position;
+        let agent = self.agents.get(id).ok_or(Error::UnknownAgent(id))?;
+        if agent.controlled {
+            return Err(Error::Invalid(format!(
+                "agent {id:?} is controlled from outside: it follows no route"
+            )));
+        }
+        let position = agent.position;
         if route.first() != Some(&position) {
             return Err(Error::Invalid(format!(
                 "a route must start on the agent's cell {position}"
@@ -335,6 +462,9 @@ impl Simulation {
             .iter()
             .any(|c| matches!(c, CellChange::SetWalkable { walkable: true, .. }));
         for (_, agent) in self.agents.iter_mut() {
+            if agent.controlled {
+                continue; // no route, no plan: its driver sees the new map
+            }
             let rest = match agent.state {
                 AgentState::Moving | AgentState::Waiting => &agent.path[agent.cursor..],
                 // A way may have opened to a goal that had none: try again.
@@ -359,6 +489,88 @@ impl Simulation {
 
     /// Plays one tick and returns its report.
     pub fn step(&mut self) -> TickReport {
+        self.play(&[], &mut Vec::new())
+    }
+
+    /// Plays one tick in which the agents named in `actions` do as told (see
+    /// [`crate::sim::control`] for the rules), and returns its report with the outcome of each
+    /// action, in the order given. Controlled agents not named stay; other agents not named
+    /// follow their routes as in [`step`](Self::step), which this is with no action.
+    ///
+    /// Actions are applied in the movement phase, after the tick's queued commands and plans:
+    /// a move is judged legal on the map as it is then, and an agent that a command queued for
+    /// the same tick removed gets [`ActionOutcome::Illegal`].
+    ///
+    /// ```
+    /// use throng::Grid;
+    /// use throng::grid::Direction::{East, West};
+    /// use throng::sim::{ActionOutcome, AgentAction, SimConfig, Simulation};
+    ///
+    /// let mut sim = Simulation::new(Grid::from_ascii("...")?, SimConfig::default());
+    /// let a = sim.add_controlled_agent(0, None)?;
+    /// let b = sim.add_controlled_agent(2, None)?;
+    /// // Both want the middle cell: one gets it, the other is blocked.
+    /// let (report, outcomes) = sim.step_with_actions(&[
+    ///     (a, AgentAction::Move(East)),
+    ///     (b, AgentAction::Move(West)),
+    /// ])?;
+    /// assert_eq!(report.moved, 1);
+    /// assert!(outcomes.contains(&ActionOutcome::Moved) && outcomes.contains(&ActionOutcome::Blocked));
+    /// assert!(sim.step_with_actions(&[(a, AgentAction::Wait), (a, AgentAction::Wait)]).is_err());
+    /// # Ok::<(), throng::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// Before anything is played: [`Error::UnknownAgent`] for a stale id, [`Error::Invalid`]
+    /// for an agent named twice, and for a move under the action model `rotate` with conflicts
+    /// `pibt` (robots that turn have no step in a direction: see [`crate::sim::control`]).
+    pub fn step_with_actions(
+        &mut self,
+        actions: &[(AgentId, AgentAction)],
+    ) -> Result<(TickReport, Vec<ActionOutcome>)> {
+        self.check_actions(actions)?;
+        let mut outcomes = Vec::with_capacity(actions.len());
+        let report = self.play(actions, &mut outcomes);
+        Ok((report, outcomes))
+    }
+
+    fn check_actions(&mut self, actions: &[(AgentId, AgentAction)]) -> Result<()> {
+        let rotate = self.config.action_model == super::ActionModel::Rotate
+            && self.config.conflicts == super::ConflictMode::Pibt;
+        if rotate
+            && let Some((id, _)) = actions
+                .iter()
+                .find(|(_, a)| matches!(a, AgentAction::Move(_)))
+        {
+            return Err(Error::Invalid(format!(
+                "agent {id:?}: moves in a direction are not actions of the action model rotate \
+                 (robots move forward and turn); only waits can be given"
+            )));
+        }
+        self.named.clear();
+        self.named.resize(self.agents.slot_count(), false);
+        let mut result = Ok(());
+        for &(id, _) in actions {
+            if self.agents.get(id).is_none() {
+                result = Err(Error::UnknownAgent(id));
+                break;
+            }
+            if std::mem::replace(&mut self.named[id.index() as usize], true) {
+                result = Err(Error::Invalid(format!(
+                    "agent {id:?} is given more than one action"
+                )));
+                break;
+            }
+        }
+        self.named.clear();
+        result
+    }
+
+    fn play(
+        &mut self,
+        actions: &[(AgentId, AgentAction)],
+        outcomes: &mut Vec<ActionOutcome>,
+    ) -> TickReport {
         let t0 = Instant::now();
         let mut report = TickReport {
             tick: self.tick,
@@ -400,7 +612,42 @@ impl Simulation {
             agent.arrived_at = Some(self.tick);
             agent.goals_reached += 1;
         }
+        // So do controlled agents given the cell they stand on as goal.
+        self.settled.clear();
+        for slot in std::mem::take(&mut self.settle) {
+            if let Some(agent) = self.agents.at_mut(slot)
+                && agent.controlled
+                && agent.goal == Some(agent.position)
+                && agent.state != AgentState::Arrived
+            {
+                agent.state = AgentState::Arrived;
+                agent.arrived_at = Some(self.tick);
+                agent.goals_reached += 1;
+                self.settled.push(slot);
+            }
+        }
         let t2 = Instant::now();
+
+        // Moves chosen from outside.
+        if !actions.is_empty() {
+            let forced = &mut self.movement.forced;
+            forced.clear();
+            forced.resize(self.agents.slot_count(), Forced::Free);
+            for &(id, action) in actions {
+                let Some(agent) = self.agents.get(id) else {
+                    continue; // removed by a command this tick
+                };
+                forced[id.index() as usize] = match action {
+                    AgentAction::Wait => Forced::Stay,
+                    AgentAction::Move(dir) => {
+                        match control::legal_target(&self.grid, agent.position, dir) {
+                            Some(cell) => Forced::To(cell),
+                            None => Forced::Stay,
+                        }
+                    }
+                };
+            }
+        }
 
         // 4. Movement.
         let moved = self.movement.run(
@@ -410,10 +657,26 @@ impl Simulation {
             &self.config,
             self.tick,
         );
+        outcomes.clear();
+        for &(id, action) in actions {
+            let agent = self.agents.get(id);
+            let forced = self.movement.forced[id.index() as usize];
+            outcomes.push(match (agent, action, forced) {
+                (None, _, _) => ActionOutcome::Illegal,
+                (Some(_), AgentAction::Wait, _) => ActionOutcome::Waited,
+                (Some(a), AgentAction::Move(_), Forced::To(cell)) if a.position == cell => {
+                    ActionOutcome::Moved
+                }
+                (Some(_), AgentAction::Move(_), Forced::To(_)) => ActionOutcome::Blocked,
+                (Some(_), AgentAction::Move(_), _) => ActionOutcome::Illegal,
+            });
+        }
+        self.movement.forced.clear();
         if self.config.lifelong {
             // Arrived agents, and agents whose goal turned out unreachable, get a new goal.
             let mut slots = std::mem::take(&mut self.movement.arrivals);
             slots.extend_from_slice(&self.planning.arrivals);
+            slots.extend_from_slice(&self.settled);
             slots.extend(
                 self.agents
                     .iter_mut()
@@ -438,7 +701,8 @@ impl Simulation {
         report.swaps = moved.swaps;
         report.moved = moved.moved;
         report.waiting = moved.waiting;
-        report.goals_reached = moved.arrived + self.planning.arrivals.len() as u32;
+        report.goals_reached =
+            moved.arrived + self.planning.arrivals.len() as u32 + self.settled.len() as u32;
         report.agents = self.agents.len() as u32;
         for (_, a) in self.agents.iter() {
             match a.state {
@@ -448,6 +712,10 @@ impl Simulation {
             }
         }
         report.state_hash = self.state_hash();
+        debug_assert!(
+            self.agents.positions_agree(),
+            "the flat positions array mirrors the agents"
+        );
         let ms = |a: Instant, b: Instant| (b - a).as_secs_f64() * 1e3;
         report.commands_ms = ms(t0, t1);
         report.planning_ms = ms(t1, t2);

@@ -5,7 +5,28 @@ and adds the pure-Python parts: ``throng.sweep`` (many runs over processes, Ray 
 ``throng.env`` (a PettingZoo environment; import it explicitly, it needs PettingZoo).
 """
 
-from ._throng import Grid, Simulation, __version__, load_map, plan
+from ._throng import (
+    ACTIONS,
+    OUTCOMES,
+    STATES,
+    Grid,
+    Simulation,
+    __version__,
+    generate_map,
+    load_map,
+    plan,
+)
 from .sweep import sweep
 
-__all__ = ["Grid", "Simulation", "load_map", "plan", "sweep", "__version__"]
+__all__ = [
+    "ACTIONS",
+    "OUTCOMES",
+    "STATES",
+    "Grid",
+    "Simulation",
+    "generate_map",
+    "load_map",
+    "plan",
+    "sweep",
+    "__version__",
+]

@@ -1,0 +1,339 @@
+"""A PettingZoo ``ParallelEnv`` of agents on a throng grid, for multi-agent reinforcement learning.
+
+POGEMA-style partial observability: every agent sees a square window of ``2 r + 1`` cells
+around itself (``r = obs_radius``) in three channels,
+
+0. obstacles (1 for a blocked cell or a cell outside the map),
+1. the other agents still on the map,
+2. its own goal: the goal's cell when it is inside the window, otherwise the point of the
+   window's border in the goal's direction (the goal's offset clipped to the window),
+
+as a ``float32`` array of shape ``(3, 2 r + 1, 2 r + 1)``. Actions are the engine's action
+codes: ``0`` wait, ``1`` up, ``2`` down, ``3`` left, ``4`` right (``Discrete(5)`` on a
+4-neighbourhood), and with ``neighbourhood=8`` also ``5`` up-left, ``6`` up-right, ``7``
+down-left, ``8`` down-right (``Discrete(9)``).
+
+The moves are played by the engine (``throng.Simulation`` with every agent controlled from
+outside), so its movement rules hold whatever the policy asks: never two agents in one cell, no
+swaps, no diagonal crossings, no corner cutting. A move into a wall, off the map or into a
+conflict it loses becomes a wait; ``infos[agent]["outcome"]`` says which (0 moved, 1 waited as
+asked, 2 illegal, 3 blocked by another agent).
+
+Reward: ``1.0`` on the step an agent reaches its goal, ``0.0`` otherwise. What happens then is
+``on_target``:
+
+- ``"finish"`` (default): the agent is terminated and leaves the map (its cell is free);
+- ``"restart"``: it gets a new random goal and carries on (lifelong);
+- ``"nothing"``: it stays active; it is rewarded again only after leaving and coming back.
+
+Every agent still active after ``max_episode_steps`` steps is truncated.
+
+Example::
+
+    from throng.env import parallel_env
+
+    env = parallel_env(agents=8, seed=0)
+    observations, infos = env.reset(seed=0)
+    while env.agents:
+        actions = {a: env.action_space(a).sample() for a in env.agents}
+        observations, rewards, terminations, truncations, infos = env.step(actions)
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from typing import Any, Optional, Union
+
+import numpy as np
+
+from . import Grid, Simulation
+
+try:
+    from gymnasium import spaces
+    from pettingzoo import ParallelEnv
+except ImportError as e:  # pragma: no cover - exercised only without the extra
+    raise ImportError(
+        "throng.env needs PettingZoo and Gymnasium: pip install 'throng[env]' "
+        "(or pip install pettingzoo gymnasium)"
+    ) from e
+
+__all__ = ["ThrongParallelEnv", "parallel_env", "env"]
+
+#: Action codes and their (dx, dy).
+MOVES = (
+    (0, 0),
+    (0, -1),
+    (0, 1),
+    (-1, 0),
+    (1, 0),
+    (-1, -1),
+    (1, -1),
+    (-1, 1),
+    (1, 1),
+)
+
+ON_TARGET = ("finish", "restart", "nothing")
+
+
+class ThrongParallelEnv(ParallelEnv):
+    """Agents on a throng grid, stepped together (see the module's documentation).
+
+    Args:
+        map: a :class:`throng.Grid`, a path to a Moving AI ``.map`` file, or ``None`` for a
+            random 32 x 32 map with 20% of its cells blocked (drawn from ``map_seed``).
+        agents: number of agents (each with its own start and goal, all distinct, drawn in the
+            map's largest connected area).
+        seed: default seed of ``reset`` (starts, goals and new goals of ``"restart"``).
+        obs_radius: ``r``, the window is ``2 r + 1`` cells wide.
+        on_target: ``"finish"``, ``"restart"`` or ``"nothing"``.
+        max_episode_steps: steps before the remaining agents are truncated.
+        neighbourhood: 4 (5 actions) or 8 (9 actions).
+        conflicts: the engine's conflict resolution among the chosen moves: ``"pibt"`` or
+            ``"avoid"`` (both keep one agent per cell; ``"off"`` would let agents overlap and is
+            refused).
+        map_seed: seed of the default random map.
+        render_mode: ``None``, ``"ansi"`` (text) or ``"rgb_array"`` (an image, 8 pixels a cell).
+    """
+
+    metadata = {"name": "throng_v0", "render_modes": ["ansi", "rgb_array"], "is_parallelizable": True}
+
+    def __init__(
+        self,
+        map: Union[Grid, str, "os.PathLike[str]", None] = None,
+        agents: int = 16,
+        seed: Optional[int] = None,
+        obs_radius: int = 5,
+        on_target: str = "finish",
+        max_episode_steps: int = 256,
+        neighbourhood: int = 4,
+        conflicts: str = "pibt",
+        map_seed: int = 0,
+        render_mode: Optional[str] = None,
+    ):
+        from . import generate_map, load_map
+
+        if on_target not in ON_TARGET:
+            raise ValueError(f"on_target must be one of {ON_TARGET}, not {on_target!r}")
+        if neighbourhood not in (4, 8):
+            raise ValueError(f"neighbourhood must be 4 or 8, not {neighbourhood!r}")
+        if conflicts not in ("pibt", "avoid"):
+            raise ValueError(f"conflicts must be 'pibt' or 'avoid', not {conflicts!r}")
+        if not isinstance(obs_radius, int) or obs_radius < 1:
+            raise ValueError(f"obs_radius must be a positive int, not {obs_radius!r}")
+        if not isinstance(max_episode_steps, int) or max_episode_steps < 1:
+            raise ValueError(f"max_episode_steps must be a positive int, not {max_episode_steps!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be None, 'ansi' or 'rgb_array', not {render_mode!r}")
+        if map is None:
+            grid = generate_map("random", 32, 32, seed=map_seed, density=0.2)
+        elif isinstance(map, Grid):
+            grid = map
+        else:
+            grid = load_map(os.fspath(map))
+        self.grid = grid.with_neighbourhood(neighbourhood)
+        self.passable = self.grid.passable
+        # Starts and goals in the largest connected area, so every goal can be reached.
+        self.area = np.argwhere(self.grid.components() == 0)[:, ::-1].astype(np.int64)
+        if not isinstance(agents, int) or agents < 1:
+            raise ValueError(f"agents must be a positive int, not {agents!r}")
+        if agents > len(self.area):
+            raise ValueError(
+                f"{agents} agents do not fit: the map's largest connected area has "
+                f"{len(self.area)} cells"
+            )
+        if len(self.area) < 2:
+            raise ValueError("the map's largest connected area has fewer than 2 cells")
+        self.n_agents = agents
+        self.default_seed = seed
+        self.r = obs_radius
+        self.on_target = on_target
+        self.max_episode_steps = max_episode_steps
+        self.neighbourhood = neighbourhood
+        self.conflicts = conflicts
+        self.render_mode = render_mode
+        self.possible_agents = [f"agent_{i}" for i in range(agents)]
+        self.agents: list = []
+        side = 2 * obs_radius + 1
+        self._obs_space = spaces.Box(0.0, 1.0, (3, side, side), dtype=np.float32)
+        self._act_space = spaces.Discrete(5 if neighbourhood == 4 else 9)
+        # Blocked cells as 1, padded by r cells of "outside" (also 1) for window slicing.
+        self._walls = np.pad((~self.passable).astype(np.float32), obs_radius, constant_values=1.0)
+        self.sim: Optional[Simulation] = None
+
+    @functools.lru_cache(maxsize=None)  # noqa: B019 - PettingZoo wants the same object per agent
+    def observation_space(self, agent: str) -> spaces.Box:
+        """Box(0, 1, (3, 2 r + 1, 2 r + 1), float32), the same object for every agent."""
+        return self._obs_space
+
+    @functools.lru_cache(maxsize=None)  # noqa: B019
+    def action_space(self, agent: str) -> spaces.Discrete:
+        """Discrete(5) on a 4-neighbourhood, Discrete(9) on an 8-neighbourhood."""
+        return self._act_space
+
+    def reset(self, seed: Optional[int] = None, options: Optional[dict] = None):
+        """Draws new starts and goals (from ``seed``, else the env's seed, else fresh entropy)."""
+        if seed is None:
+            seed = self.default_seed
+        self.rng = np.random.default_rng(seed)
+        n = self.n_agents
+        starts = self.area[self.rng.choice(len(self.area), n, replace=False)]
+        goals = self._draw_goals(starts)
+        self.sim = Simulation(
+            self.grid,
+            starts,
+            goals,
+            seed=int(self.rng.integers(2**63)),
+            threads=1,
+            conflicts=self.conflicts,
+            controlled=True,
+        )
+        self.agents = self.possible_agents[:]
+        # The engine lists its agents in slot order, which is the order they were added in:
+        # agent_0, agent_1, ... Agents leave the engine only when they leave `self.agents`, so
+        # row k of every engine array is `self.agents[k]`, and these arrays follow it.
+        self._ids = self.sim.ids().astype(np.int64)
+        self._goals = goals.astype(np.int64)
+        self._on_goal = np.zeros(n, dtype=bool)
+        self.steps = 0
+        observations = self._observe(self.sim.positions())
+        return observations, {a: {} for a in self.agents}
+
+    @property
+    def ids(self) -> dict:
+        """Each active agent's id in ``self.sim``."""
+        return dict(zip(self.agents, self._ids.tolist()))
+
+    @property
+    def goal(self) -> dict:
+        """Each active agent's goal, ``(x, y)``."""
+        return {a: (x, y) for a, (x, y) in zip(self.agents, self._goals.tolist())}
+
+    def _draw_goals(self, starts: np.ndarray) -> np.ndarray:
+        """One goal per start, all distinct, none on its own start."""
+        n = len(starts)
+        while True:
+            goals = self.area[self.rng.choice(len(self.area), n, replace=False)]
+            if not np.any(np.all(goals == starts, axis=1)):
+                return goals
+
+    def _new_goal(self, here: tuple) -> tuple:
+        """A goal for an agent that reached its own: not its cell, not another agent's goal."""
+        taken = set(map(tuple, self._goals.tolist()))
+        while True:
+            x, y = (int(v) for v in self.area[self.rng.integers(len(self.area))])
+            if (x, y) != here and (x, y) not in taken:
+                return (x, y)
+
+    def step(self, actions: dict):
+        """Plays one step: each active agent's action (agents missing from ``actions`` wait;
+        keys of agents no longer active are ignored)."""
+        if self.sim is None:
+            raise RuntimeError("call reset() before step()")
+        agents = self.agents
+        if not agents:
+            return {}, {}, {}, {}, {}
+        codes = np.asarray([actions.get(a, 0) for a in agents])
+        limit = self._act_space.n
+        if codes.dtype.kind not in "iu":
+            bad = next(a for a in agents if not isinstance(actions.get(a, 0), (int, np.integer)))
+            raise ValueError(f"{bad}: action {actions[bad]!r} is not in {self._act_space}")
+        wrong = np.flatnonzero((codes < 0) | (codes >= limit))
+        if wrong.size:
+            bad = agents[wrong[0]]
+            raise ValueError(f"{bad}: action {actions[bad]!r} is not in {self._act_space}")
+        report = self.sim.step(actions=codes.astype(np.int64))
+        self.steps += 1
+        pos = self.sim.positions()
+        reached = (pos == self._goals).all(axis=1)
+        reward = (reached & ~self._on_goal).astype(np.float64)
+        finished = reached if self.on_target == "finish" else np.zeros_like(reached)
+        if self.on_target == "restart":
+            for k in np.flatnonzero(reached):
+                goal = self._new_goal((int(pos[k, 0]), int(pos[k, 1])))
+                self._goals[k] = goal
+                self.sim.set_goal(int(self._ids[k]), goal)
+            reached[:] = False
+        self._on_goal = reached
+        truncated = self.steps >= self.max_episode_steps
+        rewards = dict(zip(agents, reward.tolist()))
+        terminations = dict(zip(agents, finished.tolist()))
+        truncations = dict.fromkeys(agents, truncated)
+        infos = {a: {"outcome": o} for a, o in zip(agents, report["action_outcomes"].tolist())}
+        observations = self._observe(pos)
+        if truncated:
+            self.agents = []
+        elif finished.any():
+            for k in np.flatnonzero(finished):
+                self.sim.remove_agent(int(self._ids[k]))
+            keep = ~finished
+            self.agents = [a for a, k in zip(agents, keep.tolist()) if k]
+            self._ids, self._goals, self._on_goal = (
+                self._ids[keep], self._goals[keep], self._on_goal[keep]
+            )
+        return observations, rewards, terminations, truncations, infos
+
+    def _observe(self, pos: np.ndarray) -> dict:
+        """Every active agent's window, for all agents at once with numpy; `pos` is the engine's
+        positions (row k: `self.agents[k]`)."""
+        if not self.agents:
+            return {}
+        n, r, side = len(self.agents), self.r, 2 * self.r + 1
+        x, y = pos[:, 0].astype(np.int64), pos[:, 1].astype(np.int64)
+        offs = np.arange(side)
+        ys = (y[:, None] + offs)[:, :, None]  # padded coordinates: cell (x, y) is at (y + r, x + r)
+        xs = (x[:, None] + offs)[:, None, :]
+        obs = np.zeros((n, 3, side, side), dtype=np.float32)
+        obs[:, 0] = self._walls[ys, xs]
+        occupied = np.zeros_like(self._walls)
+        occupied[y + r, x + r] = 1.0
+        obs[:, 1] = occupied[ys, xs]
+        obs[:, 1, r, r] = 0.0  # not itself
+        dx = np.clip(self._goals[:, 0] - x, -r, r)
+        dy = np.clip(self._goals[:, 1] - y, -r, r)
+        obs[np.arange(n), 2, dy + r, dx + r] = 1.0
+        return dict(zip(self.agents, obs))
+
+    def render(self):
+        """``"ansi"``: the map as text (``#`` wall, ``a`` agent, ``g`` goal); ``"rgb_array"``:
+        an (8 h, 8 w, 3) uint8 image (walls dark, agents blue, goals green)."""
+        if self.render_mode is None or self.sim is None:
+            return None
+        pos = self.sim.positions()
+        if self.render_mode == "ansi":
+            chars = np.where(self.passable, ".", "#").astype("<U1")
+            chars[self._goals[:, 1], self._goals[:, 0]] = "g"
+            chars[pos[:, 1], pos[:, 0]] = "a"
+            return "\n".join("".join(r) for r in chars)
+        img = np.where(self.passable[..., None], 235, 40).astype(np.uint8)
+        img = np.repeat(img, 3, axis=2)
+        img[self._goals[:, 1], self._goals[:, 0]] = (60, 170, 60)
+        img[pos[:, 1], pos[:, 0]] = (40, 90, 220)
+        return np.kron(img, np.ones((8, 8, 1), dtype=np.uint8))
+
+    def close(self):
+        self.sim = None
+
+    def state(self) -> np.ndarray:
+        """The whole map: (3, h, w) float32 of walls, agents and the active agents' goals."""
+        if self.sim is None:
+            raise RuntimeError("call reset() before state()")
+        h, w = self.passable.shape
+        s = np.zeros((3, h, w), dtype=np.float32)
+        s[0] = ~self.passable
+        pos = self.sim.positions()
+        s[1, pos[:, 1], pos[:, 0]] = 1.0
+        s[2, self._goals[:, 1], self._goals[:, 0]] = 1.0
+        return s
+
+
+def parallel_env(**kwargs: Any) -> ThrongParallelEnv:
+    """A :class:`ThrongParallelEnv` (the PettingZoo convention's constructor name)."""
+    return ThrongParallelEnv(**kwargs)
+
+
+def env(**kwargs: Any):
+    """The same environment under PettingZoo's AEC (turn by turn) API."""
+    from pettingzoo.utils.conversions import parallel_to_aec
+
+    return parallel_to_aec(parallel_env(**kwargs))

@@ -1,0 +1,183 @@
+//! Agents driven from outside: the moves a caller (a learned policy, a game's player) chooses
+//! for some agents each tick, under the engine's movement rules.
+//!
+//! An agent is *controlled* when [`Simulation::set_controlled`] (or
+//! [`Simulation::add_controlled_agent`]) says so: it is never planned for (no plan requests, no
+//! replans, no D* Lite state) and never follows a route; each tick it stays unless
+//! [`Simulation::step_with_actions`] gives it an [`AgentAction`]. Any agent, controlled or not,
+//! may be given an action for a tick: for an agent that follows a route, the action replaces
+//! its route's step for that tick, and afterwards it rejoins its route as an agent pushed off
+//! it by PIBT does (its cell is spliced into the route before the best route cell one move
+//! away; pushed too far, more than [`SimConfig::drift_replan`] cells, it asks for a new plan
+//! from where it stands), whatever the conflict mode.
+//!
+//! # The rules a chosen move must follow
+//! A move is *legal* when [`Grid::moves`] of the agent's cell contains its direction: it stays
+//! inside the grid, ends on a walkable cell, is one of the grid's neighbourhood (4 or 8
+//! directions) and cuts no corner (both cells beside a diagonal are walkable). An illegal move
+//! is refused: the agent stays ([`ActionOutcome::Illegal`]). A legal move then goes through the
+//! tick's conflict resolution with every other agent:
+//! - `off`: agents pass through each other by design; a legal move is always made.
+//! - `avoid`: the chosen cell is the agent's next cell in the claim resolution (in slot order,
+//!   chains first): it moves when the cell is free after the agents ahead have moved, and not
+//!   diagonally across an agent that crossed the same 2 x 2 block the other way; otherwise it
+//!   stays ([`ActionOutcome::Blocked`]).
+//! - `pibt`: the agent's only candidates are its chosen cell, then staying; it is never pushed
+//!   anywhere else, never swapped through a corridor, and never steps aside. Agents of higher
+//!   priority may take the cell first, or an agent may already stand there and be unable to
+//!   leave: then it stays ([`ActionOutcome::Blocked`]). A controlled agent with no move this
+//!   tick has only its own cell: other agents go round it.
+//!
+//! In every mode but `off`: never two agents in one cell, no two agents swapping cells, no two
+//! crossing one 2 x 2 block diagonally.
+//!
+//! # States and goals
+//! A controlled agent without a goal is idle. With a goal it is `moving` until a tick in which
+//! it does not move (then `waiting`), and `arrived` once it steps onto its goal (or when the
+//! goal it is given is the cell it stands on: it arrives when the next tick is played): that
+//! counts in [`TickReport::goals_reached`] and [`TickReport::at_goal`] as for any agent, and in
+//! a lifelong run it gets its next goal the same way. A controlled agent that leaves its goal
+//! in a one-shot run is on its way again, and coming back is not a new goal reached.
+//!
+//! # Action model `rotate`
+//! Robots that turn (the League of Robot Runners model) move only forward, one cell, and turn
+//! a quarter per tick: a step in a direction is not one of their actions. Under
+//! [`ActionModel::Rotate`] with conflicts `pibt`, [`Simulation::step_with_actions`] therefore
+//! refuses moves with an error; waits are accepted, and controlled agents stay put.
+//!
+//! [`Simulation::set_controlled`]: crate::sim::Simulation::set_controlled
+//! [`Simulation::add_controlled_agent`]: crate::sim::Simulation::add_controlled_agent
+//! [`Simulation::step_with_actions`]: crate::sim::Simulation::step_with_actions
+//! [`SimConfig::drift_replan`]: crate::sim::SimConfig::drift_replan
+//! [`Grid::moves`]: crate::Grid::moves
+//! [`TickReport::goals_reached`]: crate::sim::TickReport::goals_reached
+//! [`TickReport::at_goal`]: crate::sim::TickReport::at_goal
+//! [`ActionModel::Rotate`]: crate::sim::ActionModel::Rotate
+
+use serde::{Deserialize, Serialize};
+
+use super::agent::{Agent, AgentState, PlanReason};
+use super::config::SimConfig;
+use super::movement::MovementTotals;
+use super::pibt_movement;
+use crate::grid::{CellId, Direction, Grid};
+
+/// What a caller asks one agent to do this tick.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum AgentAction {
+    /// Stay on the cell.
+    Wait,
+    /// Step one cell that way (see the [module docs](self) for the rules).
+    Move(Direction),
+}
+
+/// What became of an [`AgentAction`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ActionOutcome {
+    /// The agent stepped where it was sent.
+    Moved,
+    /// The agent waited, as asked.
+    Waited,
+    /// The move broke a rule of the grid (outside it, onto a blocked cell, a diagonal on a
+    /// 4-connected grid, a cut corner): the agent stayed.
+    Illegal,
+    /// The move was legal but lost to other agents (the cell taken or held, a swap, a diagonal
+    /// crossing): the agent stayed.
+    Blocked,
+}
+
+impl ActionOutcome {
+    /// A small stable number per outcome (0 moved, 1 waited, 2 illegal, 3 blocked), as the
+    /// Python bindings report it.
+    pub fn code(self) -> i8 {
+        match self {
+            ActionOutcome::Moved => 0,
+            ActionOutcome::Waited => 1,
+            ActionOutcome::Illegal => 2,
+            ActionOutcome::Blocked => 3,
+        }
+    }
+}
+
+/// Per slot, what the movement phase must do with the agent this tick.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) enum Forced {
+    /// Nothing given: follow the route (a controlled agent stays).
+    #[default]
+    Free,
+    /// Stay (asked to wait, or an illegal move).
+    Stay,
+    /// Step onto this neighbouring cell (a legal move), if conflicts allow.
+    To(CellId),
+}
+
+/// The cell an agent standing on `at` reaches by `dir`, when the move is legal.
+pub(crate) fn legal_target(grid: &Grid, at: CellId, dir: Direction) -> Option<CellId> {
+    grid.moves(at).contains(dir).then(|| grid.step(at, dir))
+}
+
+/// Moves `agent` (in `slot`) onto the neighbouring cell `to` chosen by an action: a controlled
+/// agent walks there; an agent with a route rejoins it as when PIBT pushes it (see
+/// `sim::pibt_movement`), asking for a new plan when it has drifted too far. The caller
+/// updates the occupancy and [`super::AgentSet::positions`].
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn move_by_action(
+    grid: &Grid,
+    agent: &mut Agent,
+    to: CellId,
+    tick: u64,
+    slot: u32,
+    config: &SimConfig,
+    totals: &mut MovementTotals,
+    arrivals: &mut Vec<u32>,
+) {
+    if agent.controlled {
+        move_controlled(agent, to, tick, slot, totals, arrivals);
+        return;
+    }
+    pibt_movement::move_agent(grid, agent, to, tick, slot, totals, arrivals);
+    if agent.drift > config.drift_replan && agent.plan_request.is_none() {
+        agent.plan_request = Some((PlanReason::Drifted, tick));
+    }
+}
+
+/// Moves the controlled `agent` onto `to` during `tick` and keeps its state: arrived on its
+/// goal, moving otherwise (idle without a goal).
+pub(crate) fn move_controlled(
+    agent: &mut Agent,
+    to: CellId,
+    tick: u64,
+    slot: u32,
+    totals: &mut MovementTotals,
+    arrivals: &mut Vec<u32>,
+) {
+    agent.position = to;
+    agent.moves += 1;
+    agent.waited = 0;
+    totals.moved += 1;
+    match agent.goal {
+        Some(goal) if goal == to => pibt_movement::arrive(agent, tick, slot, totals, arrivals),
+        Some(_) => {
+            if agent.state == AgentState::Arrived {
+                // Left the goal it had reached: on its way back, not to a new goal.
+                agent.arrived_at = None;
+                agent.left_goal = true;
+            }
+            agent.state = AgentState::Moving;
+        }
+        None => {}
+    }
+}
+
+/// After the movement phase: a controlled agent with a goal that did not move and is not on
+/// its goal is waiting.
+pub(crate) fn settle_controlled(agent: &mut Agent, moved: bool) {
+    if agent.controlled
+        && !moved
+        && agent.goal.is_some()
+        && matches!(agent.state, AgentState::Moving | AgentState::Waiting)
+    {
+        agent.state = AgentState::Waiting;
+    }
+}
