@@ -584,7 +584,11 @@ impl SearchWorkspace {
         for step in self.path.windows(2) {
             let (lo, hi) = (step[0].min(step[1]), step[0].max(step[1]));
             let straight = hi - lo == width || (hi - lo == 1 && (width != 2 || lo % 2 == 0));
-            cost += if straight { 1.0 } else { std::f64::consts::SQRT_2 };
+            cost += if straight {
+                1.0
+            } else {
+                std::f64::consts::SQRT_2
+            };
         }
         cost
     }
