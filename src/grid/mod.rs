@@ -26,6 +26,7 @@
 //! # Ok::<(), throng::Error>(())
 //! ```
 
+mod bits;
 mod components;
 mod direction;
 mod path;
@@ -33,6 +34,7 @@ pub mod procgen;
 
 use serde::{Deserialize, Serialize};
 
+pub(crate) use bits::{BitRows, WalkBits};
 pub use components::Components;
 pub use direction::{Direction, MoveSet};
 pub use path::PathError;
@@ -44,7 +46,7 @@ use crate::search::QueryError;
 pub type CellId = u32;
 
 /// The largest number of cells a grid may have: 2^28, e.g. 16384 x 16384. A grid that size
-/// takes about 1.5 GiB and each search workspace 3 GiB more, so larger inputs are refused with
+/// takes about 1.7 GiB and each search workspace 3 GiB more, so larger inputs are refused with
 /// an error rather than allowed to exhaust memory.
 pub const MAX_CELLS: u64 = 1 << 28;
 
@@ -160,6 +162,9 @@ pub struct Grid {
     /// it stays admissible on cheap terrain.
     min_cost: f64,
     moves: Vec<MoveSet>,
+    /// The walkable flags as bits, row-major and transposed, for the block scans of Jump Point
+    /// Search; kept in step with `walkable` by `rebuild` and `apply`.
+    bits: WalkBits,
     components: Components,
     /// Calls of [`Grid::apply`] that changed a cell's walkability.
     wall_edits: u64,
@@ -200,6 +205,7 @@ impl Grid {
                 walkable.len()
             )));
         }
+        let bits = WalkBits::new(width, height, &walkable);
         let mut grid = Grid {
             width,
             height,
@@ -208,6 +214,7 @@ impl Grid {
             costs: None,
             min_cost: 1.0,
             moves: Vec::new(),
+            bits,
             components: Components::default(),
             wall_edits: 0,
         };
@@ -473,6 +480,8 @@ impl Grid {
                     if self.walkable[cell as usize] != walkable {
                         self.walkable[cell as usize] = walkable;
                         self.refresh_moves_around(cell);
+                        let (x, y) = self.coords(cell);
+                        self.bits.set(x as usize, y as usize, walkable);
                         walls_changed = true;
                     }
                 }
@@ -508,6 +517,12 @@ impl Grid {
     #[inline]
     pub(crate) fn cost_table(&self) -> Option<&[f32]> {
         self.costs.as_deref()
+    }
+
+    /// The walkable flags as bits (row-major and transposed), for the block scans of JPS.
+    #[inline]
+    pub(crate) fn walk_bits(&self) -> &WalkBits {
+        &self.bits
     }
 
     #[inline]

@@ -1,10 +1,11 @@
 //! Jump Point Search (D. Harabor and A. Grastien, "Online Graph Pruning for Pathfinding on Grid
-//! Maps", AAAI 2011) for uniform-cost 8-connected grids without corner cutting.
+//! Maps", AAAI 2011, with the block-based scans and intercardinal pruning of their "Improving
+//! Jump Point Search", ICAPS 2014) for uniform-cost 8-connected grids without corner cutting.
 //!
 //! JPS is A* over a sparse set of cells, the *jump points*. Expanding a jump point does not
-//! generate its eight neighbours: it scans ("jumps") in a few directions, step by step along
-//! the grid, and only generates the cells where a scan has to stop because the optimal
-//! continuation may turn there. Everything else about the search is A*'s: the same workspace
+//! generate its eight neighbours: it scans ("jumps") in a few directions along the grid, and
+//! only generates the cells where a scan has to stop because the optimal continuation may turn
+//! there. Everything else about the search is A*'s: the same workspace
 //! arrays (generation stamps, exact fixed-point `g`, the radix-heap open list), the octile
 //! heuristic, the LIFO tie-break among equal `f`, and the same outcomes.
 //!
@@ -38,16 +39,43 @@
 //!   north, east and north-east. (With corner cutting, a blocked west or south cell is what
 //!   forces neighbours during diagonal moves; without it such a move cannot happen at all.)
 //!
-//! A straight jump steps on while the move is legal and stops at the goal or at the first cell
-//! with a forced neighbour (it returns nothing when it hits a wall). A diagonal jump stops at
-//! the goal, or at the first cell from which the straight jump along either of its two
-//! orthogonal components finds a jump point; it returns nothing when the next diagonal move is
-//! illegal. The start cell's successors are all its legal moves. Every cell an optimal
-//! diagonal-first path visits is either skipped by a jump (its pruned neighbourhood has only
-//! the natural continuation) or is a jump point where the path turns, which is the argument of
-//! the paper's optimality theorem; `tests/jps_reference.rs` checks the result against a
-//! reference Dijkstra on thousands of random maps, mazes and rooms, and on every shipped Moving
-//! AI query.
+//! A straight jump steps on while the move is legal and stops at the first cell with a forced
+//! neighbour (it returns nothing when it hits a wall). A diagonal jump stops at the first cell
+//! from which the straight jump along either of its two orthogonal components finds a jump
+//! point; it returns nothing when the next diagonal move is illegal. The start cell's
+//! successors are all its legal moves. Every cell an optimal diagonal-first path visits is
+//! either skipped by a jump (its pruned neighbourhood has only the natural continuation) or is
+//! a jump point where the path turns, which is the argument of the paper's optimality theorem;
+//! `tests/jps_reference.rs` checks the result against a reference Dijkstra on thousands of
+//! random maps, mazes and rooms, and on every shipped Moving AI query.
+//!
+//! # Improving JPS: block scans, diagonals on the spot, the goal in sight
+//!
+//! Harabor and Grastien's "Improving Jump Point Search" (ICAPS 2014) makes online JPS several
+//! times faster with two changes, both here (our own implementation of the published ideas),
+//! plus a third that their reference code uses:
+//!
+//! - **Block-based scans.** A straight scan reads the walkable cells packed one bit per cell
+//!   ([`crate::grid`]'s `bits.rs`: a row-major copy for east and west, a transposed copy for
+//!   north and south) and decides 56 cells with one 64-bit load. The forced-neighbour test of
+//!   those 56 cells is a function of three lines of bits; the grid keeps it precomputed as a
+//!   *stop plane* per scan direction (blocked, or walkable with a forced neighbour when entered
+//!   that way), updated with the walkable bits on every edit, so a scan is one load per 56
+//!   cells and, where it stops, one more to tell a wall from a jump point.
+//! - **Diagonal jump points expanded on the spot** ("intercardinal pruning"). Expanding a
+//!   diagonal jump point `t` reached in direction `D` does exactly three things: scan the two
+//!   components of `D` from `t` and continue diagonally. The diagonal walk already ran both
+//!   component scans to find `t`, so putting `t` on the open list would repeat them later.
+//!   Instead the walk pushes the straight jump points those scans found (with `t` as their
+//!   origin) and walks on, until the next diagonal move is illegal. `t` itself is never on the
+//!   open list. The walk stops early where plain JPS would not have pushed `t` (it is closed,
+//!   or already reached at least as cheaply), so the search generates the same jump points as
+//!   plain JPS, only sooner.
+//! - **The goal in sight.** Before scanning, an expansion checks whether the goal is reached by
+//!   a diagonal-first octile path (`min(|dx|, |dy|)` diagonal moves, then straight ones) along a
+//!   direction the pruning keeps. If so the goal is pushed alone: its cost through this cell is
+//!   the heuristic's, which no other successor can beat. Every scan that could pass over the
+//!   goal runs inside that direction's octant, so the scans themselves never look for it.
 //!
 //! # Bookkeeping
 //!
@@ -56,55 +84,44 @@
 //! expansion. There is no extra per-cell array: to rebuild the full cell-by-cell path, the
 //! reconstruction walks back from each jump point against its direction, pushing every cell,
 //! until it reaches a cell stamped in this query whose `g` plus the steps walked equals the
-//! jump point's `g`. The jump's origin always qualifies (it was closed when it generated the
-//! jump, so its `g` has not changed since, and costs are exact integers); a cell met earlier
-//! that qualifies is an equally cheap predecessor, so the path cost is the same either way.
-//! A* therefore keeps its 15 bytes per cell and its speed.
+//! jump point's `g`. A diagonal jump point expanded on the spot, and the cell where a path to
+//! the goal in sight turns, are stamped open with their `g` and diagonal direction but never
+//! pushed, so that this walk finds them. A jump point's origin qualifies when the walk reaches
+//! it: an expanded jump point was closed when it generated the jump, so its `g` has not changed
+//! since; a cell stamped on the spot may be improved later, but only for jump points off the
+//! final path (on an optimal path every prefix is optimal, so the `g` it gave its jump points
+//! is the least there is). A cell met earlier that qualifies is an equally cheap predecessor,
+//! so the path cost is the same either way. Costs are exact integers. A* therefore keeps its
+//! 11 bytes per cell and its speed.
 //!
-//! The node budget ([`SearchOptions::node_budget`]) and [`SearchStats::expanded`] count
-//! *expanded jump points*, not cells scanned; [`SearchStats::pushed`] counts jump points put on
-//! the open list. On weighted grids and 4-connected grids, [`SearchWorkspace::find_path_jps`]
-//! answers with A* (and A*'s counters).
-//!
-//! # Scanning
-//!
-//! A scan reads only the per-cell [`MoveSet`](crate::grid::MoveSet) byte, which already encodes
-//! bounds, walls and the corner rule: a straight scan goes on while the direction's bit is set,
-//! and `moves[next] & !moves[cell]` restricted to the two side bits is exactly "walkable beside
-//! `next`, blocked beside `cell`", the forced-neighbour test. East and west scans read eight
-//! consecutive move bytes as one `u64` and find the first cell that stops them with bit
-//! operations (SWAR); north and south scans step one row at a time. The expansion tries the
-//! eight directions in an unrolled sequence, so that each scan is inlined with constant bits
-//! and offsets, and a diagonal jump tries its horizontal component first.
+//! The node budget ([`SearchOptions::node_budget`]) and [`SearchStats::expanded`] count jump
+//! points taken off the open list and expanded, not cells scanned nor diagonal jump points
+//! expanded on the spot; [`SearchStats::pushed`] counts jump points put on the open list. On
+//! weighted grids and 4-connected grids, [`SearchWorkspace::find_path_jps`] answers with A*
+//! (and A*'s counters).
 //!
 //! # Measurements
 //!
-//! `throng scen --planner astar|jps` on the shipped maps, mean µs per query (best of 7 rounds,
-//! A* and JPS interleaved in the same session, 2-core AMD EPYC shared with other builds) and
-//! mean expansions per query (for JPS: expanded jump points):
+//! Instructions inside `find_path_jps` (callgrind) for every query of each `.scen` file, one
+//! row per step (AR0011SR: `bg512`, 1280 queries; AcrosstheCape: `sc1`, 768 x 768, 2940;
+//! Berlin_1_256: 910; den520d: 870; random512-10-0: 1780; 8room_000: 2140):
 //!
-//! | map | A* µs | A* expanded | JPS µs | JPS expanded | time ratio |
-//! |---|---|---|---|---|---|
-//! | `random512-10-0` (1780 queries) | 432 | 11,274 | 261 | 4,638 | 1.7x |
-//! | `8room_000` (2140) | 1793 | 38,020 | 323 | 3,970 | 5.5x |
-//! | `den520d` (870) | 166 | 4,393 | 15.4 | 101 | 10.8x |
-//! | `arena` (130) | 1.5 | 31.9 | 1.4 | 4.8 | 1.1x |
+//! | step | AR0011SR | AcrosstheCape | Berlin | den520d | random512 | 8room |
+//! |---|---|---|---|---|---|---|
+//! | before: `MoveSet` byte scans (SWAR east/west, cell by cell north/south) | 467M | 4996M | 218M | 177M | 3796M | 5705M |
+//! | bit-packed block scans, three lines per load | 128M | 1667M | 106M | 84M | 4078M | 6597M |
+//! | + diagonal jump points expanded on the spot | 152M | 1614M | 98M | 81M | 3770M | 5353M |
+//! | + the goal in sight (scans no longer test for it) | 115M | 1426M | 87M | 70M | 3728M | 5002M |
+//! | + stop planes: one load per 56 cells (current) | 74M | 960M | 64M | 50M | 2928M | 3681M |
+//! | current without diagonals on the spot | 65M | 1123M | 77M | 57M | 3520M | 4680M |
 //!
-//! The gains are smaller than the 5-20x often quoted for two reasons. The A* it is measured
-//! against is already 2.5-3x faster than a textbook one (exact integer costs, radix heap).
-//! And on `random512-10-0` every isolated obstacle forces neighbours: jump points are dense
-//! (one per 2.4 A* expansions), scans are short (4 cells on average), and an expansion costs
-//! about twice an A* one, mostly in branch mispredictions at the end of each short scan and in
-//! cache misses on the stamps of the generated jump points. `arena`'s queries are tiny (1.5 µs)
-//! and dominated by per-query costs. Maps with open areas and corridors (`den520d`) gain most.
+//! Expanding diagonals on the spot costs more than it saves only on AR0011SR, whose wide open
+//! areas make walks long and many of them never needed; it is kept. Also tried: deferring the
+//! rest of a walk once its `f` rises above the expanded cell's (push the next diagonal cell as
+//! a jump point instead): 81M / 1127M / 77M / 58M on the first four maps, worse everywhere.
 //!
-//! Tried and dropped (same session, instruction and misprediction counts from cachegrind to
-//! see through the timing noise): expanding the cells of a diagonal run on the spot instead of
-//! pushing them as jump points ("intermediate pruning", which needs a 4-byte parent cell per
-//! cell): 20% faster on `8room_000`, 20% slower on `random512-10-0`, 35% slower on `arena`;
-//! the same only while the run stays at the current `f`: no better than plain JPS; north and
-//! south scans gathering four rows into one word: 15% more instructions and L1 misses for 9%
-//! fewer mispredictions, no gain.
+//! Wall-clock against warthog (ShortestPathLab's C++ reference, `jps2` = block scans and
+//! intercardinal pruning, online): see the README's Performance section.
 //!
 //! [`SearchStats::expanded`]: super::SearchStats::expanded
 //! [`SearchStats::pushed`]: super::SearchStats::pushed
@@ -113,7 +130,7 @@ use super::astar::FastDiv;
 use super::cost::{CostModel, DIAGONAL, FixedCost, SCALE};
 use super::workspace::NO_PARENT;
 use super::{QueryError, SearchOptions, SearchOutcome, SearchWorkspace};
-use crate::grid::{CellId, Direction, Grid, MoveSet, Neighborhood};
+use crate::grid::{BitRows, CellId, Direction, Grid, MoveSet, Neighborhood};
 
 /// Bits of the orthogonal directions beside each straight direction (the sides on which a
 /// straight move can find forced neighbours).
@@ -204,165 +221,85 @@ fn successors(arrival: u8, here: u8, before: u8) -> u8 {
     wanted & here
 }
 
-/// The move bytes of cells `i..i + 8`, cell `i` in the lowest byte.
-#[inline(always)]
-fn load8(moves: &[MoveSet], i: usize) -> u64 {
-    let b = &moves[i..i + 8];
-    u64::from_le_bytes([
-        b[0].0, b[1].0, b[2].0, b[3].0, b[4].0, b[5].0, b[6].0, b[7].0,
-    ])
-}
-
-/// The scans of one query: the move table, the cell offsets of the eight directions, the goal.
+/// The scans of one query: the move table (for diagonal steps) and the walkable bits in both
+/// orientations (for straight scans).
 struct Scanner<'a> {
     moves: &'a [MoveSet],
-    offsets: [isize; 8],
-    goal: usize,
+    rows: &'a BitRows,
+    cols: &'a BitRows,
 }
 
 impl Scanner<'_> {
-    /// Straight jump from `c` in direction `d` (0..4): the number of steps to the jump point,
-    /// or 0 when the scan runs into a wall first.
+    /// Straight jump from `(x, y)` in direction `d` (0..4): the number of steps to the jump
+    /// point, or 0 when the scan runs into a wall first. East and west scan the row-major
+    /// bits, north and south the transposed ones. The goal is not looked for (see
+    /// [`goal_in_sight`](Self::goal_in_sight)).
     #[inline(always)]
-    fn straight(&self, c: usize, d: usize) -> usize {
+    fn straight(&self, x: usize, y: usize, d: usize) -> usize {
         match d {
-            1 => self.east(c),
-            3 => self.west(c),
-            _ => self.straight_by_cell(c, d),
+            0 => self.cols.jump_backward(x, y),
+            1 => self.rows.jump_forward(y, x),
+            2 => self.cols.jump_forward(x, y),
+            _ => self.rows.jump_backward(y, x),
         }
     }
 
-    /// [`straight`](Self::straight) one cell at a time (any direction).
+    /// Whether the goal, `dx` columns and `dy` rows from cell `c` at `(x, y)` (not both 0), is
+    /// reached from `c` by `min(|dx|, |dy|)` diagonal moves followed by straight moves, all
+    /// legal: an octile-shortest path, so nothing through `c` can beat it. Returns the cell
+    /// where the path turns from diagonal to straight (`c` or the goal when it does not turn).
     #[inline(always)]
-    fn straight_by_cell(&self, mut c: usize, d: usize) -> usize {
-        let bit = 1u8 << d;
-        let sides = SIDES_OF_STRAIGHT[d];
-        let off = self.offsets[d];
-        let mut here = self.moves[c].0;
-        let mut steps = 0;
-        loop {
-            if here & bit == 0 {
-                return 0;
-            }
-            let next = c.wrapping_add_signed(off);
-            steps += 1;
-            let there = self.moves[next].0;
-            // A side cell walkable beside `next` but not beside `c`: a forced neighbour.
-            if next == self.goal || there & !here & sides != 0 {
-                return steps;
-            }
-            c = next;
-            here = there;
-        }
-    }
-
-    /// Straight jump east, eight cells per step: the move bytes of eight consecutive cells
-    /// read as one `u64` (SWAR), with the same rule as the cell-by-cell scan. Byte `i` of
-    /// `here` is cell `base + i`, of `next` cell `base + i + 1`; the first byte where the scan
-    /// cannot go on or finds a forced neighbour ends it. A goal in a later row cannot be taken
-    /// for one ahead: the row's last cell has no east move, which ends the scan first.
-    #[inline(always)]
-    fn east(&self, c: usize) -> usize {
-        const CAN_GO: u64 = 0x0202_0202_0202_0202; // the east bit of every byte
-        const SIDES: u64 = 0x0505_0505_0505_0505; // the north and south bits
-        let mut base = c;
-        while base + 9 <= self.moves.len() {
-            let here = load8(self.moves, base);
-            let next = load8(self.moves, base + 1);
-            // Byte i: cell base + i cannot move east / cell base + i + 1 has a forced neighbour.
-            let stuck = !here & CAN_GO;
-            let forced = next & !here & SIDES;
-            let goal = self.goal.wrapping_sub(base); // steps from base to the goal, if ahead
-            let events = stuck | forced;
-            if events == 0 {
-                if goal.wrapping_sub(1) < 8 {
-                    return goal + (base - c);
+    fn goal_in_sight(
+        &self,
+        c: usize,
+        x: usize,
+        y: usize,
+        dx: isize,
+        dy: isize,
+        offsets: &[isize; 8],
+    ) -> Option<usize> {
+        let (ax, ay) = (dx.unsigned_abs(), dy.unsigned_abs());
+        let diagonal = ax.min(ay);
+        let (mut t, mut tx, mut ty) = (c, x, y);
+        if diagonal > 0 {
+            let d = DIAGONAL_TOWARDS[usize::from(dx > 0)][usize::from(dy > 0)];
+            let bit = 1u8 << d;
+            let off = offsets[d];
+            for _ in 0..diagonal {
+                if self.moves[t].0 & bit == 0 {
+                    return None;
                 }
-                base += 8;
-                continue;
+                t = t.wrapping_add_signed(off);
             }
-            let i = (events.trailing_zeros() / 8) as usize;
-            let blocked = (stuck >> (8 * i)) & 0xFF != 0;
-            let reach = if blocked { i } else { i + 1 };
-            if goal.wrapping_sub(1) < reach {
-                return goal + (base - c);
-            }
-            return if blocked { 0 } else { reach + (base - c) };
+            tx = tx.wrapping_add_signed(dx.signum() * diagonal as isize);
+            ty = ty.wrapping_add_signed(dy.signum() * diagonal as isize);
         }
-        let rest = self.straight_by_cell(base, 1);
-        if rest == 0 { 0 } else { rest + (base - c) }
-    }
-
-    /// Straight jump west, eight cells per step (the mirror image of [`east`](Self::east)).
-    #[inline(always)]
-    fn west(&self, c: usize) -> usize {
-        const CAN_GO: u64 = 0x0808_0808_0808_0808; // the west bit of every byte
-        const SIDES: u64 = 0x0505_0505_0505_0505;
-        let mut base = c;
-        while base >= 8 {
-            // Byte 7 - t: cell base - t, and (in `next`) cell base - t - 1.
-            let here = load8(self.moves, base - 7);
-            let next = load8(self.moves, base - 8);
-            let stuck = !here & CAN_GO;
-            let forced = next & !here & SIDES;
-            let goal = base.wrapping_sub(self.goal);
-            let events = stuck | forced;
-            if events == 0 {
-                if goal.wrapping_sub(1) < 8 {
-                    return goal + (c - base);
-                }
-                base -= 8;
-                continue;
+        let open = if ax > ay {
+            if dx > 0 {
+                self.rows.open_forward(ty, tx, ax - ay)
+            } else {
+                self.rows.open_backward(ty, tx, ax - ay)
             }
-            let t = (events.leading_zeros() / 8) as usize;
-            let blocked = (stuck >> (8 * (7 - t))) & 0xFF != 0;
-            let reach = if blocked { t } else { t + 1 };
-            if goal.wrapping_sub(1) < reach {
-                return goal + (c - base);
+        } else if ay > ax {
+            if dy > 0 {
+                self.cols.open_forward(tx, ty, ay - ax)
+            } else {
+                self.cols.open_backward(tx, ty, ay - ax)
             }
-            return if blocked { 0 } else { reach + (c - base) };
-        }
-        let rest = self.straight_by_cell(base, 3);
-        if rest == 0 { 0 } else { rest + (c - base) }
-    }
-
-    /// Diagonal jump from `c` in direction `d` (4..8): the number of steps to the jump point,
-    /// or 0 when the next diagonal move is illegal before one is found.
-    #[inline(always)]
-    fn diagonal(&self, mut c: usize, d: usize) -> usize {
-        let bit = 1u8 << d;
-        let (a, b) = COMPONENTS[d];
-        let off = self.offsets[d];
-        let mut steps = 0;
-        loop {
-            if self.moves[c].0 & bit == 0 {
-                return 0;
-            }
-            c = c.wrapping_add_signed(off);
-            steps += 1;
-            // The horizontal component `b` first: its scan reads eight cells at a time.
-            if c == self.goal || self.straight(c, b) != 0 || self.straight(c, a) != 0 {
-                return steps;
-            }
-        }
-    }
-
-    /// Jump from `c` in direction `d`; steps to the jump point, 0 for none. Called with a
-    /// constant `d`, so each direction's scan is its own loop with constant bits and offsets.
-    #[inline(always)]
-    fn jump(&self, c: usize, d: usize) -> usize {
-        match d {
-            0 => self.straight(c, 0),
-            1 => self.straight(c, 1),
-            2 => self.straight(c, 2),
-            3 => self.straight(c, 3),
-            4 => self.diagonal(c, 4),
-            5 => self.diagonal(c, 5),
-            6 => self.diagonal(c, 6),
-            _ => self.diagonal(c, 7),
-        }
+        } else {
+            true
+        };
+        open.then_some(t)
     }
 }
+
+/// `DIAGONAL_TOWARDS[east][south]`: the diagonal move towards a cell east (or west) and south
+/// (or north).
+const DIAGONAL_TOWARDS: [[usize; 2]; 2] = [[7, 6], [4, 5]];
+
+/// `TOWARDS[sign(dx) + 1][sign(dy) + 1]`: the move whose octant holds a cell `dx`, `dy` away
+/// (straight when one of them is 0, else diagonal); `usize::MAX` for the cell itself.
+const TOWARDS: [[usize; 3]; 3] = [[7, 3, 6], [0, usize::MAX, 2], [4, 1, 5]];
 
 impl SearchWorkspace {
     /// Optimal path from `start` to `goal` by Jump Point Search (see the
@@ -370,8 +307,8 @@ impl SearchWorkspace {
     /// as [`find_path_with`](Self::find_path_with), usually with far fewer expansions and much
     /// less time on uniform-cost maps.
     ///
-    /// The node budget counts expanded jump points. On weighted grids
-    /// ([`Grid::is_weighted`]) and 4-connected grids this answers with A*.
+    /// The node budget counts jump points taken off the open list and expanded. On weighted
+    /// grids ([`Grid::is_weighted`]) and 4-connected grids this answers with A*.
     ///
     /// ```
     /// use throng::grid::Grid;
@@ -427,13 +364,14 @@ impl SearchWorkspace {
         let width = grid.width();
         let model = FixedCost::<true>;
         let offsets = grid.move_offsets().map(|o| o as isize);
-        let scanner = Scanner {
-            moves: grid.move_table(),
-            offsets,
-            goal: goal as usize,
-        };
         let moves = grid.move_table();
+        let bits = grid.walk_bits();
         let (gx, gy) = grid.coords(goal);
+        let scanner = Scanner {
+            moves,
+            rows: &bits.rows,
+            cols: &bits.cols,
+        };
         let div = FastDiv::new(width);
         let (sx, sy) = grid.coords(start);
         self.open_start(start, model.heuristic(sx.abs_diff(gx), sy.abs_diff(gy)));
@@ -444,6 +382,7 @@ impl SearchWorkspace {
         let parent = &mut self.parent[..grid.len()];
         let open = &mut self.open;
         let stats = &mut self.stats;
+        let (gxu, gyu) = (gx as usize, gy as usize);
 
         while let Some((_, cell)) = open.pop() {
             let c = cell as usize;
@@ -460,7 +399,8 @@ impl SearchWorkspace {
             stamp[c] = closed_stamp;
             let g = g_of[c];
             let cy = div.divide(cell);
-            let cx = cell - cy * width;
+            let cx = (cell - cy * width) as usize;
+            let cy = cy as usize;
             let here = moves[c].0;
             let arrival = parent[c];
             let dirs = if arrival == NO_PARENT {
@@ -469,39 +409,136 @@ impl SearchWorkspace {
                 let before = c.wrapping_add_signed(-offsets[usize::from(arrival)]);
                 successors(arrival, here, moves[before].0)
             };
+            // Generates jump point `next` at `(nx, ny)` with cost `ng`, reached in direction
+            // `d`, unless it is closed or already open at least as cheaply.
+            macro_rules! push {
+                ($next:expr, $ng:expr, $d:expr, $nx:expr, $ny:expr) => {{
+                    let next: usize = $next;
+                    let ng: u64 = $ng;
+                    let s = stamp[next];
+                    let seen = s == open_stamp;
+                    if s != closed_stamp && !(seen && ng >= g_of[next]) {
+                        stamp[next] = open_stamp;
+                        g_of[next] = ng;
+                        parent[next] = $d as u8;
+                        let (nx, ny): (usize, usize) = ($nx, $ny);
+                        let h = model.heuristic(nx.abs_diff(gxu) as u32, ny.abs_diff(gyu) as u32);
+                        open.push(ng + h, next as CellId);
+                        stats.pushed += u64::from(!seen);
+                    }
+                }};
+            }
+            // The goal in sight along a direction the pruning keeps: push it alone (nothing
+            // through this cell can reach it more cheaply), and none of the scans need to look
+            // for it (any scan that would pass over it runs along that direction's octant).
+            let (dxg, dyg) = (gxu as isize - cx as isize, gyu as isize - cy as isize);
+            let towards = TOWARDS[(dxg.signum() + 1) as usize][(dyg.signum() + 1) as usize];
+            if dirs >> towards & 1 != 0
+                && let Some(t) = scanner.goal_in_sight(c, cx, cy, dxg, dyg, &offsets)
+            {
+                let diagonal = dxg.unsigned_abs().min(dyg.unsigned_abs()) as u64;
+                let straight = dxg.unsigned_abs().abs_diff(dyg.unsigned_abs()) as u64;
+                let mut tg = g + diagonal * DIAGONAL;
+                if diagonal > 0 && straight > 0 {
+                    // The path turns at `t`: record it there (as a diagonal jump point) for
+                    // the reconstruction, or go on from its record when that is no dearer.
+                    let s = stamp[t];
+                    if (s == open_stamp || s == closed_stamp) && g_of[t] <= tg {
+                        tg = g_of[t];
+                    } else {
+                        stamp[t] = open_stamp;
+                        g_of[t] = tg;
+                        parent[t] =
+                            DIAGONAL_TOWARDS[usize::from(dxg > 0)][usize::from(dyg > 0)] as u8;
+                    }
+                }
+                let last = match (straight > 0, dxg.unsigned_abs() > dyg.unsigned_abs()) {
+                    (false, _) => towards,
+                    (true, true) => TOWARDS[(dxg.signum() + 1) as usize][1],
+                    (true, false) => TOWARDS[1][(dyg.signum() + 1) as usize],
+                };
+                push!(goal as usize, tg + straight * SCALE, last, gxu, gyu);
+                continue;
+            }
             // One block per direction, so that each scan is inlined with constant bits and
             // offsets (no indirect jump to pick the scan).
-            macro_rules! jump {
+            macro_rules! straight {
                 ($d:literal) => {
                     if dirs & (1 << $d) != 0 {
-                        let steps = scanner.jump(c, $d);
+                        let steps = scanner.straight(cx, cy, $d);
                         if steps != 0 {
-                            let next = c.wrapping_add_signed(offsets[$d] * steps as isize);
-                            let s = stamp[next];
-                            let ng = g + steps as u64 * STEP[$d];
-                            let seen = s == open_stamp;
-                            if s != closed_stamp && !(seen && ng >= g_of[next]) {
-                                stamp[next] = open_stamp;
-                                g_of[next] = ng;
-                                parent[next] = $d;
-                                let nx = cx.wrapping_add_signed(Direction::DX[$d] * steps as i32);
-                                let ny = cy.wrapping_add_signed(Direction::DY[$d] * steps as i32);
-                                let f = ng + model.heuristic(nx.abs_diff(gx), ny.abs_diff(gy));
-                                open.push(f, next as CellId);
-                                stats.pushed += u64::from(!seen);
+                            let k = steps as isize;
+                            push!(
+                                c.wrapping_add_signed(offsets[$d] * k),
+                                g + steps as u64 * SCALE,
+                                $d,
+                                cx.wrapping_add_signed(Direction::DX[$d] as isize * k),
+                                cy.wrapping_add_signed(Direction::DY[$d] as isize * k)
+                            );
+                        }
+                    }
+                };
+            }
+            macro_rules! diagonal {
+                ($d:literal) => {
+                    if dirs & (1 << $d) != 0 {
+                        let off = offsets[$d];
+                        let (ddx, ddy) = (Direction::DX[$d] as isize, Direction::DY[$d] as isize);
+                        let (v, h) = COMPONENTS[$d];
+                        let (mut t, mut tx, mut ty, mut tg) = (c, cx, cy, g);
+                        loop {
+                            if moves[t].0 & (1 << $d) == 0 {
+                                break;
+                            }
+                            t = t.wrapping_add_signed(off);
+                            tx = tx.wrapping_add_signed(ddx);
+                            ty = ty.wrapping_add_signed(ddy);
+                            tg += DIAGONAL;
+                            let sh = scanner.straight(tx, ty, h);
+                            let sv = scanner.straight(tx, ty, v);
+                            if sh | sv != 0 {
+                                // A diagonal jump point: expanded here and now. Stop where
+                                // plain JPS would not have put it on the open list.
+                                let s = stamp[t];
+                                if s == closed_stamp || (s == open_stamp && g_of[t] <= tg) {
+                                    break;
+                                }
+                                stamp[t] = open_stamp;
+                                g_of[t] = tg;
+                                parent[t] = $d;
+                                if sh != 0 {
+                                    let k = sh as isize;
+                                    push!(
+                                        t.wrapping_add_signed(offsets[h] * k),
+                                        tg + sh as u64 * SCALE,
+                                        h,
+                                        tx.wrapping_add_signed(Direction::DX[h] as isize * k),
+                                        ty
+                                    );
+                                }
+                                if sv != 0 {
+                                    let k = sv as isize;
+                                    push!(
+                                        t.wrapping_add_signed(offsets[v] * k),
+                                        tg + sv as u64 * SCALE,
+                                        v,
+                                        tx,
+                                        ty.wrapping_add_signed(Direction::DY[v] as isize * k)
+                                    );
+                                }
                             }
                         }
                     }
                 };
             }
-            jump!(0);
-            jump!(1);
-            jump!(2);
-            jump!(3);
-            jump!(4);
-            jump!(5);
-            jump!(6);
-            jump!(7);
+            straight!(0);
+            straight!(1);
+            straight!(2);
+            straight!(3);
+            diagonal!(4);
+            diagonal!(5);
+            diagonal!(6);
+            diagonal!(7);
         }
         Err(SearchOutcome::Unreachable)
     }
@@ -589,9 +626,10 @@ mod tests {
         assert_eq!(grid.path_cost(&path).unwrap(), expected.cost().unwrap());
     }
 
-    /// Jumps through an open room do not stop until a wall or the goal.
+    /// In an open room the goal is in sight from the start: one expansion, and the path
+    /// turns at the cell recorded for it, (5, 5).
     #[test]
-    fn open_room_is_one_diagonal_and_one_straight_jump() {
+    fn open_room_goal_in_sight_from_the_start() {
         let grid = Grid::new(30, 20).unwrap();
         let mut ws = SearchWorkspace::new();
         let (start, goal) = (grid.cell(0, 0).unwrap(), grid.cell(29, 5).unwrap());
@@ -601,7 +639,8 @@ mod tests {
         let want = 24.0 + 5.0 * std::f64::consts::SQRT_2;
         assert!((outcome.cost().unwrap() - want).abs() < 1e-9);
         assert_eq!(ws.path().len(), 30);
-        // Start, then the diagonal jump point (5, 5) from which the goal is in sight.
-        assert_eq!(ws.stats().expanded, 2);
+        assert_eq!(ws.stats().expanded, 1);
+        assert_eq!(ws.stats().pushed, 2);
+        assert_eq!(ws.path()[5], grid.cell(5, 5).unwrap());
     }
 }

@@ -85,24 +85,30 @@
 //! # Jump point search
 //!
 //! [`SearchWorkspace::find_path_jps`] answers the same queries as A* with Jump Point Search
-//! (Harabor and Grastien, 2011) on uniform-cost 8-connected grids: same outcomes, the same full
-//! cell-by-cell paths of the same optimal cost, far fewer expansions. It shares the workspace
-//! (stamps, costs, open list) with A* and adds no per-cell memory. Its pruning rules are those
-//! for grids without corner cutting: forced neighbours only arise during straight moves (moving
-//! east, the cells north and north-east of a cell are forced when the cell north of it is
-//! walkable and the one north of its predecessor is not; the same to the south), and a diagonal
-//! jump stops where a scan along either of its two orthogonal components finds a jump point.
-//! The derivation is in `src/search/jps.rs`. Its node budget and `expanded` counter count
-//! expanded jump points. Weighted and 4-connected grids are answered by A*.
+//! (Harabor and Grastien, 2011, with the block-based scans and intercardinal pruning of their
+//! 2014 "Improving Jump Point Search") on uniform-cost 8-connected grids: same outcomes, the
+//! same full cell-by-cell paths of the same optimal cost, far fewer expansions. It shares the
+//! workspace (stamps, costs, open list) with A* and adds no per-cell memory to it; the grid
+//! keeps its walkable cells as bits, row-major and transposed, with precomputed stop bits, so
+//! that a straight scan decides 56 cells per load. Its pruning rules are those for grids
+//! without corner cutting: forced neighbours only arise during straight moves (moving east, the
+//! cells north and north-east of a cell are forced when the cell north of it is walkable and
+//! the one north of its predecessor is not; the same to the south), and a diagonal jump stops
+//! where a scan along either of its two orthogonal components finds a jump point; diagonal jump
+//! points are expanded on the spot rather than put on the open list. The derivation and the
+//! measurements of each step are in `src/search/jps.rs`. Its node budget and `expanded`
+//! counter count jump points taken off the open list. Weighted and 4-connected grids are
+//! answered by A*.
 //!
-//! Mean µs per query of `throng scen` (best of 7 interleaved rounds, same machine as above):
+//! Mean µs per query of `throng scen` over every query of each file (best of 3 interleaved
+//! rounds, same machine as above, idle), against warthog's `jps2` (C++, the authors' lab's
+//! reference implementation, same queries, built with `-O3`; see the README):
 //!
-//! | map | A* | JPS | JPS expansions / A*'s |
+//! | map | JPS before block scans | JPS | warthog `jps2` |
 //! |---|---|---|---|
-//! | `random512-10-0` | 432 | 261 (1.7x) | 4,638 / 11,274 |
-//! | `8room_000` | 1793 | 323 (5.5x) | 3,970 / 38,020 |
-//! | `den520d` | 166 | 15.4 (10.8x) | 101 / 4,393 |
-//! | `arena` | 1.5 | 1.4 (1.1x) | 4.8 / 31.9 |
+//! | `random512-10-0` | 364 | 350 | 1167 |
+//! | `8room_000` | 477 | 397 | 824 |
+//! | `den520d` | 21.5 | 8.9 | 15.7 |
 
 mod astar;
 mod cost;
