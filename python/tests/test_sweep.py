@@ -112,3 +112,22 @@ def test_list_overrides_are_axes(tmp_path):
     assert all(r["overrides"] == {"agents": r["agents"], "ticks": 30} for r in rows)
     with pytest.raises(ValueError, match="lists no value"):
         sweep(a, agents=[])
+
+
+def test_a_script_without_a_main_guard_gets_a_clear_error(tmp_path):
+    import subprocess
+    import sys
+
+    a = small_scenario(tmp_path)
+    script = tmp_path / "unguarded.py"
+    script.write_text(f"import throng\nthrong.sweep({str(a)!r}, seeds=2, workers=2, as_frame=False, ticks=5)\n")
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
+    assert done.returncode != 0
+    assert 'if __name__ == "__main__"' in done.stderr
+    guarded = tmp_path / "guarded.py"
+    guarded.write_text(
+        "import throng\nif __name__ == '__main__':\n"
+        f"    print(len(throng.sweep({str(a)!r}, seeds=2, workers=2, as_frame=False, ticks=5)))\n"
+    )
+    done = subprocess.run([sys.executable, str(guarded)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.strip() == "2", done.stderr

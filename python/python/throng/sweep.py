@@ -10,7 +10,9 @@ Backends:
 
 - ``"processes"`` (the default; nothing to install): a pool of worker processes on this machine.
   The processes are *spawned*, not forked, so a parent that already runs threads (rayon's pool,
-  a notebook's kernel) cannot hand a worker a half-copied lock.
+  a notebook's kernel) cannot hand a worker a half-copied lock. As with any spawned process,
+  each worker imports the main module: in a script, call ``sweep`` under
+  ``if __name__ == "__main__":`` (notebooks and ``python -c`` need nothing).
 - ``"ray"``: one Ray task per run (``num_cpus=1``). When Ray is not initialised, a local Ray is
   started; on a cluster, call ``ray.init(address=...)`` first and the same call fans out over it.
 - ``"dask"``: one Dask task per run. When a ``dask.distributed`` client exists (``Client(...)``
@@ -27,6 +29,7 @@ from __future__ import annotations
 import itertools
 import os
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import get_context
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence, Union
@@ -186,8 +189,15 @@ def sweep(
 
 def _run_processes(tasks: list, workers: int | None) -> list:
     workers = min(workers or os.cpu_count() or 1, len(tasks))
-    with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:
-        return list(pool.map(_task, tasks))
+    try:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:
+            return list(pool.map(_task, tasks))
+    except BrokenProcessPool as e:
+        raise RuntimeError(
+            "a sweep worker process died before returning its run. Worker processes are "
+            "spawned and import the main module: in a script, call sweep() under "
+            "`if __name__ == \"__main__\":`. Otherwise a run ran out of memory or crashed."
+        ) from e
 
 
 def _run_ray(tasks: list) -> list:
