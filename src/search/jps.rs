@@ -552,6 +552,7 @@ impl SearchWorkspace {
         let open_stamp = self.generation;
         let closed_stamp = open_stamp + 1;
         self.path.clear();
+        self.runs.clear();
         let mut c = goal as usize;
         self.path.push(goal);
         loop {
@@ -563,9 +564,11 @@ impl SearchWorkspace {
             let back = Direction::DY[d] as isize * width + Direction::DX[d] as isize;
             let target = self.g[c];
             let mut walked = 0u64;
+            let mut steps = 0u32;
             loop {
                 c = c.wrapping_add_signed(-back);
                 walked += STEP[d];
+                steps += 1;
                 self.path.push(c as CellId);
                 let s = self.stamp[c];
                 if (s == open_stamp || s == closed_stamp) && self.g[c] + walked == target {
@@ -573,22 +576,21 @@ impl SearchWorkspace {
                 }
                 debug_assert!(walked < target, "no jump origin behind cell {c}");
             }
+            self.runs.push((d >= 4, steps));
         }
         self.path.reverse();
-        // The cost summed from the start as `Grid::path_cost` sums it (every cell costs 1 on
-        // the grids JPS searches), each step told straight or diagonal by its id difference
-        // instead of by coordinates: a difference of `width` is vertical, 1 horizontal, except
-        // on 2-wide grids where 1 is also a diagonal (it stays in the row only from column 0).
-        let width = grid.width();
+        // The cost summed step by step from the start, as `Grid::path_cost` sums it (every
+        // cell costs 1 on the grids JPS searches), so that both give the same number.
         let mut cost = 0.0;
-        for step in self.path.windows(2) {
-            let (lo, hi) = (step[0].min(step[1]), step[0].max(step[1]));
-            let straight = hi - lo == width || (hi - lo == 1 && (width != 2 || lo % 2 == 0));
-            cost += if straight {
-                1.0
-            } else {
+        for &(diagonal, steps) in self.runs.iter().rev() {
+            let step = if diagonal {
                 std::f64::consts::SQRT_2
+            } else {
+                1.0
             };
+            for _ in 0..steps {
+                cost += step;
+            }
         }
         cost
     }
