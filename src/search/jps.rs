@@ -112,13 +112,21 @@
 //! | bit-packed block scans, three lines per load | 128M | 1667M | 106M | 84M | 4078M | 6597M |
 //! | + diagonal jump points expanded on the spot | 152M | 1614M | 98M | 81M | 3770M | 5353M |
 //! | + the goal in sight (scans no longer test for it) | 115M | 1426M | 87M | 70M | 3728M | 5002M |
-//! | + stop planes: one load per 56 cells (current) | 74M | 960M | 64M | 50M | 2928M | 3681M |
-//! | current without diagonals on the spot | 65M | 1123M | 77M | 57M | 3520M | 4680M |
+//! | + stop planes: one load per 56 cells | 74M | 960M | 64M | 50M | 2928M | 3681M |
+//! | + path cost summed over the runs of the walk back (current) | 71M | 957M | 64M | 49M | 2978M | 3704M |
+//! | stop planes without diagonals on the spot | 65M | 1123M | 77M | 57M | 3520M | 4680M |
 //!
 //! Expanding diagonals on the spot costs more than it saves only on AR0011SR, whose wide open
 //! areas make walks long and many of them never needed; it is kept. Also tried: deferring the
 //! rest of a walk once its `f` rises above the expanded cell's (push the next diagonal cell as
-//! a jump point instead): 81M / 1127M / 77M / 58M on the first four maps, worse everywhere.
+//! a jump point instead): 81M / 1127M / 77M / 58M on the first four maps, worse everywhere; the
+//! three planes of a line side by side in one buffer (for cache locality): 18% more
+//! instructions on AR0011SR and the same simulated cache misses. The next-to-last row's change
+//! is for time rather than instructions: the path cost used to be summed from the cells'
+//! coordinates, a division per path cell. In time the scans are bound by cache misses as much
+//! as by instructions: every diagonal step reads a new line of each copy and of the move table
+//! (callgrind's cache model: about 2,200 first-level read misses per query on AR0011SR, 4 to 5
+//! per diagonal step).
 //!
 //! Wall-clock against warthog (ShortestPathLab's C++ reference, `jps2` = block scans and
 //! intercardinal pruning, online): see the README's Performance section.
