@@ -575,7 +575,22 @@ impl SearchWorkspace {
             }
         }
         self.path.reverse();
-        grid.legal_path_cost(self.path.iter().copied())
+        // The cost summed from the start as `Grid::path_cost` sums it (every cell costs 1 on
+        // the grids JPS searches), each step told straight or diagonal by its id difference
+        // instead of by coordinates: a difference of `width` is vertical, 1 horizontal, except
+        // on 2-wide grids where 1 is also a diagonal (it stays in the row only from column 0).
+        let width = grid.width();
+        let mut cost = 0.0;
+        for step in self.path.windows(2) {
+            let (lo, hi) = (step[0].min(step[1]), step[0].max(step[1]));
+            let straight = hi - lo == width || (hi - lo == 1 && (width != 2 || lo % 2 == 0));
+            cost += if straight {
+                1.0
+            } else {
+                std::f64::consts::SQRT_2
+            };
+        }
+        cost
     }
 }
 
