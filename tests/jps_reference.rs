@@ -1,5 +1,6 @@
 //! Jump Point Search against the plain reference Dijkstra: random maps of every shape from 1 x 1
-//! to 60 x 60 and every obstacle density up to 0.45, mazes and rooms, the Moving AI samples;
+//! to 60 x 60 and every obstacle density up to 0.45, maps wider than a block of the bit scans
+//! (up to 300 cells, edited between queries), mazes and rooms, the Moving AI samples;
 //! full legal cell-by-cell paths whose cost is the reported one; the node budget counting
 //! expanded jump points; the same errors as A*; A*'s answers on weighted and 4-connected grids.
 
@@ -100,6 +101,60 @@ fn random_maps_match_reference_dijkstra() {
     }
     assert!(found > 5000, "{found} found");
     assert!(unreachable > 300, "{unreachable} unreachable");
+}
+
+/// Maps wider and taller than one block of the bit scans (56 cells per load, 64-bit words):
+/// scans that cross loads, start or stop next to a word boundary, and run along the padding
+/// at the edges; single rows and columns up to 300 cells; open rooms with long diagonals.
+#[test]
+fn maps_wider_than_a_scan_block_match_reference_dijkstra() {
+    let mut rng = TestRng::new(2014);
+    let mut ws = SearchWorkspace::new();
+    let mut found = 0;
+    const DENSITIES: [f64; 6] = [0.0, 0.02, 0.08, 0.15, 0.25, 0.35];
+    for map in 0..72 {
+        let (width, height) = match map % 12 {
+            0 => (1, 57 + rng.below(244) as u32),
+            6 => (57 + rng.below(244) as u32, 1),
+            _ => (50 + rng.below(151) as u32, 2 + rng.below(80) as u32),
+        };
+        let density = DENSITIES[map % DENSITIES.len()];
+        let grid = random_grid(&mut rng, width, height, density, false, Neighborhood::Eight);
+        for _ in 0..25 {
+            let start = rng.below(grid.len() as u64) as CellId;
+            let goal = rng.below(grid.len() as u64) as CellId;
+            if grid.is_walkable(start) && grid.is_walkable(goal) {
+                found += usize::from(check_query(&grid, &mut ws, start, goal));
+            }
+        }
+    }
+    assert!(found > 900, "{found} found");
+}
+
+/// Walls appearing and disappearing on a map wider than a scan block, between queries: the
+/// bits and stop bits the scans read follow every edit.
+#[test]
+fn edits_on_wide_maps_are_searched_as_edited() {
+    use throng::grid::CellChange;
+    let mut rng = TestRng::new(57);
+    let mut grid = random_grid(&mut rng, 130, 70, 0.1, false, Neighborhood::Eight);
+    let mut ws = SearchWorkspace::new();
+    for _ in 0..40 {
+        let changes: Vec<_> = (0..60)
+            .map(|_| CellChange::SetWalkable {
+                cell: rng.below(grid.len() as u64) as CellId,
+                walkable: rng.below(3) != 0,
+            })
+            .collect();
+        grid.apply(&changes).unwrap();
+        for _ in 0..8 {
+            let start = rng.below(grid.len() as u64) as CellId;
+            let goal = rng.below(grid.len() as u64) as CellId;
+            if grid.is_walkable(start) && grid.is_walkable(goal) {
+                check_query(&grid, &mut ws, start, goal);
+            }
+        }
+    }
 }
 
 /// Small dense maps, every pair of cells: the corners where forced-neighbour rules go wrong

@@ -4,8 +4,9 @@
 //! (`y * width + x`). Each cell is walkable or blocked and may carry a cost multiplier
 //! (weighted terrain). Everything a search needs per cell is precomputed when the grid is built
 //! or edited: the legal moves out of it ([`MoveSet`], which encodes bounds, walls and the
-//! no-corner-cutting rule in one byte) and its connected component (so an unreachable goal is
-//! answered without a search).
+//! no-corner-cutting rule in one byte), its connected component (so an unreachable goal is
+//! answered without a search), and the walkable cells packed as bits, row by row and column by
+//! column, with the stop bits of Jump Point Search's scans (`bits.rs`).
 //!
 //! Searches borrow the grid immutably (`&Grid` is `Sync`), so any number of threads can plan on
 //! it at once. Edits take `&mut Grid` and therefore happen between searches.

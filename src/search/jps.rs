@@ -112,13 +112,21 @@
 //! | bit-packed block scans, three lines per load | 128M | 1667M | 106M | 84M | 4078M | 6597M |
 //! | + diagonal jump points expanded on the spot | 152M | 1614M | 98M | 81M | 3770M | 5353M |
 //! | + the goal in sight (scans no longer test for it) | 115M | 1426M | 87M | 70M | 3728M | 5002M |
-//! | + stop planes: one load per 56 cells (current) | 74M | 960M | 64M | 50M | 2928M | 3681M |
-//! | current without diagonals on the spot | 65M | 1123M | 77M | 57M | 3520M | 4680M |
+//! | + stop planes: one load per 56 cells | 74M | 960M | 64M | 50M | 2928M | 3681M |
+//! | + path cost summed over the runs of the walk back (current) | 71M | 957M | 64M | 49M | 2978M | 3704M |
+//! | stop planes without diagonals on the spot | 65M | 1123M | 77M | 57M | 3520M | 4680M |
 //!
 //! Expanding diagonals on the spot costs more than it saves only on AR0011SR, whose wide open
 //! areas make walks long and many of them never needed; it is kept. Also tried: deferring the
 //! rest of a walk once its `f` rises above the expanded cell's (push the next diagonal cell as
-//! a jump point instead): 81M / 1127M / 77M / 58M on the first four maps, worse everywhere.
+//! a jump point instead): 81M / 1127M / 77M / 58M on the first four maps, worse everywhere; the
+//! three planes of a line side by side in one buffer (for cache locality): 18% more
+//! instructions on AR0011SR and the same simulated cache misses. The next-to-last row's change
+//! is for time rather than instructions: the path cost used to be summed from the cells'
+//! coordinates, a division per path cell. In time the scans are bound by cache misses as much
+//! as by instructions: every diagonal step reads a new line of each copy and of the move table
+//! (callgrind's cache model: about 2,200 first-level read misses per query on AR0011SR, 4 to 5
+//! per diagonal step).
 //!
 //! Wall-clock against warthog (ShortestPathLab's C++ reference, `jps2` = block scans and
 //! intercardinal pruning, online): see the README's Performance section.
@@ -552,6 +560,7 @@ impl SearchWorkspace {
         let open_stamp = self.generation;
         let closed_stamp = open_stamp + 1;
         self.path.clear();
+        self.runs.clear();
         let mut c = goal as usize;
         self.path.push(goal);
         loop {
@@ -563,9 +572,11 @@ impl SearchWorkspace {
             let back = Direction::DY[d] as isize * width + Direction::DX[d] as isize;
             let target = self.g[c];
             let mut walked = 0u64;
+            let mut steps = 0u32;
             loop {
                 c = c.wrapping_add_signed(-back);
                 walked += STEP[d];
+                steps += 1;
                 self.path.push(c as CellId);
                 let s = self.stamp[c];
                 if (s == open_stamp || s == closed_stamp) && self.g[c] + walked == target {
@@ -573,22 +584,21 @@ impl SearchWorkspace {
                 }
                 debug_assert!(walked < target, "no jump origin behind cell {c}");
             }
+            self.runs.push((d >= 4, steps));
         }
         self.path.reverse();
-        // The cost summed from the start as `Grid::path_cost` sums it (every cell costs 1 on
-        // the grids JPS searches), each step told straight or diagonal by its id difference
-        // instead of by coordinates: a difference of `width` is vertical, 1 horizontal, except
-        // on 2-wide grids where 1 is also a diagonal (it stays in the row only from column 0).
-        let width = grid.width();
+        // The cost summed step by step from the start, as `Grid::path_cost` sums it (every
+        // cell costs 1 on the grids JPS searches), so that both give the same number.
         let mut cost = 0.0;
-        for step in self.path.windows(2) {
-            let (lo, hi) = (step[0].min(step[1]), step[0].max(step[1]));
-            let straight = hi - lo == width || (hi - lo == 1 && (width != 2 || lo % 2 == 0));
-            cost += if straight {
-                1.0
-            } else {
+        for &(diagonal, steps) in self.runs.iter().rev() {
+            let step = if diagonal {
                 std::f64::consts::SQRT_2
+            } else {
+                1.0
             };
+            for _ in 0..steps {
+                cost += step;
+            }
         }
         cost
     }

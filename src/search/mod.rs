@@ -100,15 +100,19 @@
 //! counter count jump points taken off the open list. Weighted and 4-connected grids are
 //! answered by A*.
 //!
-//! Mean µs per query of `throng scen` over every query of each file (best of 3 interleaved
-//! rounds, same machine as above, idle), against warthog's `jps2` (C++, the authors' lab's
-//! reference implementation, same queries, built with `-O3`; see the README):
+//! Mean µs per query of `throng scen --planner jps` over every query of each file (best of 9
+//! rounds interleaved with warthog's, one run on the idle machine), against warthog's `jps2`
+//! (C++, the reference implementation of the authors' lab, same queries; its own timer around
+//! the search, ours around the whole query with the full path; details in the README):
 //!
 //! | map | JPS before block scans | JPS | warthog `jps2` |
 //! |---|---|---|---|
-//! | `random512-10-0` | 364 | 350 | 1167 |
-//! | `8room_000` | 477 | 397 | 824 |
-//! | `den520d` | 21.5 | 8.9 | 15.7 |
+//! | `AR0011SR` | 34.3 | 8.3 | 10.7 |
+//! | `AcrosstheCape` | 175.8 | 57.3 | 99.1 |
+//! | `Berlin_1_256` | 25.8 | 10.8 | 19.8 |
+//! | `den520d` | 23.3 | 9.8 | 17.0 |
+//! | `random512-10-0` | 344.5 | 347.7 | 1094.4 |
+//! | `8room_000` | 383.3 | 325.9 | 640.7 |
 
 mod astar;
 mod cost;

@@ -55,6 +55,9 @@ pub struct SearchWorkspace {
     /// The open list of A* on uniform-cost grids (see [`LevelHeap`]).
     pub(crate) levels: LevelHeap,
     pub(crate) path: Vec<CellId>,
+    /// Jump Point Search's path as straight runs (diagonal or not, length), goal first, so
+    /// that its cost can be summed from the start without looking at cells again.
+    pub(crate) runs: Vec<(bool, u32)>,
     pub(crate) generation: u16,
     pub(crate) stats: SearchStats,
 }
@@ -75,6 +78,7 @@ impl SearchWorkspace {
             open: OpenList::default(),
             levels: LevelHeap::default(),
             path: Vec::new(),
+            runs: Vec::new(),
             generation: 0,
             stats: SearchStats::default(),
         }
@@ -109,6 +113,7 @@ impl SearchWorkspace {
             + self.open.capacity_bytes()
             + self.levels.capacity_bytes()
             + self.path.capacity() * std::mem::size_of::<CellId>()
+            + self.runs.capacity() * std::mem::size_of::<(bool, u32)>()
     }
 
     /// Grows the per-cell arrays to `cells`. They are allocated zeroed rather than written:
