@@ -8,7 +8,7 @@ mod common;
 
 use std::collections::HashMap;
 
-use common::TestRng;
+use common::{TestRng, distinct_cells};
 use throng::grid::procgen::MapGenerator;
 use throng::grid::{CellChange, Direction};
 use throng::sim::{
@@ -16,22 +16,6 @@ use throng::sim::{
     Simulation, TickReport,
 };
 use throng::{CellId, Grid, Neighborhood};
-
-/// `n` distinct walkable cells of the largest component, drawn from `seed`.
-fn distinct_cells(grid: &Grid, n: usize, seed: u64) -> Vec<CellId> {
-    let largest = grid.components().largest().expect("a walkable cell");
-    let mut pool: Vec<CellId> = (0..grid.len() as CellId)
-        .filter(|&c| grid.components().of(c) == Some(largest))
-        .collect();
-    assert!(pool.len() >= n, "map too small for {n} agents");
-    let mut rng = TestRng::new(seed);
-    for i in 0..n {
-        let j = i + rng.below((pool.len() - i) as u64) as usize;
-        pool.swap(i, j);
-    }
-    pool.truncate(n);
-    pool
-}
 
 fn config(conflicts: ConflictMode) -> SimConfig {
     SimConfig {

@@ -9,28 +9,12 @@ mod common;
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
 
-use common::{TestRng, shipped};
+use common::{TestRng, distinct_cells, shipped};
 use throng::grid::CellChange;
 use throng::grid::procgen::MapGenerator;
 use throng::movingai::load_map;
 use throng::sim::{AgentId, AgentState, Command, ConflictMode, SimConfig, Simulation, TickReport};
 use throng::{CellId, Grid};
-
-/// `n` distinct walkable cells of the largest component, drawn from `seed`.
-fn distinct_cells(grid: &Grid, n: usize, seed: u64) -> Vec<CellId> {
-    let largest = grid.components().largest().expect("a walkable cell");
-    let mut pool: Vec<CellId> = (0..grid.len() as CellId)
-        .filter(|&c| grid.components().of(c) == Some(largest))
-        .collect();
-    assert!(pool.len() >= n, "map too small for {n} agents");
-    let mut rng = TestRng::new(seed);
-    for i in 0..n {
-        let j = i + rng.below((pool.len() - i) as u64) as usize;
-        pool.swap(i, j);
-    }
-    pool.truncate(n);
-    pool
-}
 
 /// A scenario: a map, settings, a crowd and a script of commands by tick.
 struct Scenario {

@@ -8,7 +8,7 @@ mod common;
 
 use std::collections::HashMap;
 
-use common::TestRng;
+use common::distinct_cells;
 use throng::grid::CellChange;
 use throng::grid::procgen::MapGenerator;
 use throng::sim::{
@@ -17,27 +17,10 @@ use throng::sim::{
 };
 use throng::{CellId, Grid, Neighborhood, PlannerKind};
 
-/// `n` distinct walkable cells of the largest component, drawn from `seed`, none in `exclude`.
-fn distinct_cells(grid: &Grid, n: usize, seed: u64, exclude: &[CellId]) -> Vec<CellId> {
-    let largest = grid.components().largest().expect("a walkable cell");
-    let mut pool: Vec<CellId> = (0..grid.len() as CellId)
-        .filter(|&c| grid.components().of(c) == Some(largest) && !exclude.contains(&c))
-        .collect();
-    assert!(pool.len() >= n, "map too small for {n} agents");
-    let mut rng = TestRng::new(seed);
-    // Partial Fisher-Yates: the first `n` cells of a seeded shuffle.
-    for i in 0..n {
-        let j = i + rng.below((pool.len() - i) as u64) as usize;
-        pool.swap(i, j);
-    }
-    pool.truncate(n);
-    pool
-}
-
 /// A simulation with `n` agents on distinct starts and distinct goals drawn from `seed`.
 fn crowd(grid: Grid, config: SimConfig, n: usize, seed: u64) -> (Simulation, Vec<AgentId>) {
-    let starts = distinct_cells(&grid, n, seed, &[]);
-    let goals = distinct_cells(&grid, n, seed ^ 0xA5A5, &[]);
+    let starts = distinct_cells(&grid, n, seed);
+    let goals = distinct_cells(&grid, n, seed ^ 0xA5A5);
     let mut sim = Simulation::new(grid, config);
     let ids = starts
         .iter()

@@ -148,3 +148,20 @@ pub fn random_grid(
 pub fn same_cost(a: f64, b: f64) -> bool {
     (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0)
 }
+
+/// `n` distinct walkable cells of the largest component, drawn from `seed` (a partial
+/// Fisher-Yates shuffle: the first `n` cells of a seeded shuffle).
+pub fn distinct_cells(grid: &Grid, n: usize, seed: u64) -> Vec<CellId> {
+    let largest = grid.components().largest().expect("a walkable cell");
+    let mut pool: Vec<CellId> = (0..grid.len() as CellId)
+        .filter(|&c| grid.components().of(c) == Some(largest))
+        .collect();
+    assert!(pool.len() >= n, "map too small for {n} agents");
+    let mut rng = TestRng::new(seed);
+    for i in 0..n {
+        let j = i + rng.below((pool.len() - i) as u64) as usize;
+        pool.swap(i, j);
+    }
+    pool.truncate(n);
+    pool
+}
