@@ -23,6 +23,14 @@ pub enum PlannerKind {
     /// [`SearchWorkspace::find_path_jps`]: crate::SearchWorkspace::find_path_jps
     #[serde(rename = "jps")]
     Jps,
+    /// JPS+ ([`SearchWorkspace::find_path_jps_plus`]): Jump Point Search with the jumps read
+    /// from a table the grid builds on first use (16 bytes a cell) and repairs when the map
+    /// changes. The same optimal paths and jump points as [`PlannerKind::Jps`], faster on open
+    /// maps. Weighted and 4-connected grids are answered by A*.
+    ///
+    /// [`SearchWorkspace::find_path_jps_plus`]: crate::SearchWorkspace::find_path_jps_plus
+    #[serde(rename = "jps+")]
+    JpsPlus,
     /// Navigation points ([`NavGraph`]): routes between points on cluster borders computed
     /// ahead of time and stitched, then straightened. Legal, close to optimal (not always
     /// optimal), and much faster than A* on long trips; trips within one or two neighbouring
@@ -46,9 +54,10 @@ pub enum PlannerKind {
 
 impl PlannerKind {
     /// Every planner, in the order the help text lists them.
-    pub const ALL: [PlannerKind; 5] = [
+    pub const ALL: [PlannerKind; 6] = [
         PlannerKind::AStar,
         PlannerKind::Jps,
+        PlannerKind::JpsPlus,
         PlannerKind::Nav,
         PlannerKind::Auto,
         PlannerKind::DStar,
@@ -62,6 +71,7 @@ impl PlannerKind {
         match self {
             PlannerKind::AStar => "astar",
             PlannerKind::Jps => "jps",
+            PlannerKind::JpsPlus => "jps+",
             PlannerKind::Nav => "nav",
             PlannerKind::Auto => "auto",
             PlannerKind::DStar => "dstar",
@@ -71,7 +81,9 @@ impl PlannerKind {
     /// Whether the planner promises optimal paths (so a longer path is an error, not a trade).
     pub fn is_optimal(self) -> bool {
         match self {
-            PlannerKind::AStar | PlannerKind::Jps | PlannerKind::DStar => true,
+            PlannerKind::AStar | PlannerKind::Jps | PlannerKind::JpsPlus | PlannerKind::DStar => {
+                true
+            }
             PlannerKind::Nav | PlannerKind::Auto => false,
         }
     }
@@ -92,7 +104,9 @@ impl PlannerKind {
                     && grid.contains(goal)
                     && grid.heuristic(start, goal) >= Self::AUTO_SHORT_TRIP * grid.min_cost()
             }
-            PlannerKind::AStar | PlannerKind::Jps | PlannerKind::DStar => false,
+            PlannerKind::AStar | PlannerKind::Jps | PlannerKind::JpsPlus | PlannerKind::DStar => {
+                false
+            }
         }
     }
 
@@ -142,6 +156,8 @@ mod tests {
         );
         assert_eq!("jps".parse::<PlannerKind>().unwrap(), PlannerKind::Jps);
         assert_eq!(PlannerKind::Jps.to_string(), "jps");
+        assert_eq!("jps+".parse::<PlannerKind>().unwrap(), PlannerKind::JpsPlus);
+        assert!(PlannerKind::JpsPlus.is_optimal() && !PlannerKind::JpsPlus.uses_nav());
         assert_eq!("nav".parse::<PlannerKind>().unwrap(), PlannerKind::Nav);
         assert_eq!("auto".parse::<PlannerKind>().unwrap(), PlannerKind::Auto);
         assert_eq!("dstar".parse::<PlannerKind>().unwrap(), PlannerKind::DStar);

@@ -94,6 +94,13 @@ pub struct ScenReport {
     /// Number of navigation points (`nav` and `auto` planners only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub nav_points: Option<usize>,
+    /// Milliseconds to build the grid's jump table before the queries (`jps+` only; `None`
+    /// when the grid had one already).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub jump_table_ms: Option<f64>,
+    /// Bytes held by the grid's jump table (`jps+` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub jump_table_bytes: Option<usize>,
     /// The first failing queries, in file order (at most [`MAX_LISTED_FAILURES`]).
     pub failures: Vec<QueryFailure>,
 }
@@ -191,8 +198,17 @@ pub fn run_scen_with_nav(
         nav_load_ms: None,
         nav_memory_bytes: nav.map(NavGraph::memory_bytes),
         nav_points: nav.map(NavGraph::node_count),
+        jump_table_ms: None,
+        jump_table_bytes: None,
         failures: Vec::new(),
     };
+    if options.planner == PlannerKind::JpsPlus {
+        // Built ahead, as a navigation graph is, so that no query's time includes it.
+        let t0 = Instant::now();
+        let built = !grid.has_jump_table();
+        report.jump_table_bytes = Some(grid.prepare_jump_table());
+        report.jump_table_ms = built.then(|| t0.elapsed().as_secs_f64() * 1e3);
+    }
     let promises_optimal = options.planner.is_optimal();
     let mut total_ns: u128 = 0;
     let mut total_expanded: u64 = 0;
@@ -208,6 +224,9 @@ pub fn run_scen_with_nav(
                 dstar.plan(grid, start)
             }
             (PlannerKind::Jps, _) => workspace.find_path_jps(grid, start, goal, &search_options),
+            (PlannerKind::JpsPlus, _) => {
+                workspace.find_path_jps_plus(grid, start, goal, &search_options)
+            }
             (_, Some(nav)) if by_nav => {
                 nav.find_path_with(grid, &mut nav_ws, start, goal, &search_options)
             }

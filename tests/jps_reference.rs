@@ -14,9 +14,30 @@ use throng::{
     CellId, Grid, Neighborhood, QueryError, SearchOptions, SearchOutcome, SearchWorkspace,
 };
 
+/// JPS, checked against JPS+ on the same query: the same outcome, path and counters (the two
+/// differ only in where a jump's length comes from, a scan or the grid's jump table).
 fn jps(ws: &mut SearchWorkspace, grid: &Grid, start: CellId, goal: CellId) -> SearchOutcome {
-    ws.find_path_jps(grid, start, goal, &SearchOptions::default())
-        .expect("valid query")
+    let options = SearchOptions::default();
+    let plus = ws
+        .find_path_jps_plus(grid, start, goal, &options)
+        .expect("valid query");
+    let (plus_path, plus_stats) = (ws.path().to_vec(), ws.stats());
+    let outcome = ws
+        .find_path_jps(grid, start, goal, &options)
+        .expect("valid query");
+    let (s, g) = (grid.coords(start), grid.coords(goal));
+    assert_eq!(plus, outcome, "{s:?}->{g:?}: JPS+ and JPS differ");
+    assert_eq!(
+        plus_path,
+        ws.path(),
+        "{s:?}->{g:?}: JPS+ and JPS paths differ"
+    );
+    assert_eq!(
+        plus_stats,
+        ws.stats(),
+        "{s:?}->{g:?}: JPS+ and JPS counters differ"
+    );
+    outcome
 }
 
 /// Checks one valid query against the reference; returns whether a path was found.
@@ -129,6 +150,49 @@ fn maps_wider_than_a_scan_block_match_reference_dijkstra() {
         }
     }
     assert!(found > 900, "{found} found");
+}
+
+/// Runs longer than a jump table entry holds (32,767 cells): JPS+ cuts them with extra stops,
+/// JPS scans them whole; both must find the optimal paths end to end, also after edits (the
+/// table is repaired along the long lines).
+#[test]
+fn runs_longer_than_a_table_entry() {
+    use throng::grid::CellChange;
+    let mut rng = TestRng::new(32_768);
+    for (width, height) in [(40_000, 3), (3, 40_000), (33_000, 5)] {
+        let mut grid = random_grid(&mut rng, width, height, 0.0, false, Neighborhood::Eight);
+        let mut ws = SearchWorkspace::new();
+        let far = |x: u32, y: u32| grid_cell(width, x, y);
+        let mut found = 0;
+        for round in 0..6 {
+            let queries = [
+                (far(0, 0), far(width - 1, height - 1)),
+                (far(width - 1, height / 2), far(0, height / 2)),
+                (
+                    rng.below(u64::from(width) * u64::from(height)) as CellId,
+                    far(width / 2, height - 1),
+                ),
+            ];
+            for (start, goal) in queries {
+                if grid.is_walkable(start) && grid.is_walkable(goal) {
+                    found += usize::from(check_query(&grid, &mut ws, start, goal));
+                }
+            }
+            // Walls on and off at random, then the next round searches the edited map.
+            let changes: Vec<_> = (0..3 + round)
+                .map(|_| CellChange::SetWalkable {
+                    cell: rng.below(grid.len() as u64) as CellId,
+                    walkable: rng.below(3) == 0,
+                })
+                .collect();
+            grid.apply(&changes).unwrap();
+        }
+        assert!(found >= 6, "{width} x {height}: {found} found");
+    }
+}
+
+fn grid_cell(width: u32, x: u32, y: u32) -> CellId {
+    y * width + x
 }
 
 /// Walls appearing and disappearing on a map wider than a scan block, between queries: the

@@ -15,7 +15,8 @@ type Planned<'py> = (Vec<Bound<'py, PyArray2<i32>>>, Bound<'py, PyArray1<f64>>);
 
 /// Plans the queries `starts[i] -> goals[i]` in parallel (one search workspace per worker,
 /// the GIL released). `starts` and `goals` are integer arrays of shape (k, 2), x then y;
-/// `planner` is "astar" or "jps" (both optimal); `threads` 0 means all cores. Returns
+/// `planner` is "astar", "jps" or "jps+" (all optimal; "jps+" builds the grid's jump table
+/// first, 16 bytes a cell, kept with the grid); `threads` 0 means all cores. Returns
 /// `(paths, costs)`: a list of (len, 2) int32 arrays (empty where unreachable) and a float64
 /// array of path costs (NaN where unreachable). Raises ValueError naming the row for a cell
 /// outside the grid or blocked.
@@ -30,12 +31,19 @@ pub(crate) fn plan<'py>(
     threads: usize,
 ) -> PyResult<Planned<'py>> {
     let kind: PlannerKind = planner.parse().map_err(to_py)?;
-    if !matches!(kind, PlannerKind::AStar | PlannerKind::Jps) {
+    if !matches!(
+        kind,
+        PlannerKind::AStar | PlannerKind::Jps | PlannerKind::JpsPlus
+    ) {
         return Err(PyValueError::new_err(format!(
-            "plan() supports the planners astar and jps, not {planner:?}"
+            "plan() supports the planners astar, jps and jps+, not {planner:?}"
         )));
     }
     let g = grid.grid.clone();
+    if kind == PlannerKind::JpsPlus {
+        // Built once here rather than by the first query of each thread racing for it.
+        g.prepare_jump_table();
+    }
     let s = cells(py, &g, "starts", starts)?;
     let t = cells(py, &g, "goals", goals)?;
     if s.len() != t.len() {
@@ -56,6 +64,9 @@ pub(crate) fn plan<'py>(
                         let outcome = match kind {
                             PlannerKind::Jps => {
                                 ws.find_path_jps(&g, a, b, &SearchOptions::default())
+                            }
+                            PlannerKind::JpsPlus => {
+                                ws.find_path_jps_plus(&g, a, b, &SearchOptions::default())
                             }
                             _ => ws.find_path(&g, a, b),
                         }

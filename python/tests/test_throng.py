@@ -62,7 +62,7 @@ def test_from_array():
             throng.Grid.from_array(bad)
 
 
-@pytest.mark.parametrize("planner", ["astar", "jps"])
+@pytest.mark.parametrize("planner", ["astar", "jps", "jps+"])
 def test_plan_matches_scen_optimal_lengths(planner):
     grid = throng.load_map(MAPS / "den520d.map")
     starts, goals, optimal = scen_queries("den520d", 600)

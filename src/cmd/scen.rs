@@ -30,7 +30,7 @@ pub(crate) struct ScenArgs {
     /// Print one JSON object per scenario file on stdout instead of the table.
     #[arg(long)]
     json: bool,
-    /// Planner to run: astar, jps, nav, auto or dstar.
+    /// Planner to run: astar, jps, jps+, nav, auto or dstar.
     #[arg(long, default_value = "astar", value_parser = parse_planner)]
     planner: PlannerKind,
     /// Stop a query after this many node expansions.
@@ -187,6 +187,17 @@ fn print_report(out: &mut impl Write, r: &ScenReport, grid: &Grid) -> io::Result
             out,
             "nav graph    {} points, {how}, {:.1} MiB",
             r.nav_points.unwrap_or(0),
+            bytes as f64 / (1024.0 * 1024.0)
+        )?;
+    }
+    if let Some(bytes) = r.jump_table_bytes {
+        let how = match r.jump_table_ms {
+            Some(ms) => format!("built in {ms:.1} ms"),
+            None => "given".to_string(),
+        };
+        writeln!(
+            out,
+            "jump table   {how}, {:.1} MiB",
             bytes as f64 / (1024.0 * 1024.0)
         )?;
     }

@@ -30,6 +30,7 @@
 mod bits;
 mod components;
 mod direction;
+mod jump_table;
 mod path;
 pub mod procgen;
 
@@ -38,6 +39,7 @@ use serde::{Deserialize, Serialize};
 pub(crate) use bits::{BitRows, WalkBits};
 pub use components::Components;
 pub use direction::{Direction, MoveSet};
+pub(crate) use jump_table::{COMPONENTS, JumpTable, SIDES_OF_STRAIGHT};
 pub use path::PathError;
 
 use crate::error::{Error, Result};
@@ -166,6 +168,9 @@ pub struct Grid {
     /// The walkable flags as bits, row-major and transposed, for the block scans of Jump Point
     /// Search; kept in step with `walkable` by `rebuild` and `apply`.
     bits: WalkBits,
+    /// The jump table of JPS+ (`jump_table.rs`, 16 bytes a cell), built on first use and
+    /// repaired by `apply`.
+    jumps: std::sync::OnceLock<JumpTable>,
     components: Components,
     /// Calls of [`Grid::apply`] that changed a cell's walkability.
     wall_edits: u64,
@@ -216,6 +221,7 @@ impl Grid {
             min_cost: 1.0,
             moves: Vec::new(),
             bits,
+            jumps: std::sync::OnceLock::new(),
             components: Components::default(),
             wall_edits: 0,
         };
@@ -475,6 +481,7 @@ impl Grid {
             }
         }
         let mut walls_changed = false;
+        let mut flipped = Vec::new();
         for change in changes {
             match *change {
                 CellChange::SetWalkable { cell, walkable } => {
@@ -484,6 +491,9 @@ impl Grid {
                         let (x, y) = self.coords(cell);
                         self.bits.set(x as usize, y as usize, walkable);
                         walls_changed = true;
+                        if self.jumps.get().is_some() {
+                            flipped.push((x as usize, y as usize));
+                        }
                     }
                 }
                 CellChange::SetCost { cell, cost } => {
@@ -491,6 +501,9 @@ impl Grid {
                     self.costs.get_or_insert_with(|| vec![1.0; n])[cell as usize] = cost;
                 }
             }
+        }
+        if let Some(table) = self.jumps.get_mut() {
+            table.repair(&self.moves, &flipped);
         }
         if walls_changed {
             self.wall_edits += 1;
@@ -526,6 +539,29 @@ impl Grid {
         &self.bits
     }
 
+    /// The jump table of JPS+, built now if this is its first use (see `jump_table.rs`).
+    #[inline]
+    pub(crate) fn jump_table(&self) -> &JumpTable {
+        self.jumps.get_or_init(|| {
+            JumpTable::build(&self.moves, self.width as usize, self.height as usize)
+        })
+    }
+
+    /// Builds the jump table of JPS+ ([`SearchWorkspace::find_path_jps_plus`]) now rather
+    /// than in the first query that needs it, and returns the bytes it takes (16 per cell).
+    /// Once built, the grid keeps it and repairs it in [`apply`](Self::apply).
+    ///
+    /// [`SearchWorkspace::find_path_jps_plus`]: crate::SearchWorkspace::find_path_jps_plus
+    pub fn prepare_jump_table(&self) -> usize {
+        self.jump_table().memory_bytes()
+    }
+
+    /// Whether the jump table of JPS+ has been built (and is kept up to date by
+    /// [`apply`](Self::apply)).
+    pub fn has_jump_table(&self) -> bool {
+        self.jumps.get().is_some()
+    }
+
     #[inline]
     pub(crate) fn walkable_table(&self) -> &[bool] {
         &self.walkable
@@ -538,6 +574,8 @@ impl Grid {
     }
 
     fn rebuild_moves(&mut self) {
+        // The jump table is a function of the moves: built anew when next needed.
+        self.jumps = std::sync::OnceLock::new();
         let n = self.walkable.len();
         let mut moves = Vec::with_capacity(n);
         for cell in 0..n as CellId {

@@ -79,20 +79,18 @@
 //!
 //! # Bookkeeping
 //!
-//! A generated jump point records `g` and the direction of the jump that reached it (the
-//! workspace's `parent` byte, as in A*); the direction is also what the pruning rules need at
-//! expansion. There is no extra per-cell array: to rebuild the full cell-by-cell path, the
-//! reconstruction walks back from each jump point against its direction, pushing every cell,
-//! until it reaches a cell stamped in this query whose `g` plus the steps walked equals the
-//! jump point's `g`. A diagonal jump point expanded on the spot, and the cell where a path to
-//! the goal in sight turns, are stamped open with their `g` and diagonal direction but never
-//! pushed, so that this walk finds them. A jump point's origin qualifies when the walk reaches
-//! it: an expanded jump point was closed when it generated the jump, so its `g` has not changed
-//! since; a cell stamped on the spot may be improved later, but only for jump points off the
-//! final path (on an optimal path every prefix is optimal, so the `g` it gave its jump points
-//! is the least there is). A cell met earlier that qualifies is an equally cheap predecessor,
-//! so the path cost is the same either way. Costs are exact integers. A* therefore keeps its
-//! 11 bytes per cell and its speed.
+//! A generated jump point records `g`, the direction of the jump that reached it (what the
+//! pruning rules need at expansion) and the cell that jump came from, packed in one 16-byte
+//! record per cell (the workspace's `JumpNode`, in place of A*'s separate stamp, cost and
+//! parent arrays) so that touching a cell touches one cache line: JPS touches few cells, far
+//! apart, and waits on memory more than it computes. A diagonal jump point expanded on the
+//! spot, and the cell where a path to the goal in sight turns, get the same record without
+//! being pushed. The full cell-by-cell path is rebuilt by following the origins from the goal
+//! and stepping along each jump. An origin is still the right one when the path is rebuilt: an
+//! expanded jump point was closed when it generated the jump, so its record has not changed
+//! since; a cell recorded on the spot may be recorded again later (only ever more cheaply), but
+//! only for jump points off the final path (on an optimal path every prefix is optimal, so the
+//! `g` it gave its jump points is the least there is). Costs are exact integers.
 //!
 //! The node budget ([`SearchOptions::node_budget`]) and [`SearchStats::expanded`] count jump
 //! points taken off the open list and expanded, not cells scanned nor diagonal jump points
@@ -138,16 +136,9 @@ use super::astar::FastDiv;
 use super::cost::{CostModel, DIAGONAL, FixedCost, SCALE};
 use super::workspace::NO_PARENT;
 use super::{QueryError, SearchOptions, SearchOutcome, SearchWorkspace};
-use crate::grid::{BitRows, CellId, Direction, Grid, MoveSet, Neighborhood};
-
-/// Bits of the orthogonal directions beside each straight direction (the sides on which a
-/// straight move can find forced neighbours).
-const SIDES_OF_STRAIGHT: [u8; 4] = [
-    (1 << 1) | (1 << 3), // north: east, west
-    (1 << 0) | (1 << 2), // east: north, south
-    (1 << 1) | (1 << 3), // south: east, west
-    (1 << 0) | (1 << 2), // west: north, south
-];
+use crate::grid::{
+    BitRows, COMPONENTS, CellId, Direction, Grid, MoveSet, Neighborhood, SIDES_OF_STRAIGHT,
+};
 
 /// The diagonal between two orthogonal directions (indexed by their bits), `0` when they are
 /// not perpendicular.
@@ -160,18 +151,6 @@ const fn diagonal_between(a: usize, b: usize) -> usize {
         _ => 0,
     }
 }
-
-/// The two orthogonal components of each diagonal direction (index 4..8).
-const COMPONENTS: [(usize, usize); 8] = [
-    (0, 0),
-    (0, 0),
-    (0, 0),
-    (0, 0),
-    (0, 1), // north-east: north, east
-    (2, 1), // south-east: south, east
-    (2, 3), // south-west: south, west
-    (0, 3), // north-west: north, west
-];
 
 /// `FORCED[d][sides]`: for a straight arrival direction `d` and the set of side directions
 /// that are forced (a subset of `SIDES_OF_STRAIGHT[d]`, as bits), the successor directions
@@ -210,10 +189,21 @@ const NATURAL_DIAGONAL: [u8; 8] = [
     (1 << 7) | (1 << 0) | (1 << 3),
 ];
 
-/// Cost key of one step in each direction.
-const STEP: [u64; 8] = [
-    SCALE, SCALE, SCALE, SCALE, DIAGONAL, DIAGONAL, DIAGONAL, DIAGONAL,
-];
+/// The second word of a cell's [`JumpNode`](super::workspace::JumpNode): its stamp, the
+/// direction of the jump that reached it and the cell that jump came from.
+#[inline(always)]
+fn node_meta(stamp: u16, arrival: u8, origin: usize) -> u64 {
+    u64::from(stamp) | u64::from(arrival) << 16 | (origin as u64) << 32
+}
+
+/// The stamp of a cell's [`JumpNode`](super::workspace::JumpNode).
+#[inline(always)]
+fn stamp_of(node: &[u64; 2]) -> u16 {
+    node[1] as u16
+}
+
+/// Cost of one step in each direction.
+const STEP_COST: [f64; 8] = Direction::BASE_COST;
 
 /// The successor directions of a cell whose legal moves are `here`, reached by a move in
 /// direction `arrival` from a cell whose legal moves are `before` (see the module docs).
@@ -229,21 +219,42 @@ fn successors(arrival: u8, here: u8, before: u8) -> u8 {
     wanted & here
 }
 
-/// The scans of one query: the move table (for diagonal steps) and the walkable bits in both
-/// orientations (for straight scans).
+/// Where the jumps of a search come from: scans of the grid (online JPS, [`Scanner`]) or the
+/// jump table of JPS+ (`jps_plus.rs`). The search loop is the same for both; each method is
+/// inlined with a constant direction.
+pub(super) trait Jumps {
+    /// Straight jump from cell `c` at `(x, y)` in direction `d` (0..4): the number of steps to
+    /// the jump point, or 0 when the jump runs into a wall first. The goal is not looked for
+    /// (see [`goal_in_sight`](Self::goal_in_sight)).
+    fn straight(&self, c: usize, x: usize, y: usize, d: usize) -> usize;
+
+    /// Walks from cell `c` at `(x, y)` along diagonal `d` (4..8) to the next cell where it
+    /// stops: `(steps, h, v)` with the straight jumps from there along `d`'s horizontal and
+    /// vertical components (as [`straight`](Self::straight) gives them). Both are 0 only at a
+    /// cut in a long run (the walk goes on from there). `None` when the walk reaches a wall
+    /// first.
+    fn diagonal(&self, c: usize, x: usize, y: usize, d: usize) -> Option<(usize, usize, usize)>;
+
+    /// Whether the goal, `dx` columns and `dy` rows from cell `c` at `(x, y)` (not both 0), is
+    /// reached from `c` by `min(|dx|, |dy|)` diagonal moves followed by straight moves, all
+    /// legal: an octile-shortest path, so nothing through `c` can beat it. Returns the cell
+    /// where the path turns from diagonal to straight (`c` or the goal when it does not turn).
+    fn goal_in_sight(&self, c: usize, x: usize, y: usize, dx: isize, dy: isize) -> Option<usize>;
+}
+
+/// The scans of one query of online JPS: the move table (for diagonal steps) and the walkable
+/// bits in both orientations (for straight scans).
 struct Scanner<'a> {
     moves: &'a [MoveSet],
     rows: &'a BitRows,
     cols: &'a BitRows,
+    offsets: [isize; 8],
 }
 
-impl Scanner<'_> {
-    /// Straight jump from `(x, y)` in direction `d` (0..4): the number of steps to the jump
-    /// point, or 0 when the scan runs into a wall first. East and west scan the row-major
-    /// bits, north and south the transposed ones. The goal is not looked for (see
-    /// [`goal_in_sight`](Self::goal_in_sight)).
+impl Jumps for Scanner<'_> {
+    /// East and west scan the row-major bits, north and south the transposed ones.
     #[inline(always)]
-    fn straight(&self, x: usize, y: usize, d: usize) -> usize {
+    fn straight(&self, _c: usize, x: usize, y: usize, d: usize) -> usize {
         match d {
             0 => self.cols.jump_backward(x, y),
             1 => self.rows.jump_forward(y, x),
@@ -252,27 +263,36 @@ impl Scanner<'_> {
         }
     }
 
-    /// Whether the goal, `dx` columns and `dy` rows from cell `c` at `(x, y)` (not both 0), is
-    /// reached from `c` by `min(|dx|, |dy|)` diagonal moves followed by straight moves, all
-    /// legal: an octile-shortest path, so nothing through `c` can beat it. Returns the cell
-    /// where the path turns from diagonal to straight (`c` or the goal when it does not turn).
     #[inline(always)]
-    fn goal_in_sight(
-        &self,
-        c: usize,
-        x: usize,
-        y: usize,
-        dx: isize,
-        dy: isize,
-        offsets: &[isize; 8],
-    ) -> Option<usize> {
+    fn diagonal(&self, c: usize, x: usize, y: usize, d: usize) -> Option<(usize, usize, usize)> {
+        let (v, h) = COMPONENTS[d];
+        let (ddx, ddy) = (Direction::DX[d] as isize, Direction::DY[d] as isize);
+        let (mut t, mut tx, mut ty, mut steps) = (c, x, y, 0);
+        loop {
+            if self.moves[t].0 & (1 << d) == 0 {
+                return None;
+            }
+            t = t.wrapping_add_signed(self.offsets[d]);
+            tx = tx.wrapping_add_signed(ddx);
+            ty = ty.wrapping_add_signed(ddy);
+            steps += 1;
+            let sh = self.straight(t, tx, ty, h);
+            let sv = self.straight(t, tx, ty, v);
+            if sh | sv != 0 {
+                return Some((steps, sh, sv));
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn goal_in_sight(&self, c: usize, x: usize, y: usize, dx: isize, dy: isize) -> Option<usize> {
         let (ax, ay) = (dx.unsigned_abs(), dy.unsigned_abs());
         let diagonal = ax.min(ay);
         let (mut t, mut tx, mut ty) = (c, x, y);
         if diagonal > 0 {
             let d = DIAGONAL_TOWARDS[usize::from(dx > 0)][usize::from(dy > 0)];
             let bit = 1u8 << d;
-            let off = offsets[d];
+            let off = self.offsets[d];
             for _ in 0..diagonal {
                 if self.moves[t].0 & bit == 0 {
                     return None;
@@ -303,7 +323,7 @@ impl Scanner<'_> {
 
 /// `DIAGONAL_TOWARDS[east][south]`: the diagonal move towards a cell east (or west) and south
 /// (or north).
-const DIAGONAL_TOWARDS: [[usize; 2]; 2] = [[7, 6], [4, 5]];
+pub(super) const DIAGONAL_TOWARDS: [[usize; 2]; 2] = [[7, 6], [4, 5]];
 
 /// `TOWARDS[sign(dx) + 1][sign(dy) + 1]`: the move whose octant holds a cell `dx`, `dy` away
 /// (straight when one of them is 0, else diagonal); `usize::MAX` for the cell itself.
@@ -352,19 +372,40 @@ impl SearchWorkspace {
         if !self.start_query(grid, start, goal)? {
             return Ok(SearchOutcome::Unreachable);
         }
+        let bits = grid.walk_bits();
+        let scanner = Scanner {
+            moves: grid.move_table(),
+            rows: &bits.rows,
+            cols: &bits.cols,
+            offsets: grid.move_offsets().map(|o| o as isize),
+        };
+        Ok(self.run_jumps(grid, &scanner, start, goal, options))
+    }
+
+    /// The search with jumps from `jumps` after the query was validated and opened: the outcome
+    /// with the path in place.
+    pub(super) fn run_jumps<J: Jumps>(
+        &mut self,
+        grid: &Grid,
+        jumps: &J,
+        start: CellId,
+        goal: CellId,
+        options: &SearchOptions,
+    ) -> SearchOutcome {
         let budget = options.node_budget.unwrap_or(u64::MAX);
-        Ok(match self.jps(grid, start, goal, budget) {
+        match self.jps(grid, jumps, start, goal, budget) {
             Ok(()) => SearchOutcome::Found {
                 cost: self.reconstruct_jumps(grid, goal),
             },
             Err(outcome) => outcome,
-        })
+        }
     }
 
     /// The search loop. `Ok(())` when the goal was reached.
-    fn jps(
+    fn jps<J: Jumps>(
         &mut self,
         grid: &Grid,
+        jumps: &J,
         start: CellId,
         goal: CellId,
         budget: u64,
@@ -373,28 +414,23 @@ impl SearchWorkspace {
         let model = FixedCost::<true>;
         let offsets = grid.move_offsets().map(|o| o as isize);
         let moves = grid.move_table();
-        let bits = grid.walk_bits();
         let (gx, gy) = grid.coords(goal);
-        let scanner = Scanner {
-            moves,
-            rows: &bits.rows,
-            cols: &bits.cols,
-        };
         let div = FastDiv::new(width);
         let (sx, sy) = grid.coords(start);
-        self.open_start(start, model.heuristic(sx.abs_diff(gx), sy.abs_diff(gy)));
         let open_stamp = self.generation;
         let closed_stamp = open_stamp + 1;
-        let stamp = &mut self.stamp[..grid.len()];
-        let g_of = &mut self.g[..grid.len()];
-        let parent = &mut self.parent[..grid.len()];
+        let nodes = &mut self.jump_nodes[..grid.len()];
+        nodes[start as usize] = [0, node_meta(open_stamp, NO_PARENT, start as usize)];
+        self.stats.pushed = 1;
+        self.open
+            .push(model.heuristic(sx.abs_diff(gx), sy.abs_diff(gy)), start);
         let open = &mut self.open;
         let stats = &mut self.stats;
         let (gxu, gyu) = (gx as usize, gy as usize);
 
         while let Some((_, cell)) = open.pop() {
             let c = cell as usize;
-            if stamp[c] == closed_stamp {
+            if stamp_of(&nodes[c]) == closed_stamp {
                 continue; // a stale entry of a jump point reached again more cheaply
             }
             if cell == goal {
@@ -404,13 +440,13 @@ impl SearchWorkspace {
                 return Err(SearchOutcome::BudgetExhausted);
             }
             stats.expanded += 1;
-            stamp[c] = closed_stamp;
-            let g = g_of[c];
+            let [g, meta] = nodes[c];
+            nodes[c][1] = meta & !0xFFFF | u64::from(closed_stamp);
             let cy = div.divide(cell);
             let cx = (cell - cy * width) as usize;
             let cy = cy as usize;
             let here = moves[c].0;
-            let arrival = parent[c];
+            let arrival = (meta >> 16) as u8;
             let dirs = if arrival == NO_PARENT {
                 here
             } else {
@@ -418,17 +454,16 @@ impl SearchWorkspace {
                 successors(arrival, here, moves[before].0)
             };
             // Generates jump point `next` at `(nx, ny)` with cost `ng`, reached in direction
-            // `d`, unless it is closed or already open at least as cheaply.
+            // `d` from `from`, unless it is closed or already open at least as cheaply.
             macro_rules! push {
-                ($next:expr, $ng:expr, $d:expr, $nx:expr, $ny:expr) => {{
+                ($next:expr, $ng:expr, $d:expr, $from:expr, $nx:expr, $ny:expr) => {{
                     let next: usize = $next;
                     let ng: u64 = $ng;
-                    let s = stamp[next];
+                    let [old_g, meta] = nodes[next];
+                    let s = meta as u16;
                     let seen = s == open_stamp;
-                    if s != closed_stamp && !(seen && ng >= g_of[next]) {
-                        stamp[next] = open_stamp;
-                        g_of[next] = ng;
-                        parent[next] = $d as u8;
+                    if s != closed_stamp && !(seen && ng >= old_g) {
+                        nodes[next] = [ng, node_meta(open_stamp, $d as u8, $from)];
                         let (nx, ny): (usize, usize) = ($nx, $ny);
                         let h = model.heuristic(nx.abs_diff(gxu) as u32, ny.abs_diff(gyu) as u32);
                         open.push(ng + h, next as CellId);
@@ -442,22 +477,22 @@ impl SearchWorkspace {
             let (dxg, dyg) = (gxu as isize - cx as isize, gyu as isize - cy as isize);
             let towards = TOWARDS[(dxg.signum() + 1) as usize][(dyg.signum() + 1) as usize];
             if dirs >> towards & 1 != 0
-                && let Some(t) = scanner.goal_in_sight(c, cx, cy, dxg, dyg, &offsets)
+                && let Some(t) = jumps.goal_in_sight(c, cx, cy, dxg, dyg)
             {
                 let diagonal = dxg.unsigned_abs().min(dyg.unsigned_abs()) as u64;
                 let straight = dxg.unsigned_abs().abs_diff(dyg.unsigned_abs()) as u64;
                 let mut tg = g + diagonal * DIAGONAL;
+                let mut from = c;
                 if diagonal > 0 && straight > 0 {
+                    from = t;
                     // The path turns at `t`: record it there (as a diagonal jump point) for
                     // the reconstruction, or go on from its record when that is no dearer.
-                    let s = stamp[t];
-                    if (s == open_stamp || s == closed_stamp) && g_of[t] <= tg {
-                        tg = g_of[t];
+                    let s = stamp_of(&nodes[t]);
+                    if (s == open_stamp || s == closed_stamp) && nodes[t][0] <= tg {
+                        tg = nodes[t][0];
                     } else {
-                        stamp[t] = open_stamp;
-                        g_of[t] = tg;
-                        parent[t] =
-                            DIAGONAL_TOWARDS[usize::from(dxg > 0)][usize::from(dyg > 0)] as u8;
+                        let d = DIAGONAL_TOWARDS[usize::from(dxg > 0)][usize::from(dyg > 0)];
+                        nodes[t] = [tg, node_meta(open_stamp, d as u8, c)];
                     }
                 }
                 let last = match (straight > 0, dxg.unsigned_abs() > dyg.unsigned_abs()) {
@@ -465,7 +500,7 @@ impl SearchWorkspace {
                     (true, true) => TOWARDS[(dxg.signum() + 1) as usize][1],
                     (true, false) => TOWARDS[1][(dyg.signum() + 1) as usize],
                 };
-                push!(goal as usize, tg + straight * SCALE, last, gxu, gyu);
+                push!(goal as usize, tg + straight * SCALE, last, from, gxu, gyu);
                 continue;
             }
             // One block per direction, so that each scan is inlined with constant bits and
@@ -473,13 +508,14 @@ impl SearchWorkspace {
             macro_rules! straight {
                 ($d:literal) => {
                     if dirs & (1 << $d) != 0 {
-                        let steps = scanner.straight(cx, cy, $d);
+                        let steps = jumps.straight(c, cx, cy, $d);
                         if steps != 0 {
                             let k = steps as isize;
                             push!(
                                 c.wrapping_add_signed(offsets[$d] * k),
                                 g + steps as u64 * SCALE,
                                 $d,
+                                c,
                                 cx.wrapping_add_signed(Direction::DX[$d] as isize * k),
                                 cy.wrapping_add_signed(Direction::DY[$d] as isize * k)
                             );
@@ -494,32 +530,28 @@ impl SearchWorkspace {
                         let (ddx, ddy) = (Direction::DX[$d] as isize, Direction::DY[$d] as isize);
                         let (v, h) = COMPONENTS[$d];
                         let (mut t, mut tx, mut ty, mut tg) = (c, cx, cy, g);
-                        loop {
-                            if moves[t].0 & (1 << $d) == 0 {
-                                break;
-                            }
-                            t = t.wrapping_add_signed(off);
-                            tx = tx.wrapping_add_signed(ddx);
-                            ty = ty.wrapping_add_signed(ddy);
-                            tg += DIAGONAL;
-                            let sh = scanner.straight(tx, ty, h);
-                            let sv = scanner.straight(tx, ty, v);
+                        let mut from = c;
+                        while let Some((k, sh, sv)) = jumps.diagonal(t, tx, ty, $d) {
+                            t = t.wrapping_add_signed(off * k as isize);
+                            tx = tx.wrapping_add_signed(ddx * k as isize);
+                            ty = ty.wrapping_add_signed(ddy * k as isize);
+                            tg += k as u64 * DIAGONAL;
+                            // Both 0 only at a cut in a long run (JPS+): walk on.
                             if sh | sv != 0 {
-                                // A diagonal jump point: expanded here and now. Stop where
-                                // plain JPS would not have put it on the open list.
-                                let s = stamp[t];
-                                if s == closed_stamp || (s == open_stamp && g_of[t] <= tg) {
+                                let [old_g, meta] = nodes[t];
+                                let s = meta as u16;
+                                if s == closed_stamp || (s == open_stamp && old_g <= tg) {
                                     break;
                                 }
-                                stamp[t] = open_stamp;
-                                g_of[t] = tg;
-                                parent[t] = $d;
+                                nodes[t] = [tg, node_meta(open_stamp, $d, from)];
+                                from = t;
                                 if sh != 0 {
                                     let k = sh as isize;
                                     push!(
                                         t.wrapping_add_signed(offsets[h] * k),
                                         tg + sh as u64 * SCALE,
                                         h,
+                                        t,
                                         tx.wrapping_add_signed(Direction::DX[h] as isize * k),
                                         ty
                                     );
@@ -530,6 +562,7 @@ impl SearchWorkspace {
                                         t.wrapping_add_signed(offsets[v] * k),
                                         tg + sv as u64 * SCALE,
                                         v,
+                                        t,
                                         tx,
                                         ty.wrapping_add_signed(Direction::DY[v] as isize * k)
                                     );
@@ -552,51 +585,32 @@ impl SearchWorkspace {
     }
 
     /// Writes the full cell-by-cell path ending at `goal` into the path buffer and returns its
-    /// cost (summed as A* sums it). From each jump point it walks back against the jump's
-    /// direction to the first cell stamped in this query whose `g` accounts exactly for the
-    /// steps walked (see the module docs).
+    /// cost (summed as A* sums it): the chain of jump points from the goal back to the start
+    /// through their origins, then every cell of each jump, stepping forward.
     fn reconstruct_jumps(&mut self, grid: &Grid, goal: CellId) -> f64 {
-        let width = grid.width() as isize;
-        let open_stamp = self.generation;
-        let closed_stamp = open_stamp + 1;
+        let offsets = grid.move_offsets().map(|o| o as isize);
         self.path.clear();
         self.runs.clear();
-        let mut c = goal as usize;
-        self.path.push(goal);
+        let mut c = goal;
         loop {
-            let d = self.parent[c];
+            let meta = self.jump_nodes[c as usize][1];
+            let d = (meta >> 16) as u8;
             if d == NO_PARENT {
                 break;
             }
-            let d = usize::from(d);
-            let back = Direction::DY[d] as isize * width + Direction::DX[d] as isize;
-            let target = self.g[c];
-            let mut walked = 0u64;
-            let mut steps = 0u32;
-            loop {
-                c = c.wrapping_add_signed(-back);
-                walked += STEP[d];
-                steps += 1;
-                self.path.push(c as CellId);
-                let s = self.stamp[c];
-                if (s == open_stamp || s == closed_stamp) && self.g[c] + walked == target {
-                    break;
-                }
-                debug_assert!(walked < target, "no jump origin behind cell {c}");
-            }
-            self.runs.push((d >= 4, steps));
+            self.runs.push((c, d));
+            c = (meta >> 32) as CellId;
         }
-        self.path.reverse();
         // The cost summed step by step from the start, as `Grid::path_cost` sums it (every
         // cell costs 1 on the grids JPS searches), so that both give the same number.
         let mut cost = 0.0;
-        for &(diagonal, steps) in self.runs.iter().rev() {
-            let step = if diagonal {
-                std::f64::consts::SQRT_2
-            } else {
-                1.0
-            };
-            for _ in 0..steps {
+        self.path.push(c);
+        let mut at = c as usize;
+        for &(to, d) in self.runs.iter().rev() {
+            let (off, step) = (offsets[usize::from(d)], STEP_COST[usize::from(d)]);
+            while at != to as usize {
+                at = at.wrapping_add_signed(off);
+                self.path.push(at as CellId);
                 cost += step;
             }
         }

@@ -118,6 +118,7 @@ mod astar;
 mod cost;
 mod heap;
 mod jps;
+mod jps_plus;
 pub mod turning;
 mod workspace;
 

@@ -4,6 +4,14 @@ use super::SearchStats;
 use super::heap::{LevelHeap, OpenList};
 use crate::grid::{CellId, Grid};
 
+/// One cell's state in a Jump Point Search: `[g, meta]`, the cost from the start (a cost key)
+/// and, packed in one word, the stamp (bits 0-15, as `stamp`), the direction of the jump that
+/// reached it (bits 16-23, [`NO_PARENT`] for the start) and the cell that jump came from
+/// (bits 32-63). A search that touches few, scattered cells, as JPS does, then reads and writes
+/// one cache line per cell instead of one in each of four arrays (A*, which touches many
+/// neighbouring cells, keeps the separate arrays: fewer instructions per cell).
+pub(crate) type JumpNode = [u64; 2];
+
 /// Parent marker of the start cell.
 pub(crate) const NO_PARENT: u8 = u8::MAX;
 
@@ -11,8 +19,8 @@ pub(crate) const NO_PARENT: u8 = u8::MAX;
 ///
 /// The workspace holds flat arrays indexed by cell id (a 16-bit stamp, the cost from the start
 /// and the direction of the move from the parent: 11 bytes per cell, the stamps alone 2 bytes
-/// so that the array the inner loop tests most stays in cache) plus the open lists and a path
-/// buffer.
+/// so that the array the inner loop tests most stays in cache; Jump Point Search keeps its own
+/// 16-byte record per cell instead) plus the open lists and a path buffer.
 /// Instead of clearing the arrays before each query it bumps a generation number: a cell whose
 /// stamp is not the current generation's counts as unseen. A query therefore costs nothing to
 /// start, and once the buffers have grown to the largest query seen it performs no heap
@@ -51,13 +59,16 @@ pub struct SearchWorkspace {
     pub(crate) g: Vec<u64>,
     /// Per cell: the direction of the move that reached it ([`NO_PARENT`] for the start).
     pub(crate) parent: Vec<u8>,
+    /// Per cell, Jump Point Search's state in place of `stamp`, `g` and `parent` (see
+    /// [`JumpNode`]). Untouched by A*, so its pages are never mapped there (see
+    /// [`ensure_cells`](Self::ensure_cells)).
+    pub(crate) jump_nodes: Vec<JumpNode>,
     pub(crate) open: OpenList,
     /// The open list of A* on uniform-cost grids (see [`LevelHeap`]).
     pub(crate) levels: LevelHeap,
     pub(crate) path: Vec<CellId>,
-    /// Jump Point Search's path as straight runs (diagonal or not, length), goal first, so
-    /// that its cost can be summed from the start without looking at cells again.
-    pub(crate) runs: Vec<(bool, u32)>,
+    /// Jump Point Search's path as jumps (jump point, direction of the jump), goal first.
+    pub(crate) runs: Vec<(CellId, u8)>,
     pub(crate) generation: u16,
     pub(crate) stats: SearchStats,
 }
@@ -75,6 +86,7 @@ impl SearchWorkspace {
             stamp: Vec::new(),
             g: Vec::new(),
             parent: Vec::new(),
+            jump_nodes: Vec::new(),
             open: OpenList::default(),
             levels: LevelHeap::default(),
             path: Vec::new(),
@@ -110,16 +122,17 @@ impl SearchWorkspace {
         self.stamp.capacity() * 2
             + self.g.capacity() * 8
             + self.parent.capacity()
+            + self.jump_nodes.capacity() * std::mem::size_of::<JumpNode>()
             + self.open.capacity_bytes()
             + self.levels.capacity_bytes()
             + self.path.capacity() * std::mem::size_of::<CellId>()
-            + self.runs.capacity() * std::mem::size_of::<(bool, u32)>()
+            + self.runs.capacity() * std::mem::size_of::<(CellId, u8)>()
     }
 
     /// Grows the per-cell arrays to `cells`. They are allocated zeroed rather than written:
     /// a large zeroed allocation comes straight from the operating system as pages that are
     /// mapped only when first touched, so a workspace sized for a 16-million-cell map costs
-    /// memory (and page-fault time) only for the cells its searches reach, not 11 bytes for
+    /// memory (and page-fault time) only for the cells its searches reach, not 27 bytes for
     /// every cell of the map on every thread. Nothing is kept from the smaller arrays: a zero
     /// stamp is never a live generation (generations start at 2), so every cell reads unseen,
     /// and `g` and `parent` are only read on stamped cells.
@@ -128,9 +141,11 @@ impl SearchWorkspace {
             self.stamp = Vec::new();
             self.g = Vec::new();
             self.parent = Vec::new();
+            self.jump_nodes = Vec::new();
             self.stamp = vec![0; cells];
             self.g = vec![0; cells];
             self.parent = vec![0; cells];
+            self.jump_nodes = vec![[0; 2]; cells];
         }
     }
 
@@ -145,6 +160,8 @@ impl SearchWorkspace {
             let cells = self.stamp.len();
             self.stamp = Vec::new();
             self.stamp = vec![0; cells];
+            self.jump_nodes = Vec::new();
+            self.jump_nodes = vec![[0; 2]; cells];
             self.generation = 0;
         }
         self.generation += 2;
@@ -166,12 +183,6 @@ impl SearchWorkspace {
         super::astar::validate_endpoints(grid, start, goal)?;
         self.begin(grid);
         Ok(grid.connected(start, goal))
-    }
-
-    /// Opens `start` with cost 0 and open-list key `h`: the first step of every search.
-    pub(crate) fn open_start(&mut self, start: CellId, h: u64) {
-        self.mark_start(start);
-        self.open.push(h, start);
     }
 
     /// Marks `start` open with cost 0 and no parent (the caller pushes it on its open list).

@@ -374,10 +374,14 @@ fn run_job(
         PlannerKind::Jps if job.reason != Some(PlanReason::Blocked) => {
             ws.find_path_jps(grid, job.start, job.goal, options)
         }
+        PlannerKind::JpsPlus if job.reason != Some(PlanReason::Blocked) => {
+            ws.find_path_jps_plus(grid, job.start, job.goal, options)
+        }
         // Nav and auto come here for short trips and replans around agents.
         // D* Lite comes here for replans around agents (moving agents are not map changes).
         PlannerKind::AStar
         | PlannerKind::Jps
+        | PlannerKind::JpsPlus
         | PlannerKind::Nav
         | PlannerKind::Auto
         | PlannerKind::DStar => {
