@@ -171,6 +171,9 @@ pub fn run_scen_with_nav(
     // Steady-state query times: the first touch of each page of the workspace would otherwise
     // cost a page fault inside some query's time.
     workspace.prefault();
+    if nav.is_some() {
+        nav_ws.prefault(grid);
+    }
     // The `dstar` planner answers each query from scratch (cleared state, no node budget).
     let mut dstar = crate::dstar::DStarLite::new(0);
     let search_options = SearchOptions {

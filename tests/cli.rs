@@ -251,9 +251,11 @@ fn generated_maps_and_scenarios_run_optimally() {
 
 /// `--planner nav` reports the length ratios and the graph's build time and memory, and exits
 /// 0 although some paths are longer than optimal: only illegal or missing paths fail it.
+/// (random512: a map where the points beat a direct search; on den520d the graph answers
+/// every query by JPS+, optimal.)
 #[test]
 fn scen_nav_reports_ratios_and_passes_on_legal_paths() {
-    let path = shipped("den520d.map.scen");
+    let path = shipped("random512-10-0.map.scen");
     let o = throng(&["scen", path.to_str().unwrap(), "--json", "--planner", "nav"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
@@ -269,6 +271,11 @@ fn scen_nav_reports_ratios_and_passes_on_legal_paths() {
     );
     assert!(v["nav_build_ms"].as_f64().unwrap() > 0.0);
     assert!(v["nav_memory_bytes"].as_u64().unwrap() > 0);
+    // On den520d every query is a direct JPS+ search: optimal.
+    let den = shipped("den520d.map.scen");
+    let o = throng(&["scen", den.to_str().unwrap(), "--json", "--planner", "nav"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["optimal"], v["queries"], "{v}");
     // The table has the graph line; `auto` runs too.
     let o = throng(&["scen", path.to_str().unwrap(), "--planner", "auto"]);
     assert!(o.status.success(), "{}", stderr(&o));

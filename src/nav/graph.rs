@@ -201,9 +201,20 @@ pub struct NavGraph {
     pub(crate) landmarks: Landmarks,
     /// Factor on the search's heuristic (see [`NavGraph::set_heuristic_weight`]).
     pub(crate) weight: f64,
+    /// Whether every query is answered by a direct JPS+ search: on maps where long trips take
+    /// JPS+ few jump points it is optimal and faster than the points (see `direct.rs`).
+    pub(crate) direct_search: bool,
 }
 
 impl NavGraph {
+    /// Whether this graph answers every query by a direct JPS+ search (optimal paths) because
+    /// long trips on its map take JPS+ so few jump points that the search beats the route
+    /// through the points; decided when the graph is built or loaded (see
+    /// [`NavGraph::find_path`]).
+    pub fn searches_directly(&self) -> bool {
+        self.direct_search
+    }
+
     /// Side of a cluster, in cells.
     pub fn cluster_size(&self) -> u32 {
         self.cluster_size
@@ -346,6 +357,7 @@ impl NavGraph {
             edges: Vec::new(),
             landmarks: Landmarks::default(),
             weight: 1.0,
+            direct_search: super::direct::prefers_direct_search(grid),
         };
         match landmarks {
             Some(dist) => {

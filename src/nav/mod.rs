@@ -110,6 +110,7 @@
 //! `random512-10-0`, against 214 ms to build: reading, checksumming and checking 16.5 MiB).
 
 mod build;
+mod direct;
 pub mod file;
 mod graph;
 mod landmarks;
@@ -191,6 +192,13 @@ impl NavWorkspace {
     /// navigation queries).
     pub fn search_workspace(&mut self) -> &mut SearchWorkspace {
         &mut self.search
+    }
+
+    /// Sizes the grid workspace inside for `grid` and maps every page of it (see
+    /// [`SearchWorkspace::prefault`]), so that no query pays a page fault on its first touch.
+    pub fn prefault(&mut self, grid: &crate::Grid) {
+        self.search.ensure_cells(grid.len());
+        self.search.prefault();
     }
 
     /// Bytes of memory held.

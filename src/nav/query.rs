@@ -15,7 +15,9 @@ impl NavGraph {
     /// [`NavWorkspace::path`]: legal, continuous, close to optimal but not always optimal.
     ///
     /// Trips within one cluster or between neighbouring clusters are searched directly (JPS on
-    /// uniform 8-connected grids, A* otherwise) and are optimal.
+    /// uniform 8-connected grids, JPS+ when the grid has its jump table, A* otherwise) and are
+    /// optimal; on maps where long trips take JPS+ only a few jump points, every trip is
+    /// ([`NavGraph::searches_directly`]).
     ///
     /// # Errors
     /// [`QueryError`] when a cell is outside the grid or blocked.
@@ -69,7 +71,7 @@ impl NavGraph {
         let cg = self.cluster_of_xy(gx, gy);
         let near = (cs % self.clusters_x).abs_diff(cg % self.clusters_x) <= 1
             && (cs / self.clusters_x).abs_diff(cg / self.clusters_x) <= 1;
-        if near || !self.abstract_search(grid, ws, start, goal, cs, cg) {
+        if self.direct_search || near || !self.abstract_search(grid, ws, start, goal, cs, cg) {
             return Ok(self.direct(grid, ws, start, goal, options));
         }
         self.stitch(grid, ws, start, goal);
@@ -90,7 +92,8 @@ impl NavGraph {
         Ok(SearchOutcome::Found { cost })
     }
 
-    /// The optimal search on the grid, for short trips.
+    /// The optimal search on the grid: JPS+ when the grid has its jump table, else JPS (each
+    /// falls back to A* on weighted and 4-connected grids).
     fn direct(
         &self,
         grid: &Grid,
@@ -99,10 +102,12 @@ impl NavGraph {
         goal: CellId,
         options: &SearchOptions,
     ) -> SearchOutcome {
-        let outcome = ws
-            .search
-            .find_path_jps(grid, start, goal, options)
-            .expect("endpoints were validated");
+        let outcome = if grid.has_jump_table() {
+            ws.search.find_path_jps_plus(grid, start, goal, options)
+        } else {
+            ws.search.find_path_jps(grid, start, goal, options)
+        }
+        .expect("endpoints were validated");
         ws.stats = ws.search.stats();
         ws.path.clear();
         ws.path.extend_from_slice(ws.search.path());
