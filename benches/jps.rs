@@ -1,4 +1,5 @@
-//! Jump Point Search benchmark: [`SearchWorkspace::find_path_jps`] against throng's own A* on
+//! Jump Point Search benchmark: [`SearchWorkspace::find_path_jps`] (online) and
+//! [`SearchWorkspace::find_path_jps_plus`] (the grid's jump table) against throng's own A* on
 //! the Moving AI maps of the comparison with warthog (issue 16; the warthog figures themselves
 //! are in the README, measured outside the crate).
 //!
@@ -9,17 +10,17 @@
 //! `NAME.map.scen` in the folder named by the environment variable `THRONG_JPS_MAPS` (for the
 //! maps too large to ship, such as `AcrosstheCape`):
 //!
-//! - criterion group `jps/<map>`, functions `jps` and `astar`: one iteration answers a thinned
+//! - criterion group `jps/<map>`, functions `jps`, `jps+` and `astar`: one iteration answers a thinned
 //!   query set (every `k`-th query, 128 to 255 of them, spanning every bucket), with one
 //!   [`SearchWorkspace`] reused for every query;
 //! - after criterion, a summary table: mean µs per query over **every** query of the file,
-//!   best of [`SUMMARY_ROUNDS`] rounds, JPS and A* alternating in the same process, and the
-//!   ratio. These are the numbers to compare with `throng scen --planner jps` and with the
-//!   README's table.
+//!   best of [`SUMMARY_ROUNDS`] rounds, the three alternating in the same process (the jump
+//!   table built and the workspace's pages mapped before), and the ratios. These are the
+//!   numbers to compare with `throng scen --planner jps|jps+` and with the README's table.
 //!
 //! # Correctness before timing
 //!
-//! Every query of every file is first answered by JPS and checked: the cost must be the
+//! Every query of every file is first answered by JPS and by JPS+ and checked: the cost must be the
 //! scenario's optimal length (within the file's tolerance) and the path legal with that cost.
 //! A disagreement panics, so a faster but wrong change cannot look like a win.
 //!
@@ -112,64 +113,90 @@ fn cases() -> Vec<JpsCase> {
     cases
 }
 
-/// Answers every query of the file with JPS and panics on the first wrong answer.
-fn verify(case: &JpsCase, ws: &mut SearchWorkspace) {
-    let grid = &case.grid;
-    for &(start, goal, optimal) in &case.all {
-        let what = || {
-            format!(
-                "{} {:?} -> {:?}",
-                case.name,
-                grid.coords(start),
-                grid.coords(goal)
-            )
-        };
-        let cost = ws
-            .find_path_jps(grid, start, goal, &SearchOptions::default())
-            .unwrap_or_else(|e| panic!("{}: {e}", what()))
-            .cost()
-            .unwrap_or_else(|| panic!("{}: no path", what()));
-        assert!(
-            within(cost, optimal, case.tolerance),
-            "{}: cost {cost}, optimal {optimal}",
-            what()
-        );
-        let legal = grid
-            .path_cost(ws.path())
-            .unwrap_or_else(|e| panic!("{}: illegal path: {e}", what()));
-        assert_eq!(legal, cost, "{}", what());
+/// The searches compared.
+#[derive(Clone, Copy)]
+enum Search {
+    AStar,
+    Jps,
+    JpsPlus,
+}
+
+impl Search {
+    fn query(
+        self,
+        ws: &mut SearchWorkspace,
+        grid: &Grid,
+        start: CellId,
+        goal: CellId,
+    ) -> Result<throng::SearchOutcome, throng::QueryError> {
+        let options = SearchOptions::default();
+        match self {
+            Search::AStar => ws.find_path(grid, start, goal),
+            Search::Jps => ws.find_path_jps(grid, start, goal, &options),
+            Search::JpsPlus => ws.find_path_jps_plus(grid, start, goal, &options),
+        }
     }
 }
 
-/// Answers `queries` with JPS (`jps`) or A*; returns the sum of the costs (kept observable).
-fn run(grid: &Grid, queries: &[(CellId, CellId)], ws: &mut SearchWorkspace, jps: bool) -> f64 {
+/// Answers every query of the file with JPS and JPS+ and panics on the first wrong answer.
+fn verify(case: &JpsCase, ws: &mut SearchWorkspace) {
+    let grid = &case.grid;
+    for search in [Search::Jps, Search::JpsPlus] {
+        for &(start, goal, optimal) in &case.all {
+            let what = || {
+                format!(
+                    "{} {:?} -> {:?}",
+                    case.name,
+                    grid.coords(start),
+                    grid.coords(goal)
+                )
+            };
+            let cost = search
+                .query(ws, grid, start, goal)
+                .unwrap_or_else(|e| panic!("{}: {e}", what()))
+                .cost()
+                .unwrap_or_else(|| panic!("{}: no path", what()));
+            assert!(
+                within(cost, optimal, case.tolerance),
+                "{}: cost {cost}, optimal {optimal}",
+                what()
+            );
+            let legal = grid
+                .path_cost(ws.path())
+                .unwrap_or_else(|e| panic!("{}: illegal path: {e}", what()));
+            assert_eq!(legal, cost, "{}", what());
+        }
+    }
+}
+
+/// Answers `queries` with `search`; returns the sum of the costs (kept observable).
+fn run(grid: &Grid, queries: &[(CellId, CellId)], ws: &mut SearchWorkspace, search: Search) -> f64 {
     let mut total = 0.0;
     for &(start, goal) in queries {
         let (grid, start, goal) = (black_box(grid), black_box(start), black_box(goal));
-        let outcome = if jps {
-            ws.find_path_jps(grid, start, goal, &SearchOptions::default())
-        } else {
-            ws.find_path(grid, start, goal)
-        };
+        let outcome = search.query(ws, grid, start, goal);
         total += outcome.expect("verified").cost().unwrap_or(f64::NAN);
         black_box(ws.path());
     }
     total
 }
 
-/// Mean µs per query over every query of the file, best of [`SUMMARY_ROUNDS`] rounds, for JPS
-/// and A* (alternating).
-fn summarize(case: &JpsCase, ws: &mut SearchWorkspace) -> (f64, f64) {
+/// Mean µs per query over every query of the file, best of [`SUMMARY_ROUNDS`] rounds, for JPS,
+/// JPS+ and A* (alternating).
+fn summarize(case: &JpsCase, ws: &mut SearchWorkspace) -> [f64; 3] {
     let queries: Vec<(CellId, CellId)> = case.all.iter().map(|&(s, g, _)| (s, g)).collect();
-    let (mut jps, mut astar) = (f64::INFINITY, f64::INFINITY);
+    let mut best = [f64::INFINITY; 3];
     for _ in 0..SUMMARY_ROUNDS {
-        for (best, is_jps) in [(&mut jps, true), (&mut astar, false)] {
+        for (i, search) in [Search::Jps, Search::JpsPlus, Search::AStar]
+            .into_iter()
+            .enumerate()
+        {
             let t0 = Instant::now();
-            black_box(run(&case.grid, &queries, ws, is_jps));
-            *best = best.min(t0.elapsed().as_secs_f64() * 1e6 / queries.len() as f64);
+            black_box(run(&case.grid, &queries, ws, search));
+            best[i] = best[i].min(t0.elapsed().as_secs_f64() * 1e6 / queries.len() as f64);
         }
     }
-    (jps, astar)
+    best
 }
 
 fn main() {
@@ -196,11 +223,15 @@ fn main() {
             .measurement_time(Duration::from_secs(3))
             .sampling_mode(SamplingMode::Flat)
             .throughput(Throughput::Elements(case.thinned.len() as u64));
+        case.grid.prepare_jump_table();
         group.bench_function("jps", |b| {
-            b.iter(|| run(&case.grid, &case.thinned, &mut ws, true))
+            b.iter(|| run(&case.grid, &case.thinned, &mut ws, Search::Jps))
+        });
+        group.bench_function("jps+", |b| {
+            b.iter(|| run(&case.grid, &case.thinned, &mut ws, Search::JpsPlus))
         });
         group.bench_function("astar", |b| {
-            b.iter(|| run(&case.grid, &case.thinned, &mut ws, false))
+            b.iter(|| run(&case.grid, &case.thinned, &mut ws, Search::AStar))
         });
         group.finish();
     }
@@ -213,18 +244,23 @@ fn main() {
              {SUMMARY_ROUNDS} rounds (same process, after criterion)"
         );
         println!(
-            "{:<16} {:>7} {:>10} {:>10} {:>10}",
-            "map", "queries", "jps µs/q", "A* µs/q", "A*/jps"
+            "{:<16} {:>7} {:>10} {:>10} {:>10} {:>10} {:>10}",
+            "map", "queries", "jps µs/q", "jps+ µs/q", "A* µs/q", "A*/jps", "A*/jps+"
         );
         for case in &cases {
-            let (jps, astar) = summarize(case, &mut ws);
+            // Steady state: the workspace's pages mapped before the first query.
+            let mut ws = SearchWorkspace::for_grid(&case.grid);
+            ws.prefault();
+            let [jps, plus, astar] = summarize(case, &mut ws);
             println!(
-                "{:<16} {:>7} {:>10.2} {:>10.2} {:>9.1}x",
+                "{:<16} {:>7} {:>10.2} {:>10.2} {:>10.2} {:>9.1}x {:>9.1}x",
                 case.name,
                 case.all.len(),
                 jps,
+                plus,
                 astar,
-                astar / jps
+                astar / jps,
+                astar / plus
             );
         }
     }

@@ -39,8 +39,13 @@ pub enum PlannerKind {
     /// [`NavGraph`]: crate::nav::NavGraph
     #[serde(rename = "nav")]
     Nav,
-    /// A* for short trips (octile distance below [`PlannerKind::AUTO_SHORT_TRIP`]),
+    /// Short trips (octile distance below [`PlannerKind::AUTO_SHORT_TRIP`]) by the fastest
+    /// optimal search the map allows: JPS+ where the grid has its jump table (built with the
+    /// navigation points on maps where JPS+ pays, see [`NavGraph::searches_directly`]), A*
+    /// elsewhere (on maps of scattered obstacles A* beats both JPS variants on short trips);
     /// navigation points for long ones.
+    ///
+    /// [`NavGraph::searches_directly`]: crate::nav::NavGraph::searches_directly
     #[serde(rename = "auto")]
     Auto,
     /// D* Lite ([`DStarLite`]): optimal paths like A*. In a simulation each agent keeps its

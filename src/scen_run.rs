@@ -236,6 +236,11 @@ pub fn run_scen_with_nav(
             (_, Some(nav)) if by_nav => {
                 nav.find_path_with(grid, &mut nav_ws, start, goal, &search_options)
             }
+            // `auto`'s short trips: JPS+ where the map has its jump table (built with the
+            // navigation points where JPS+ pays, see `NavGraph::searches_directly`), else A*.
+            (PlannerKind::Auto, _) if grid.has_jump_table() => {
+                workspace.find_path_jps_plus(grid, start, goal, &search_options)
+            }
             _ => workspace.find_path_with(grid, start, goal, &search_options),
         };
         let ns = t0.elapsed().as_nanos();

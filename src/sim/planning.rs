@@ -377,6 +377,13 @@ fn run_job(
         PlannerKind::JpsPlus if job.reason != Some(PlanReason::Blocked) => {
             ws.find_path_jps_plus(grid, job.start, job.goal, options)
         }
+        // Short trips of `auto` and `nav`: JPS+ where the map has its jump table (built with the
+        // navigation points on maps where JPS+ pays), A* below otherwise.
+        PlannerKind::Auto | PlannerKind::Nav
+            if job.reason != Some(PlanReason::Blocked) && grid.has_jump_table() =>
+        {
+            ws.find_path_jps_plus(grid, job.start, job.goal, options)
+        }
         // Nav and auto come here for short trips and replans around agents.
         // D* Lite comes here for replans around agents (moving agents are not map changes).
         PlannerKind::AStar
