@@ -105,20 +105,21 @@ impl JumpTable {
         for y in 0..height {
             table.straight_row(moves, y);
         }
-        for x in 0..width {
-            table.straight_column(moves, x);
-        }
-        // Each diagonal entry reads the entry of the next cell along the diagonal, one row up
-        // or down: rows in the order that computes that row first.
-        for d in 4..8 {
-            let rows: Box<dyn Iterator<Item = usize>> = if Direction::DY[d] < 0 {
-                Box::new(0..height)
-            } else {
-                Box::new((0..height).rev())
-            };
-            for y in rows {
+        // Every other entry reads the entry of the next cell in its direction, one row up or
+        // down: whole rows (sequential in memory), in the order that computes that row first.
+        for d in [0, 2, 4, 5, 6, 7] {
+            for k in 0..height {
+                let y = if Direction::DY[d] < 0 {
+                    k
+                } else {
+                    height - 1 - k
+                };
                 for c in y * width..(y + 1) * width {
-                    table.entries[c][d] = table.diagonal_entry(moves, c, d);
+                    table.entries[c][d] = if d < 4 {
+                        table.straight_entry(moves, c, d)
+                    } else {
+                        table.diagonal_entry(moves, c, d)
+                    };
                 }
             }
         }
