@@ -13,7 +13,7 @@ use crate::grid::{CellId, Grid};
 use crate::movingai::ScenFile;
 use crate::nav::{NavGraph, NavOptions, NavWorkspace};
 use crate::planner::PlannerKind;
-use crate::search::{SearchOptions, SearchOutcome, SearchWorkspace};
+use crate::search::{QueryError, SearchOptions, SearchOutcome, SearchWorkspace};
 
 /// How many failing queries a report lists in detail.
 pub const MAX_LISTED_FAILURES: usize = 20;
@@ -25,6 +25,11 @@ pub struct ScenRunOptions {
     pub planner: PlannerKind,
     /// Per-query node budget. Default: none.
     pub node_budget: Option<u64>,
+    /// Answer every query once, untimed and unchecked, before the timed pass, so that the
+    /// reported times are those of a warm process (caches, branch predictors, pages), as
+    /// benchmark programs that run their queries twice report them. Default: off (one pass:
+    /// the first queries pay the warm-up).
+    pub warm_up: bool,
 }
 
 /// What went wrong with one query.
@@ -94,6 +99,11 @@ pub struct ScenReport {
     /// Number of navigation points (`nav` and `auto` planners only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub nav_points: Option<usize>,
+    /// Whether the navigation graph answers every query by a direct JPS+ search, as it does on
+    /// maps where long trips take few jump points (`nav` and `auto` only; see
+    /// [`NavGraph::searches_directly`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nav_direct: Option<bool>,
     /// Milliseconds to build the grid's jump table before the queries (`jps+` only; `None`
     /// when the grid had one already).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -165,20 +175,14 @@ pub fn run_scen_with_nav(
     } else {
         None
     };
-    let mut nav_ws = NavWorkspace::new();
     let cells = scen.resolve(grid)?;
-    let mut workspace = SearchWorkspace::for_grid(grid);
-    // Steady-state query times: the first touch of each page of the workspace would otherwise
-    // cost a page fault inside some query's time.
-    workspace.prefault();
-    if nav.is_some() {
-        nav_ws.prefault(grid);
+    let mut answerer = Answerer::new(grid, options, nav);
+    if options.warm_up {
+        for &(start, goal) in &cells {
+            // Only the warming matters; the timed pass below checks every answer.
+            let _ = answerer.answer(start, goal);
+        }
     }
-    // The `dstar` planner answers each query from scratch (cleared state, no node budget).
-    let mut dstar = crate::dstar::DStarLite::new(0);
-    let search_options = SearchOptions {
-        node_budget: options.node_budget,
-    };
     let mut hist = Histogram::<u64>::new(3).expect("3 significant figures is valid");
     let mut report = ScenReport {
         scen: scen.path.display().to_string(),
@@ -204,6 +208,7 @@ pub fn run_scen_with_nav(
         nav_load_ms: None,
         nav_memory_bytes: nav.map(NavGraph::memory_bytes),
         nav_points: nav.map(NavGraph::node_count),
+        nav_direct: nav.map(NavGraph::searches_directly),
         jump_table_ms: None,
         jump_table_bytes: None,
         failures: Vec::new(),
@@ -222,38 +227,12 @@ pub fn run_scen_with_nav(
 
     for (query, &(start, goal)) in scen.queries.iter().zip(&cells) {
         let t0 = Instant::now();
-        let by_nav = nav.is_some() && options.planner.plans_by_nav(grid, start, goal);
-        let result = match (options.planner, nav) {
-            (PlannerKind::DStar, _) => {
-                dstar.set_goal(goal);
-                dstar.clear();
-                dstar.plan(grid, start)
-            }
-            (PlannerKind::Jps, _) => workspace.find_path_jps(grid, start, goal, &search_options),
-            (PlannerKind::JpsPlus, _) => {
-                workspace.find_path_jps_plus(grid, start, goal, &search_options)
-            }
-            (_, Some(nav)) if by_nav => {
-                nav.find_path_with(grid, &mut nav_ws, start, goal, &search_options)
-            }
-            // `auto`'s short trips: JPS+ where the map has its jump table (built with the
-            // navigation points where JPS+ pays, see `NavGraph::searches_directly`), else A*.
-            (PlannerKind::Auto, _) if grid.has_jump_table() => {
-                workspace.find_path_jps_plus(grid, start, goal, &search_options)
-            }
-            _ => workspace.find_path_with(grid, start, goal, &search_options),
-        };
+        let (result, by_nav) = answerer.answer(start, goal);
         let ns = t0.elapsed().as_nanos();
         total_ns += ns;
         hist.record(u64::try_from(ns).unwrap_or(u64::MAX).max(1))
             .expect("auto-resizing histogram accepts any value");
-        let (path, expanded) = if options.planner == PlannerKind::DStar {
-            (dstar.path(), dstar.stats().expanded)
-        } else if by_nav {
-            (nav_ws.path(), nav_ws.stats().expanded)
-        } else {
-            (workspace.path(), workspace.stats().expanded)
-        };
+        let (path, expanded) = answerer.answer_path(by_nav);
         total_expanded += expanded;
 
         let failure = match result {
@@ -331,6 +310,84 @@ pub fn run_scen_with_nav(
         report.max_len_ratio = 1.0;
     }
     Ok(report)
+}
+
+/// The planner of a run with its workspaces: answers one query at a time.
+struct Answerer<'a> {
+    grid: &'a Grid,
+    planner: PlannerKind,
+    nav: Option<&'a NavGraph>,
+    search_options: SearchOptions,
+    workspace: SearchWorkspace,
+    nav_ws: NavWorkspace,
+    /// The `dstar` planner answers each query from scratch (cleared state, no node budget).
+    dstar: crate::dstar::DStarLite,
+}
+
+impl<'a> Answerer<'a> {
+    fn new(grid: &'a Grid, options: &ScenRunOptions, nav: Option<&'a NavGraph>) -> Self {
+        let mut workspace = SearchWorkspace::for_grid(grid);
+        // Steady-state query times: the first touch of each page of the workspace would
+        // otherwise cost a page fault inside some query's time.
+        workspace.prefault();
+        let mut nav_ws = NavWorkspace::new();
+        if nav.is_some() {
+            nav_ws.prefault(grid);
+        }
+        Answerer {
+            grid,
+            planner: options.planner,
+            nav,
+            search_options: SearchOptions {
+                node_budget: options.node_budget,
+            },
+            workspace,
+            nav_ws,
+            dstar: crate::dstar::DStarLite::new(0),
+        }
+    }
+
+    /// Plans one query; also says whether the navigation points answered it.
+    fn answer(
+        &mut self,
+        start: CellId,
+        goal: CellId,
+    ) -> (std::result::Result<SearchOutcome, QueryError>, bool) {
+        let (grid, options) = (self.grid, &self.search_options);
+        let by_nav = self.nav.is_some() && self.planner.plans_by_nav(grid, start, goal);
+        let result = match (self.planner, self.nav) {
+            (PlannerKind::DStar, _) => {
+                self.dstar.set_goal(goal);
+                self.dstar.clear();
+                self.dstar.plan(grid, start)
+            }
+            (PlannerKind::Jps, _) => self.workspace.find_path_jps(grid, start, goal, options),
+            (PlannerKind::JpsPlus, _) => self
+                .workspace
+                .find_path_jps_plus(grid, start, goal, options),
+            (_, Some(nav)) if by_nav => {
+                nav.find_path_with(grid, &mut self.nav_ws, start, goal, options)
+            }
+            // `auto`'s short trips: JPS+ where the map has its jump table (built with the
+            // navigation points where JPS+ pays, see `NavGraph::searches_directly`), else A*.
+            (PlannerKind::Auto, _) if grid.has_jump_table() => self
+                .workspace
+                .find_path_jps_plus(grid, start, goal, options),
+            _ => self.workspace.find_path_with(grid, start, goal, options),
+        };
+        (result, by_nav)
+    }
+
+    /// The path and expansion count of the last answer.
+    fn answer_path(&self, by_nav: bool) -> (&[CellId], u64) {
+        if self.planner == PlannerKind::DStar {
+            (self.dstar.path(), self.dstar.stats().expanded)
+        } else if by_nav {
+            (self.nav_ws.path(), self.nav_ws.stats().expanded)
+        } else {
+            (self.workspace.path(), self.workspace.stats().expanded)
+        }
+    }
 }
 
 /// Checks a returned path: right endpoints, legal moves, and a reported cost that matches the

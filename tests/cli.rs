@@ -29,6 +29,24 @@ fn assert_one_line_error(o: &Output, want: &str) {
     assert!(o.stdout.is_empty());
 }
 
+/// `--warm-up` answers every query once before the timed pass; the judged pass is the same.
+#[test]
+fn scen_warm_up_judges_the_same_answers() {
+    let path = shipped("arena.map.scen");
+    let run = |extra: &[&str]| {
+        let mut args = vec!["scen", path.to_str().unwrap(), "--json", "--planner", "jps+"];
+        args.extend_from_slice(extra);
+        let o = throng(&args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        serde_json::from_slice::<serde_json::Value>(&o.stdout).unwrap()
+    };
+    let (cold, warm) = (run(&[]), run(&["--warm-up"]));
+    for field in ["queries", "optimal", "mean_expanded", "mean_len_ratio"] {
+        assert_eq!(cold[field], warm[field], "{field}: {cold} vs {warm}");
+    }
+    assert_eq!(warm["optimal"], 130);
+}
+
 #[test]
 fn scen_json_has_the_documented_fields() {
     let path = shipped("arena.map.scen");
@@ -271,11 +289,13 @@ fn scen_nav_reports_ratios_and_passes_on_legal_paths() {
     );
     assert!(v["nav_build_ms"].as_f64().unwrap() > 0.0);
     assert!(v["nav_memory_bytes"].as_u64().unwrap() > 0);
-    // On den520d every query is a direct JPS+ search: optimal.
+    assert_eq!(v["nav_direct"], false, "{v}");
+    // On den520d every query is a direct JPS+ search: optimal, and said so.
     let den = shipped("den520d.map.scen");
     let o = throng(&["scen", den.to_str().unwrap(), "--json", "--planner", "nav"]);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["optimal"], v["queries"], "{v}");
+    assert_eq!(v["nav_direct"], true, "{v}");
     // The table has the graph line; `auto` runs too.
     let o = throng(&["scen", path.to_str().unwrap(), "--planner", "auto"]);
     assert!(o.status.success(), "{}", stderr(&o));

@@ -52,5 +52,11 @@ fn prepare_nav(map: &Path, out: &Path, cluster: u32) -> anyhow::Result<ExitCode>
         nav.memory_bytes() as f64 / (1 << 20) as f64,
         bytes as f64 / (1 << 20) as f64,
     )?;
+    if nav.searches_directly() {
+        writeln!(
+            io::stdout().lock(),
+            "long trips take few jump points on this map: the graph answers every query by a direct JPS+ search"
+        )?;
+    }
     Ok(ExitCode::SUCCESS)
 }
