@@ -34,7 +34,13 @@ fn assert_one_line_error(o: &Output, want: &str) {
 fn scen_warm_up_judges_the_same_answers() {
     let path = shipped("arena.map.scen");
     let run = |extra: &[&str]| {
-        let mut args = vec!["scen", path.to_str().unwrap(), "--json", "--planner", "jps+"];
+        let mut args = vec![
+            "scen",
+            path.to_str().unwrap(),
+            "--json",
+            "--planner",
+            "jps+",
+        ];
         args.extend_from_slice(extra);
         let o = throng(&args);
         assert!(o.status.success(), "{}", stderr(&o));

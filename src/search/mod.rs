@@ -100,19 +100,26 @@
 //! counter count jump points taken off the open list. Weighted and 4-connected grids are
 //! answered by A*.
 //!
-//! Mean µs per query of `throng scen --planner jps` over every query of each file (best of 9
-//! rounds interleaved with warthog's, one run on the idle machine), against warthog's `jps2`
-//! (C++, the reference implementation of the authors' lab, same queries; its own timer around
-//! the search, ours around the whole query with the full path; details in the README):
+//! JPS+ ([`SearchWorkspace::find_path_jps_plus`]) is the same search with the jumps read from
+//! the grid's jump table (`src/search/jps_plus.rs`, `src/grid/jump_table.rs`).
 //!
-//! | map | JPS before block scans | JPS | warthog `jps2` |
-//! |---|---|---|---|
-//! | `AR0011SR` | 34.3 | 8.3 | 10.7 |
-//! | `AcrosstheCape` | 175.8 | 57.3 | 99.1 |
-//! | `Berlin_1_256` | 25.8 | 10.8 | 19.8 |
-//! | `den520d` | 23.3 | 9.8 | 17.0 |
-//! | `random512-10-0` | 344.5 | 347.7 | 1094.4 |
-//! | `8room_000` | 383.3 | 325.9 | 640.7 |
+//! Mean µs per query of `throng scen --warm-up --planner jps` / `jps+` over every query of each
+//! file (best of 7 rounds interleaved with warthog's, one run on the idle 2-core Intel Xeon VM),
+//! against warthog's `jps2` / `jps2+` (C++, the reference implementation of the authors' lab,
+//! same queries, each file run twice and the second pass taken; its own timer around the
+//! search, ours around the whole query with the full path; details in the README):
+//!
+//! | map | JPS | warthog `jps2` | JPS+ | warthog `jps2+` |
+//! |---|---|---|---|---|
+//! | `AR0011SR` | 4.04 | 7.14 | 1.55 | 2.44 |
+//! | `AcrosstheCape` | 36.1 | 63.3 | 24.1 | 43.2 |
+//! | `Berlin_1_256` | 7.07 | 13.27 | 5.08 | 9.51 |
+//! | `den520d` | 5.28 | 10.12 | 3.47 | 6.44 |
+//! | `random512-10-0` | 247.6 | 689.6 | 260.9 | 665.6 |
+//! | `8room_000` | 232.2 | 429.0 | 178.1 | 342.6 |
+//!
+//! (Before the block scans, on the earlier 2-core AMD machine, JPS took 34.3 µs on `AR0011SR`
+//! against `jps2`'s 10.7.)
 
 mod astar;
 mod cost;
