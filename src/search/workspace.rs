@@ -99,11 +99,10 @@ impl SearchWorkspace {
     /// Writes every page of the per-cell arrays, so that no later query pays for mapping them.
     ///
     /// The arrays are allocated zeroed and the operating system maps their pages only when a
-    /// search first touches them: memory is spent
-    /// only on the cells searches reach, but each first touch costs a page fault, about a
-    /// microsecond. A program that wants steady query times from the first query on (a game
-    /// loop, a benchmark) calls this once after [`for_grid`](Self::for_grid), for the whole
-    /// 27 bytes a cell.
+    /// search first touches them: memory is spent only on the cells searches reach, but each
+    /// first touch costs a page fault, about a microsecond. A program that wants steady query
+    /// times from the first query on (a game loop, a benchmark) calls this once after
+    /// [`for_grid`](Self::for_grid), for the whole 27 bytes a cell.
     ///
     /// ```
     /// use throng::grid::Grid;
