@@ -11,6 +11,8 @@
 //!
 //! - **throng astar**: [`SearchWorkspace::find_path`], one workspace per map, reused.
 //! - **throng jps**: [`SearchWorkspace::find_path_jps`], same workspace.
+//! - **throng jps+**: [`SearchWorkspace::find_path_jps_plus`], same workspace; the grid's jump
+//!   table is built once per map ([`Grid::prepare_jump_table`], its time reported apart).
 //! - **throng nav**: [`NavGraph::find_path`] with a [`NavWorkspace`] (navigation points,
 //!   HPA*-like; cluster size [`NavOptions::DEFAULT_CLUSTER_SIZE`]); its build time is reported
 //!   apart, and its paths are near-optimal, not optimal.
@@ -35,8 +37,8 @@
 //! judged by throng's [`Grid::path_cost`] (continuity, walkability, no corner cutting) and its
 //! cost compared with the scenario file's optimal length: **optimal** (within [`SCEN_TOLERANCE`]
 //! relative), **longer**, **illegal** (the path breaks throng's rules, or has the wrong
-//! endpoints), **missing** (no path returned). throng astar, throng jps and pathfinding astar
-//! must be optimal on every query and throng nav legal, or the bench panics; the peers with
+//! endpoints), **missing** (no path returned). throng astar, throng jps, throng jps+ and
+//! pathfinding astar must be optimal on every query and throng nav legal, or the bench panics; the peers with
 //! other rules are counted, not judged.
 //!
 //! A second table lists, for the planners with illegal paths, the first rule each broke and the
@@ -105,6 +107,7 @@ const BATCH_SEED: u64 = 0x7468_726f_6e67;
 enum Planner {
     ThrongAstar,
     ThrongJps,
+    ThrongJpsPlus,
     ThrongNav,
     Pathfinding,
     GridPathfinding,
@@ -113,9 +116,10 @@ enum Planner {
 }
 
 impl Planner {
-    const ALL: [Planner; 7] = [
+    const ALL: [Planner; 8] = [
         Planner::ThrongAstar,
         Planner::ThrongJps,
+        Planner::ThrongJpsPlus,
         Planner::ThrongNav,
         Planner::Pathfinding,
         Planner::GridPathfinding,
@@ -127,6 +131,7 @@ impl Planner {
         match self {
             Planner::ThrongAstar => "throng astar",
             Planner::ThrongJps => "throng jps",
+            Planner::ThrongJpsPlus => "throng jps+",
             Planner::ThrongNav => "throng nav",
             Planner::Pathfinding => "pathfinding astar",
             Planner::GridPathfinding => "grid_pathfinding jps",
@@ -138,7 +143,10 @@ impl Planner {
     /// Movement rules, as they differ from throng's.
     fn rules(self) -> &'static str {
         match self {
-            Planner::ThrongAstar | Planner::ThrongJps | Planner::Pathfinding => "same",
+            Planner::ThrongAstar
+            | Planner::ThrongJps
+            | Planner::ThrongJpsPlus
+            | Planner::Pathfinding => "same",
             Planner::ThrongNav => "same, near-optimal",
             Planner::GridPathfinding => "cuts corners, diag 99/70",
             Planner::Hpa => "cuts corners, diag = 1, near-optimal",
@@ -192,6 +200,7 @@ struct Prepared {
     nav: NavGraph,
     nav_ws: NavWorkspace,
     nav_build: Duration,
+    jump_table_build: Duration,
     gp: PathingGrid,
     gp_build: Duration,
     hpa: PathCache<MooreNeighborhood>,
@@ -215,9 +224,18 @@ impl Prepared {
     fn new(grid: &Grid) -> Prepared {
         let (w, h) = (grid.width() as usize, grid.height() as usize);
 
+        // The jump table's build timed on a copy without one (the navigation points below
+        // build it on maps where they answer every query by JPS+).
+        let fresh = grid.clone();
+        let t0 = Instant::now();
+        fresh.prepare_jump_table();
+        let jump_table_build = t0.elapsed();
+        drop(fresh);
+
         let t0 = Instant::now();
         let nav = NavGraph::build(grid, &NavOptions::default()).expect("nav build");
         let nav_build = t0.elapsed();
+        grid.prepare_jump_table();
 
         let t0 = Instant::now();
         let mut gp = PathingGrid::new(w, h, false);
@@ -254,6 +272,7 @@ impl Prepared {
             nav,
             nav_ws: NavWorkspace::new(),
             nav_build,
+            jump_table_build,
             gp,
             gp_build,
             hpa,
@@ -277,6 +296,13 @@ impl Prepared {
                 let outcome =
                     self.workspace
                         .find_path_jps(grid, start, goal, &SearchOptions::default());
+                black_box(outcome.ok());
+                self.workspace.path().len()
+            }
+            Planner::ThrongJpsPlus => {
+                let outcome =
+                    self.workspace
+                        .find_path_jps_plus(grid, start, goal, &SearchOptions::default());
                 black_box(outcome.ok());
                 self.workspace.path().len()
             }
@@ -344,6 +370,13 @@ impl Prepared {
                 let outcome = self
                     .workspace
                     .find_path_jps(grid, start, goal, &SearchOptions::default())
+                    .ok()?;
+                outcome.is_found().then(|| self.workspace.path().to_vec())?
+            }
+            Planner::ThrongJpsPlus => {
+                let outcome = self
+                    .workspace
+                    .find_path_jps_plus(grid, start, goal, &SearchOptions::default())
                     .ok()?;
                 outcome.is_found().then(|| self.workspace.path().to_vec())?
             }
@@ -475,7 +508,10 @@ fn verify(case: &MapCase, prepared: &mut Prepared, planner: Planner) -> Verdicts
         };
         let must_be_optimal = matches!(
             planner,
-            Planner::ThrongAstar | Planner::ThrongJps | Planner::Pathfinding
+            Planner::ThrongAstar
+                | Planner::ThrongJps
+                | Planner::ThrongJpsPlus
+                | Planner::Pathfinding
         );
         let must_be_legal = must_be_optimal || planner == Planner::ThrongNav;
         let Some(path) = prepared.answer(planner, grid, start, goal) else {
@@ -631,6 +667,7 @@ fn main() {
         builds.push((
             case.name,
             prepared.nav_build,
+            prepared.jump_table_build,
             prepared.gp_build,
             prepared.hpa_build,
             prepared.hpa_nocut_build,
@@ -754,15 +791,16 @@ fn main() {
     );
     println!();
     println!(
-        "| map | throng nav (cluster {}) | grid_pathfinding | hierarchical_pathfinding \
-         (chunk {HPA_CHUNK}) | hierarchical_pathfinding nocut |",
+        "| map | throng nav (cluster {}) | throng jps+ table | grid_pathfinding | \
+         hierarchical_pathfinding (chunk {HPA_CHUNK}) | hierarchical_pathfinding nocut |",
         NavOptions::DEFAULT_CLUSTER_SIZE
     );
-    println!("|---|---:|---:|---:|---:|");
-    for (name, nav, gp, hpa, nocut) in &builds {
+    println!("|---|---:|---:|---:|---:|---:|");
+    for (name, nav, table, gp, hpa, nocut) in &builds {
         println!(
-            "| `{name}` | {:.1} | {:.1} | {:.1} | {:.1} |",
+            "| `{name}` | {:.1} | {:.1} | {:.1} | {:.1} | {:.1} |",
             ms(*nav),
+            ms(*table),
             ms(*gp),
             ms(*hpa),
             ms(*nocut)
