@@ -41,9 +41,9 @@ pub enum PlannerKind {
     Nav,
     /// Short trips (octile distance below [`PlannerKind::AUTO_SHORT_TRIP`]) by the fastest
     /// optimal search the map allows: JPS+ where the grid has its jump table (built with the
-    /// navigation points on maps where JPS+ pays, see [`NavGraph::searches_directly`]), A*
-    /// elsewhere (on maps of scattered obstacles A* beats both JPS variants on short trips);
-    /// navigation points for long ones.
+    /// navigation points except on maps of scattered obstacles, where straight jumps keep
+    /// stopping and online JPS is faster; see [`NavGraph::searches_directly`]), online JPS
+    /// elsewhere, A* on weighted and 4-connected grids; navigation points for long ones.
     ///
     /// [`NavGraph::searches_directly`]: crate::nav::NavGraph::searches_directly
     #[serde(rename = "auto")]
@@ -68,7 +68,8 @@ impl PlannerKind {
         PlannerKind::DStar,
     ];
 
-    /// Octile distance below which [`PlannerKind::Auto`] uses A* rather than navigation points.
+    /// Octile distance below which [`PlannerKind::Auto`] searches directly rather than through
+    /// navigation points.
     pub const AUTO_SHORT_TRIP: f64 = 64.0;
 
     /// The name used on the command line and in files.

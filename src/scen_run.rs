@@ -108,7 +108,8 @@ pub struct ScenReport {
     /// when the grid had one already).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub jump_table_ms: Option<f64>,
-    /// Bytes held by the grid's jump table (`jps+` only).
+    /// Bytes held by the grid's jump table (`jps+`; `nav` and `auto` where the navigation graph
+    /// built it).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub jump_table_bytes: Option<usize>,
     /// The first failing queries, in file order (at most [`MAX_LISTED_FAILURES`]).
@@ -219,6 +220,9 @@ pub fn run_scen_with_nav(
         let built = !grid.has_jump_table();
         report.jump_table_bytes = Some(grid.prepare_jump_table());
         report.jump_table_ms = built.then(|| t0.elapsed().as_secs_f64() * 1e3);
+    } else if nav.is_some() && grid.has_jump_table() {
+        // Built with the navigation graph for its direct searches (see `nav/direct.rs`).
+        report.jump_table_bytes = Some(grid.prepare_jump_table());
     }
     let promises_optimal = options.planner.is_optimal();
     let mut total_ns: u128 = 0;
@@ -369,10 +373,11 @@ impl<'a> Answerer<'a> {
                 nav.find_path_with(grid, &mut self.nav_ws, start, goal, options)
             }
             // `auto`'s short trips: JPS+ where the map has its jump table (built with the
-            // navigation points where JPS+ pays, see `NavGraph::searches_directly`), else A*.
+            // navigation points where JPS+ pays, see `nav/direct.rs`), else online JPS.
             (PlannerKind::Auto, _) if grid.has_jump_table() => self
                 .workspace
                 .find_path_jps_plus(grid, start, goal, options),
+            (PlannerKind::Auto, _) => self.workspace.find_path_jps(grid, start, goal, options),
             _ => self.workspace.find_path_with(grid, start, goal, options),
         };
         (result, by_nav)

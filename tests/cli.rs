@@ -296,12 +296,15 @@ fn scen_nav_reports_ratios_and_passes_on_legal_paths() {
     assert!(v["nav_build_ms"].as_f64().unwrap() > 0.0);
     assert!(v["nav_memory_bytes"].as_u64().unwrap() > 0);
     assert_eq!(v["nav_direct"], false, "{v}");
+    // Straight jumps keep stopping on random obstacles: no jump table (online JPS is faster).
+    assert!(v.get("jump_table_bytes").is_none(), "{v}");
     // On den520d every query is a direct JPS+ search: optimal, and said so.
     let den = shipped("den520d.map.scen");
     let o = throng(&["scen", den.to_str().unwrap(), "--json", "--planner", "nav"]);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["optimal"], v["queries"], "{v}");
     assert_eq!(v["nav_direct"], true, "{v}");
+    assert_eq!(v["jump_table_bytes"], 16 * 256 * 257, "{v}");
     // The table has the graph line; `auto` runs too.
     let o = throng(&["scen", path.to_str().unwrap(), "--planner", "auto"]);
     assert!(o.status.success(), "{}", stderr(&o));

@@ -80,8 +80,8 @@ enum Source {
 /// `Simulation(grid, starts, goals=None, *, seed=0, threads=1, conflicts="pibt",
 /// planner="jps", lifelong=False, controlled=False, **config)`: `starts` and `goals` are
 /// integer arrays of shape (k, 2), x then y (`goals=None`: agents without goals, idle until
-/// given one); `conflicts` is "pibt", "avoid" or "off"; `planner` "astar", "jps", "nav",
-/// "auto" or "dstar"; `lifelong` gives arrived agents new goals; `controlled=True` makes every
+/// given one); `conflicts` is "pibt", "avoid" or "off"; `planner` "astar", "jps", "jps+",
+/// "nav", "auto" or "dstar"; `lifelong` gives arrived agents new goals; `controlled=True` makes every
 /// agent driven from Python (see `step`). `config` takes the other keys of a scenario file's
 /// `[sim]` table (`max_plans_per_tick`, `node_budget`, `replan_after_waits`, `avoid_radius`,
 /// `detours`, `drift_replan`, `parallel`, `dstar_max_bytes`, `action_model`,

@@ -205,6 +205,7 @@ fn print_report(out: &mut impl Write, r: &ScenReport, grid: &Grid) -> io::Result
     if let Some(bytes) = r.jump_table_bytes {
         let how = match r.jump_table_ms {
             Some(ms) => format!("built in {ms:.1} ms"),
+            None if r.nav_memory_bytes.is_some() => "built with the nav graph".to_string(),
             None => "given".to_string(),
         };
         writeln!(

@@ -73,6 +73,32 @@ pub(crate) fn is_forced(d: usize, here: u8, before: u8) -> bool {
     here & !before & SIDES_OF_STRAIGHT[d] != 0
 }
 
+/// Of the legal straight moves of a grid (`moves`, `width` cells a row), the share that enter a
+/// cell with a forced neighbour: the cells where straight jumps stop, so about one over the
+/// mean length of a straight jump. High on maps of scattered obstacles (0.17 on
+/// `random512-10-0`), low on open or structured ones (0.005 to 0.05 on the other Moving AI maps
+/// of the README). One pass over the moves; no table needed.
+pub(crate) fn forced_share(moves: &[MoveSet], width: usize) -> f64 {
+    let (mut forced, mut all) = (0u64, 0u64);
+    for (c, m) in moves.iter().enumerate() {
+        for d in 0..4 {
+            if m.0 & (1 << d) == 0 {
+                continue;
+            }
+            let next = c
+                .wrapping_add_signed(Direction::DY[d] as isize * width as isize)
+                .wrapping_add_signed(Direction::DX[d] as isize);
+            all += 1;
+            forced += u64::from(is_forced(d, moves[next].0, m.0));
+        }
+    }
+    if all == 0 {
+        0.0
+    } else {
+        forced as f64 / all as f64
+    }
+}
+
 /// The jump table of a grid: eight signed distances per cell (see the module docs).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct JumpTable {
@@ -358,6 +384,34 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    /// The forced share counts the straight moves whose jump stops right after them: the
+    /// table's straight entries equal to 1, counted from the table instead.
+    #[test]
+    fn forced_share_counts_jumps_stopping_after_one_step() {
+        assert_eq!(Grid::new(30, 20).unwrap().forced_share(), 0.0);
+        let mut rng = Rng(91);
+        for percent in [0, 3, 10, 25, 50] {
+            let grid = random_grid(&mut rng, 60, 40, percent);
+            let table = JumpTable::build(grid.move_table(), 60, 40);
+            let (mut ones, mut legal) = (0, 0);
+            for (c, m) in grid.move_table().iter().enumerate() {
+                for d in 0..4 {
+                    if m.0 & (1 << d) != 0 {
+                        legal += 1;
+                        ones += usize::from(table.entries(c)[d] == 1);
+                    }
+                }
+            }
+            let want = if legal == 0 {
+                0.0
+            } else {
+                ones as f64 / legal as f64
+            };
+            assert!((grid.forced_share() - want).abs() < 1e-12, "{percent}%");
+            assert_eq!(grid.forced_share() > 0.0, percent > 0, "{percent}%");
         }
     }
 

@@ -556,6 +556,12 @@ impl Grid {
         self.jump_table().memory_bytes()
     }
 
+    /// Of the legal straight moves, the share that enter a cell with a forced neighbour (see
+    /// `jump_table.rs`): about one over the mean length of a straight jump.
+    pub(crate) fn forced_share(&self) -> f64 {
+        jump_table::forced_share(&self.moves, self.width as usize)
+    }
+
     /// Whether the jump table of JPS+ has been built (and is kept up to date by
     /// [`apply`](Self::apply)).
     pub fn has_jump_table(&self) -> bool {

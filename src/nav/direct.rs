@@ -13,7 +13,19 @@
 //! machine (so the same map always gets the same answer, and a simulation stays deterministic):
 //! JPS (the same jump points as JPS+, without building the table) on a fixed sample of long
 //! trips, each under a node budget, and direct answers when the jump points expanded and
-//! pushed average at most [`DIRECT_WORK`]. Only then is the grid's jump table built.
+//! pushed average at most [`DIRECT_WORK`].
+//!
+//! The same module decides which optimal search answers the trips the points leave to a
+//! direct search (within neighbouring clusters; `auto`'s short trips): JPS+ where the grid has
+//! its jump table, online JPS otherwise. Both beat A* on short trips of every Moving AI map
+//! measured (steady state, trips of optimal length below 64, µs per query, A* / JPS / JPS+):
+//! `8room_000` 9.34 / 1.52 / 1.13, `AcrosstheCape` 1.99 / 0.38 / 0.25, `random512-10-0`
+//! 3.01 / 2.15 / 2.38. The table pays except where straight jumps keep being cut short by
+//! forced neighbours (scattered obstacles: there JPS+ only adds the table's cache misses), so
+//! it is built with the graph unless more than [`MAX_FORCED_SHARE`] of the map's straight moves
+//! enter a jump point (straight jumps shorter than about 10 cells on average; `Grid::forced_share`:
+//! `random512-10-0` 0.17, the other maps 0.005 to 0.05), and always where every query is
+//! answered directly.
 
 use crate::grid::{CellId, Grid, Neighborhood};
 use crate::search::{SearchOptions, SearchOutcome, SearchWorkspace};
@@ -25,8 +37,25 @@ pub(crate) const DIRECT_WORK: u64 = 300;
 /// Long trips sampled.
 const SAMPLES: u64 = 32;
 
-/// Whether every query on `grid` is best answered by a direct JPS+ search; builds the grid's
-/// jump table when it is.
+/// Share of straight moves entering a jump point above which the grid's jump table is not
+/// built for the graph's direct searches (see the module docs).
+pub(crate) const MAX_FORCED_SHARE: f64 = 0.1;
+
+/// Decides how `grid`'s navigation graph searches directly: returns whether it answers every
+/// query by JPS+ ([`prefers_direct_search`]), and builds the grid's jump table where JPS+ is
+/// the faster direct search (see the module docs).
+pub(crate) fn prepare_direct_searches(grid: &Grid) -> bool {
+    if grid.is_weighted() || grid.neighborhood() != Neighborhood::Eight {
+        return false; // searched by A* whatever the choice
+    }
+    let direct = prefers_direct_search(grid);
+    if direct || grid.forced_share() <= MAX_FORCED_SHARE {
+        grid.prepare_jump_table();
+    }
+    direct
+}
+
+/// Whether every query on `grid` is best answered by a direct JPS+ search.
 pub(crate) fn prefers_direct_search(grid: &Grid) -> bool {
     if grid.is_weighted() || grid.neighborhood() != Neighborhood::Eight {
         return false;
@@ -71,11 +100,7 @@ pub(crate) fn prefers_direct_search(grid: &Grid) -> bool {
     if trips < SAMPLES / 2 {
         return false; // too few long trips to judge (small or broken-up maps)
     }
-    let direct = work <= trips * DIRECT_WORK;
-    if direct {
-        grid.prepare_jump_table();
-    }
-    direct
+    work <= trips * DIRECT_WORK
 }
 
 #[cfg(test)]
@@ -86,7 +111,7 @@ mod tests {
     fn open_maps_search_directly_noisy_ones_do_not() {
         // An open room: every long trip is a jump or two, and the table gets built.
         let open = Grid::new(200, 200).unwrap();
-        assert!(prefers_direct_search(&open));
+        assert!(prepare_direct_searches(&open));
         assert!(open.has_jump_table());
         // Scattered single obstacles: forced neighbours everywhere, thousands of jump points.
         let mut rng = 7u64;
@@ -99,20 +124,35 @@ mod tests {
             })
             .collect();
         let noisy = Grid::from_walkable(200, 200, walkable).unwrap();
-        assert!(!prefers_direct_search(&noisy));
+        assert!(!prepare_direct_searches(&noisy));
+        assert!(
+            noisy.forced_share() > MAX_FORCED_SHARE,
+            "straight jumps are cut short everywhere"
+        );
         assert!(
             !noisy.has_jump_table(),
-            "no table for a map that does not use it"
+            "no table where straight jumps keep stopping: online JPS is faster"
         );
+        // Rooms joined by doors (the shipped Moving AI `8room_000`): not direct (many jump
+        // points per long trip), but the table pays for the trips searched directly.
+        let rooms = crate::movingai::load_map(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/sims/maps/8room_000.map"
+        ))
+        .unwrap();
+        assert!(!prepare_direct_searches(&rooms));
+        assert!(rooms.has_jump_table());
         // Weighted and 4-connected grids are searched by A*: never direct.
         let weighted = Grid::new(50, 50)
             .unwrap()
             .with_costs(vec![2.0; 2500])
             .unwrap();
-        assert!(!prefers_direct_search(&weighted));
+        assert!(!prepare_direct_searches(&weighted));
+        assert!(!weighted.has_jump_table());
         let four = Grid::new(50, 50)
             .unwrap()
             .with_neighborhood(Neighborhood::Four);
-        assert!(!prefers_direct_search(&four));
+        assert!(!prepare_direct_searches(&four));
+        assert!(!four.has_jump_table());
     }
 }

@@ -357,7 +357,7 @@ impl NavGraph {
             edges: Vec::new(),
             landmarks: Landmarks::default(),
             weight: 1.0,
-            direct_search: super::direct::prefers_direct_search(grid),
+            direct_search: super::direct::prepare_direct_searches(grid),
         };
         match landmarks {
             Some(dist) => {

@@ -378,13 +378,16 @@ fn run_job(
             ws.find_path_jps_plus(grid, job.start, job.goal, options)
         }
         // Short trips of `auto` and `nav`: JPS+ where the map has its jump table (built with the
-        // navigation points on maps where JPS+ pays), A* below otherwise.
-        PlannerKind::Auto | PlannerKind::Nav
-            if job.reason != Some(PlanReason::Blocked) && grid.has_jump_table() =>
-        {
-            ws.find_path_jps_plus(grid, job.start, job.goal, options)
+        // navigation points where JPS+ pays, see `nav/direct.rs`), online JPS otherwise; both
+        // fall back to A* on weighted and 4-connected grids.
+        PlannerKind::Auto | PlannerKind::Nav if job.reason != Some(PlanReason::Blocked) => {
+            if grid.has_jump_table() {
+                ws.find_path_jps_plus(grid, job.start, job.goal, options)
+            } else {
+                ws.find_path_jps(grid, job.start, job.goal, options)
+            }
         }
-        // Nav and auto come here for short trips and replans around agents.
+        // Nav and auto come here for replans around agents.
         // D* Lite comes here for replans around agents (moving agents are not map changes).
         PlannerKind::AStar
         | PlannerKind::Jps

@@ -97,8 +97,8 @@ class Simulation:
         **config: Any,
     ) -> None:
         """A simulation of ``len(starts)`` agents on ``grid``. ``conflicts``: "pibt", "avoid" or
-        "off"; ``planner``: "astar", "jps", "nav", "auto" or "dstar"; ``controlled=True``: every
-        agent driven from Python. ``config``: other ``[sim]`` keys of scenario files
+        "off"; ``planner``: "astar", "jps", "jps+", "nav", "auto" or "dstar";
+        ``controlled=True``: every agent driven from Python. ``config``: other ``[sim]`` keys of scenario files
         (``max_plans_per_tick``, ``node_budget``, ``replan_after_waits``, ...); an unknown key or
         bad value is a ValueError naming it."""
     @staticmethod
