@@ -113,8 +113,9 @@ fn warm_queries_do_not_allocate() {
     }
 }
 
-/// The same with Jump Point Search: it reuses the workspace's arrays and open list, and its
-/// path reconstruction writes into the same path buffer.
+/// The same with Jump Point Search, online and with the jump table (JPS+): both reuse the
+/// workspace's arrays and open list, and their path reconstruction writes into the same path
+/// buffer. (The first JPS+ query builds the grid's table: that allocation is the warm-up's.)
 #[test]
 fn warm_jps_queries_do_not_allocate() {
     for name in [
@@ -130,35 +131,49 @@ fn warm_jps_queries_do_not_allocate() {
             .into_iter()
             .step_by(4)
             .collect();
-        let run = |ws: &mut SearchWorkspace| {
-            let before = allocations();
-            let mut found = 0;
-            for &(start, goal) in &queries {
-                let outcome = ws.find_path_jps(&grid, start, goal, &SearchOptions::default());
-                if outcome.is_ok_and(|o| o.is_found()) {
-                    found += 1;
+        for plus in [false, true] {
+            let search = |ws: &mut SearchWorkspace, start, goal, options: &SearchOptions| {
+                if plus {
+                    ws.find_path_jps_plus(&grid, start, goal, options)
+                } else {
+                    ws.find_path_jps(&grid, start, goal, options)
                 }
-                let _ = ws.find_path_jps(&grid, start, goal, &SearchOptions::with_budget(3));
-            }
-            (allocations() - before, found)
-        };
-        let mut ws = SearchWorkspace::new();
-        let (warmup, found) = run(&mut ws);
-        assert!(warmup > 0 && found == queries.len());
-        let (warm, found) = run(&mut ws);
-        assert_eq!(
-            warm,
-            0,
-            "{name}: {warm} allocations in {} warm JPS queries",
-            queries.len()
-        );
-        assert_eq!(found, queries.len());
-        // A workspace warmed by A* is warm for JPS too, and the other way round.
-        let mut ws = SearchWorkspace::new();
-        run_all(&grid, &mut ws, &queries);
-        run(&mut ws);
-        assert_eq!(run(&mut ws).0, 0);
-        assert_eq!(run_all(&grid, &mut ws, &queries).0, 0);
+            };
+            let run = |ws: &mut SearchWorkspace| {
+                let before = allocations();
+                let mut found = 0;
+                for &(start, goal) in &queries {
+                    let outcome = search(ws, start, goal, &SearchOptions::default());
+                    if outcome.is_ok_and(|o| o.is_found()) {
+                        found += 1;
+                    }
+                    let _ = search(ws, start, goal, &SearchOptions::with_budget(3));
+                }
+                (allocations() - before, found)
+            };
+            let label = if plus { "JPS+" } else { "JPS" };
+            let mut ws = SearchWorkspace::new();
+            let (warmup, found) = run(&mut ws);
+            assert!(warmup > 0 && found == queries.len());
+            let (warm, found) = run(&mut ws);
+            assert_eq!(
+                warm,
+                0,
+                "{name}: {warm} allocations in {} warm {label} queries",
+                queries.len()
+            );
+            assert_eq!(found, queries.len());
+            // A workspace warmed by A* is warm for JPS too, and the other way round.
+            let mut ws = SearchWorkspace::new();
+            run_all(&grid, &mut ws, &queries);
+            run(&mut ws);
+            assert_eq!(run(&mut ws).0, 0, "{name}: {label} after A*");
+            assert_eq!(
+                run_all(&grid, &mut ws, &queries).0,
+                0,
+                "{name}: A* after {label}"
+            );
+        }
     }
 }
 
