@@ -46,6 +46,10 @@ impl NavGraph {
     /// side, built in parallel on the current rayon pool (the result does not depend on the
     /// number of threads).
     ///
+    /// On uniform 8-connected grids it also builds the grid's jump table (16 bytes a cell, kept
+    /// by the grid: [`Grid::has_jump_table`]) unless straight jumps keep stopping on this map,
+    /// for the trips it searches directly; [`NavGraph::load`] does the same.
+    ///
     /// ```
     /// use throng::Grid;
     /// use throng::nav::{NavGraph, NavOptions, NavWorkspace};
