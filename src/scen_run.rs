@@ -177,13 +177,6 @@ pub fn run_scen_with_nav(
         None
     };
     let cells = scen.resolve(grid)?;
-    let mut answerer = Answerer::new(grid, options, nav);
-    if options.warm_up {
-        for &(start, goal) in &cells {
-            // Only the warming matters; the timed pass below checks every answer.
-            let _ = answerer.answer(start, goal);
-        }
-    }
     let mut hist = Histogram::<u64>::new(3).expect("3 significant figures is valid");
     let mut report = ScenReport {
         scen: scen.path.display().to_string(),
@@ -223,6 +216,13 @@ pub fn run_scen_with_nav(
     } else if nav.is_some() && grid.has_jump_table() {
         // Built with the navigation graph for its direct searches (see `nav/direct.rs`).
         report.jump_table_bytes = Some(grid.prepare_jump_table());
+    }
+    let mut answerer = Answerer::new(grid, options, nav);
+    if options.warm_up {
+        for &(start, goal) in &cells {
+            // Only the warming matters; the timed pass below checks every answer.
+            let _ = answerer.answer(start, goal);
+        }
     }
     let promises_optimal = options.planner.is_optimal();
     let mut total_ns: u128 = 0;

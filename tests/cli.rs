@@ -51,6 +51,11 @@ fn scen_warm_up_judges_the_same_answers() {
         assert_eq!(cold[field], warm[field], "{field}: {cold} vs {warm}");
     }
     assert_eq!(warm["optimal"], 130);
+    // The table is built (and timed) before the warm-up, not by its first query.
+    for report in [&cold, &warm] {
+        assert!(report["jump_table_ms"].as_f64().is_some(), "{report}");
+        assert_eq!(report["jump_table_bytes"], 16 * 49 * 49, "{report}");
+    }
 }
 
 #[test]

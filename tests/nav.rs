@@ -267,6 +267,46 @@ fn repair_after_map_changes_equals_rebuild() {
     }
 }
 
+/// Edits that turn an open map into scattered obstacles, and back, change whether the graph
+/// answers every query directly, as a fresh build of the edited map decides.
+#[test]
+fn changes_revisit_the_direct_search_decision() {
+    let mut grid = Grid::new(200, 200).unwrap();
+    let options = NavOptions::default();
+    let mut nav = NavGraph::build(&grid, &options).unwrap();
+    assert!(nav.searches_directly(), "an open map is searched directly");
+    let mut rng = 7u64;
+    let cells: Vec<CellId> = (0..grid.len() as CellId)
+        .filter(|_| {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            rng.is_multiple_of(10)
+        })
+        .collect();
+    for walkable in [false, true] {
+        let edits: Vec<CellChange> = cells
+            .iter()
+            .map(|&cell| CellChange::SetWalkable { cell, walkable })
+            .collect();
+        grid.apply(&edits).unwrap();
+        nav.apply_changes(&grid, &cells).unwrap();
+        assert_eq!(nav.searches_directly(), walkable, "walls {}", !walkable);
+        let fresh = NavGraph::build(&grid, &options).unwrap();
+        assert!(
+            nav == fresh,
+            "walls {}: repaired graph differs from a fresh build",
+            !walkable
+        );
+        let mut ws = NavWorkspace::new();
+        let (s, g) = (grid.cell(1, 1).unwrap(), grid.cell(198, 190).unwrap());
+        if grid.connected(s, g) {
+            let outcome = nav.find_path(&grid, &mut ws, s, g).unwrap();
+            check(&grid, ws.path(), s, g, outcome);
+        }
+    }
+}
+
 /// A query crossing a new wall sees it right after the repair.
 #[test]
 fn queries_after_a_change_see_the_new_map() {

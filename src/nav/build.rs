@@ -154,6 +154,8 @@ impl NavGraph {
         }
         self.map_hash = map_hash(grid);
         self.link(grid);
+        // The map may have become open enough for direct searches, or too cluttered for them.
+        self.direct_search = super::direct::prepare_direct_searches(grid);
         Ok(n)
     }
 }

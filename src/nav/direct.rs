@@ -49,7 +49,8 @@ pub(crate) fn prepare_direct_searches(grid: &Grid) -> bool {
         return false; // searched by A* whatever the choice
     }
     let direct = prefers_direct_search(grid);
-    if direct || grid.forced_share() <= MAX_FORCED_SHARE {
+    // A table built earlier stays (the grid repairs it on every edit): no need to measure.
+    if direct || (!grid.has_jump_table() && grid.forced_share() <= MAX_FORCED_SHARE) {
         grid.prepare_jump_table();
     }
     direct
