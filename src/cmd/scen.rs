@@ -186,8 +186,8 @@ fn print_report(out: &mut impl Write, r: &ScenReport, grid: &Grid) -> io::Result
     )?;
     if let Some(bytes) = r.nav_memory_bytes {
         let how = match (r.nav_build_ms, r.nav_load_ms) {
-            (_, Some(ms)) => format!("loaded in {ms:.1} ms"),
-            (Some(ms), None) => format!("built in {ms:.1} ms"),
+            (_, Some(ms)) => format!("loaded in {}", millis(ms)),
+            (Some(ms), None) => format!("built in {}", millis(ms)),
             (None, None) => "given".to_string(),
         };
         let direct = if r.nav_direct == Some(true) {
@@ -197,22 +197,18 @@ fn print_report(out: &mut impl Write, r: &ScenReport, grid: &Grid) -> io::Result
         };
         writeln!(
             out,
-            "nav graph    {} points, {how}, {:.1} MiB{direct}",
+            "nav graph    {} points, {how}, {}{direct}",
             r.nav_points.unwrap_or(0),
-            bytes as f64 / (1024.0 * 1024.0)
+            size(bytes)
         )?;
     }
     if let Some(bytes) = r.jump_table_bytes {
         let how = match r.jump_table_ms {
-            Some(ms) => format!("built in {ms:.1} ms"),
+            Some(ms) => format!("built in {}", millis(ms)),
             None if r.nav_memory_bytes.is_some() => "built with the nav graph".to_string(),
             None => "given".to_string(),
         };
-        writeln!(
-            out,
-            "jump table   {how}, {:.1} MiB",
-            bytes as f64 / (1024.0 * 1024.0)
-        )?;
+        writeln!(out, "jump table   {how}, {}", size(bytes))?;
     }
     for f in &r.failures {
         writeln!(out, "  line {}: {}: {}", f.line, f.kind, f.detail)?;
@@ -285,5 +281,23 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let e = shipped_scen_files(&dir).unwrap_err().to_string();
         assert!(e.contains("no .scen file"), "{e}");
+    }
+}
+
+/// Bytes in MiB, or KiB below one MiB (small maps' tables and graphs).
+fn size(bytes: usize) -> String {
+    if bytes < 1 << 20 {
+        format!("{:.1} KiB", bytes as f64 / 1024.0)
+    } else {
+        format!("{:.1} MiB", bytes as f64 / (1024.0 * 1024.0))
+    }
+}
+
+/// Milliseconds with enough digits to tell small figures from zero.
+fn millis(ms: f64) -> String {
+    if ms < 1.0 {
+        format!("{ms:.3} ms")
+    } else {
+        format!("{ms:.1} ms")
     }
 }
