@@ -250,6 +250,24 @@ fn shipped_scen_files(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
     Ok(files)
 }
 
+/// Bytes in MiB, or KiB below one MiB (small maps' tables and graphs).
+fn size(bytes: usize) -> String {
+    if bytes < 1 << 20 {
+        format!("{:.1} KiB", bytes as f64 / 1024.0)
+    } else {
+        format!("{:.1} MiB", bytes as f64 / (1024.0 * 1024.0))
+    }
+}
+
+/// Milliseconds with enough digits to tell small figures from zero.
+fn millis(ms: f64) -> String {
+    if ms < 1.0 {
+        format!("{ms:.3} ms")
+    } else {
+        format!("{ms:.1} ms")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -281,23 +299,5 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let e = shipped_scen_files(&dir).unwrap_err().to_string();
         assert!(e.contains("no .scen file"), "{e}");
-    }
-}
-
-/// Bytes in MiB, or KiB below one MiB (small maps' tables and graphs).
-fn size(bytes: usize) -> String {
-    if bytes < 1 << 20 {
-        format!("{:.1} KiB", bytes as f64 / 1024.0)
-    } else {
-        format!("{:.1} MiB", bytes as f64 / (1024.0 * 1024.0))
-    }
-}
-
-/// Milliseconds with enough digits to tell small figures from zero.
-fn millis(ms: f64) -> String {
-    if ms < 1.0 {
-        format!("{ms:.3} ms")
-    } else {
-        format!("{ms:.1} ms")
     }
 }
