@@ -77,7 +77,7 @@ use rayon::prelude::*;
 use thread_local::ThreadLocal;
 use throng::nav::{NavGraph, NavOptions, NavWorkspace};
 use throng::scen_run::within;
-use throng::{CellId, Grid, SearchOptions, SearchWorkspace};
+use throng::{CellId, Grid, QueryError, SearchOptions, SearchOutcome, SearchWorkspace};
 
 /// Timed rounds per map in a full run.
 const ROUNDS: usize = 5;
@@ -282,27 +282,32 @@ impl Prepared {
         }
     }
 
+    /// One of throng's optimal searches (A*, JPS, JPS+) on the shared workspace.
+    fn throng_search(
+        &mut self,
+        planner: Planner,
+        grid: &Grid,
+        start: CellId,
+        goal: CellId,
+    ) -> Result<SearchOutcome, QueryError> {
+        let options = SearchOptions::default();
+        match planner {
+            Planner::ThrongAstar => self.workspace.find_path_with(grid, start, goal, &options),
+            Planner::ThrongJps => self.workspace.find_path_jps(grid, start, goal, &options),
+            Planner::ThrongJpsPlus => self
+                .workspace
+                .find_path_jps_plus(grid, start, goal, &options),
+            _ => unreachable!("{} is not one of throng's optimal searches", planner.name()),
+        }
+    }
+
     /// Answers one query and returns the path's cell count (0 when none), for timing.
     fn timed(&mut self, planner: Planner, grid: &Grid, start: CellId, goal: CellId) -> usize {
         let (sx, sy) = grid.coords(start);
         let (gx, gy) = grid.coords(goal);
         match planner {
-            Planner::ThrongAstar => {
-                let outcome = self.workspace.find_path(grid, start, goal);
-                black_box(outcome.ok());
-                self.workspace.path().len()
-            }
-            Planner::ThrongJps => {
-                let outcome =
-                    self.workspace
-                        .find_path_jps(grid, start, goal, &SearchOptions::default());
-                black_box(outcome.ok());
-                self.workspace.path().len()
-            }
-            Planner::ThrongJpsPlus => {
-                let outcome =
-                    self.workspace
-                        .find_path_jps_plus(grid, start, goal, &SearchOptions::default());
+            Planner::ThrongAstar | Planner::ThrongJps | Planner::ThrongJpsPlus => {
+                let outcome = self.throng_search(planner, grid, start, goal);
                 black_box(outcome.ok());
                 self.workspace.path().len()
             }
@@ -362,22 +367,8 @@ impl Prepared {
             }
         };
         let mut path: Vec<CellId> = match planner {
-            Planner::ThrongAstar => {
-                let outcome = self.workspace.find_path(grid, start, goal).ok()?;
-                outcome.is_found().then(|| self.workspace.path().to_vec())?
-            }
-            Planner::ThrongJps => {
-                let outcome = self
-                    .workspace
-                    .find_path_jps(grid, start, goal, &SearchOptions::default())
-                    .ok()?;
-                outcome.is_found().then(|| self.workspace.path().to_vec())?
-            }
-            Planner::ThrongJpsPlus => {
-                let outcome = self
-                    .workspace
-                    .find_path_jps_plus(grid, start, goal, &SearchOptions::default())
-                    .ok()?;
+            Planner::ThrongAstar | Planner::ThrongJps | Planner::ThrongJpsPlus => {
+                let outcome = self.throng_search(planner, grid, start, goal).ok()?;
                 outcome.is_found().then(|| self.workspace.path().to_vec())?
             }
             Planner::ThrongNav => {

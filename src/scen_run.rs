@@ -372,12 +372,8 @@ impl<'a> Answerer<'a> {
             (_, Some(nav)) if by_nav => {
                 nav.find_path_with(grid, &mut self.nav_ws, start, goal, options)
             }
-            // `auto`'s short trips: JPS+ where the map has its jump table (built with the
-            // navigation points where JPS+ pays, see `nav/direct.rs`), else online JPS.
-            (PlannerKind::Auto, _) if grid.has_jump_table() => self
-                .workspace
-                .find_path_jps_plus(grid, start, goal, options),
-            (PlannerKind::Auto, _) => self.workspace.find_path_jps(grid, start, goal, options),
+            // `auto`'s short trips.
+            (PlannerKind::Auto, _) => self.workspace.find_path_direct(grid, start, goal, options),
             _ => self.workspace.find_path_with(grid, start, goal, options),
         };
         (result, by_nav)

@@ -56,11 +56,9 @@ pub(crate) fn prepare_direct_searches(grid: &Grid) -> bool {
     direct
 }
 
-/// Whether every query on `grid` is best answered by a direct JPS+ search.
-pub(crate) fn prefers_direct_search(grid: &Grid) -> bool {
-    if grid.is_weighted() || grid.neighborhood() != Neighborhood::Eight {
-        return false;
-    }
+/// Whether every query on `grid` (uniform and 8-connected) is best answered by a direct JPS+
+/// search.
+fn prefers_direct_search(grid: &Grid) -> bool {
     let (w, h) = (u64::from(grid.width()), u64::from(grid.height()));
     // Long trips: at least a quarter of the way round the map apart.
     let far = (w + h) / 4;

@@ -92,8 +92,8 @@ impl NavGraph {
         Ok(SearchOutcome::Found { cost })
     }
 
-    /// The optimal search on the grid: JPS+ when the grid has its jump table, else JPS (each
-    /// falls back to A* on weighted and 4-connected grids).
+    /// The optimal search on the grid: JPS+ when the grid has its jump table, else JPS
+    /// ([`find_path_direct`](crate::search::SearchWorkspace::find_path_direct)).
     fn direct(
         &self,
         grid: &Grid,
@@ -102,12 +102,10 @@ impl NavGraph {
         goal: CellId,
         options: &SearchOptions,
     ) -> SearchOutcome {
-        let outcome = if grid.has_jump_table() {
-            ws.search.find_path_jps_plus(grid, start, goal, options)
-        } else {
-            ws.search.find_path_jps(grid, start, goal, options)
-        }
-        .expect("endpoints were validated");
+        let outcome = ws
+            .search
+            .find_path_direct(grid, start, goal, options)
+            .expect("endpoints were validated");
         ws.stats = ws.search.stats();
         ws.path.clear();
         ws.path.extend_from_slice(ws.search.path());

@@ -377,15 +377,9 @@ fn run_job(
         PlannerKind::JpsPlus if job.reason != Some(PlanReason::Blocked) => {
             ws.find_path_jps_plus(grid, job.start, job.goal, options)
         }
-        // Short trips of `auto` and `nav`: JPS+ where the map has its jump table (built with the
-        // navigation points where JPS+ pays, see `nav/direct.rs`), online JPS otherwise; both
-        // fall back to A* on weighted and 4-connected grids.
+        // Short trips of `auto` and `nav`: JPS+ or JPS, as the navigation points search directly.
         PlannerKind::Auto | PlannerKind::Nav if job.reason != Some(PlanReason::Blocked) => {
-            if grid.has_jump_table() {
-                ws.find_path_jps_plus(grid, job.start, job.goal, options)
-            } else {
-                ws.find_path_jps(grid, job.start, job.goal, options)
-            }
+            ws.find_path_direct(grid, job.start, job.goal, options)
         }
         // Nav and auto come here for replans around agents.
         // D* Lite comes here for replans around agents (moving agents are not map changes).
