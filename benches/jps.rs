@@ -1,7 +1,7 @@
 //! Jump Point Search benchmark: [`SearchWorkspace::find_path_jps`] (online) and
 //! [`SearchWorkspace::find_path_jps_plus`] (the grid's jump table) against throng's own A* on
 //! the Moving AI maps of the comparison with warthog (issue 16; the warthog figures themselves
-//! are in the README, measured outside the crate).
+//! are in docs/benchmarks.md, measured outside the crate).
 //!
 //! # What is measured
 //!
@@ -16,7 +16,7 @@
 //! - after criterion, a summary table: mean µs per query over **every** query of the file,
 //!   best of [`SUMMARY_ROUNDS`] rounds, the three alternating in the same process (the jump
 //!   table built and the workspace's pages mapped before), and the ratios. These are the
-//!   numbers to compare with `throng scen --planner jps|jps+` and with the README's table.
+//!   numbers to compare with `throng scen --planner jps|jps+` and with the table in docs/benchmarks.md.
 //!
 //! # Correctness before timing
 //!

@@ -1,4 +1,4 @@
-//! The MAPF benchmark table of the README: `throng::mapf::lacam::solve` on every scenario file
+//! The MAPF benchmark table of docs/benchmarks.md: `throng::mapf::lacam::solve` on every scenario file
 //! of a benchmark directory (`maps/` and `scens/`, as in the Moving AI MAPF suite), at the
 //! agent counts given per map, one instance at a time.
 //!

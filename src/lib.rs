@@ -62,3 +62,13 @@ pub use search::{QueryError, SearchOptions, SearchOutcome, SearchStats, SearchWo
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
+
+/// The examples of `docs/library.md`, run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/library.md")]
+pub struct LibraryDocDoctests;
+
+/// The examples of `docs/algorithms.md`, run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/algorithms.md")]
+pub struct AlgorithmsDocDoctests;

@@ -1,6 +1,8 @@
-//! The READMEs cannot drift from the binary: every `throng ...` command they show (the synopsis,
-//! the `cargo run --release -- ...` lines, inline commands) names a real subcommand and real
-//! flags, its literal values are accepted, the files it names exist, and every shipped scenario
+//! The READMEs and the pages under `docs/` cannot drift from the binary or from each other:
+//! every `throng ...` command they show (the synopsis, the `cargo run --release -- ...` lines,
+//! inline commands) names a real subcommand and real flags, its literal values are accepted,
+//! the files it names exist; every page under `docs/` is linked from the README, every
+//! relative link and `#anchor` resolves, the README stays short, and every shipped scenario
 //! file is listed in `sims/README.md`.
 
 use std::path::{Path, PathBuf};
@@ -135,20 +137,170 @@ fn check(args: &str) -> Vec<String> {
     problems
 }
 
-#[test]
-fn every_command_shown_in_the_readmes_parses() {
-    let mut problems = Vec::new();
-    let mut seen = 0;
-    for file in [
+/// The markdown pages under `docs/`, as paths from the repository root, sorted.
+fn doc_pages() -> Vec<String> {
+    let mut pages: Vec<String> = std::fs::read_dir(root().join("docs"))
+        .expect("docs/ exists")
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".md"))
+        .map(|name| format!("docs/{name}"))
+        .collect();
+    pages.sort();
+    pages
+}
+
+/// Every markdown file whose commands and links are checked: the READMEs and the docs pages.
+fn markdown_files() -> Vec<String> {
+    let mut files: Vec<String> = [
         "README.md",
         "sims/README.md",
         "sims/lorr/README.md",
         "sims/maps/README.md",
         "examples/README.md",
-    ] {
-        if !root().join(file).exists() {
+    ]
+    .iter()
+    .map(|f| f.to_string())
+    .collect();
+    files.extend(doc_pages());
+    for f in &files {
+        assert!(root().join(f).is_file(), "{f} is missing");
+    }
+    files
+}
+
+/// GitHub's anchor for a heading: lower case, spaces to hyphens, other punctuation dropped.
+fn anchor(heading: &str) -> String {
+    heading
+        .trim()
+        .chars()
+        .filter_map(|c| match c {
+            ' ' => Some('-'),
+            '-' | '_' => Some(c),
+            c if c.is_alphanumeric() => Some(c.to_lowercase().next().unwrap_or(c)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The anchors of a markdown text's headings (outside code blocks).
+fn anchors(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut in_block = false;
+    for line in text.lines() {
+        if line.trim_start().starts_with("```") {
+            in_block = !in_block;
+        } else if !in_block && line.starts_with('#') {
+            out.push(anchor(line.trim_start_matches('#')));
+        }
+    }
+    out
+}
+
+/// The targets of the inline links `[text](target)` of a markdown text, outside code blocks
+/// and code spans, with their 1-based line numbers.
+fn links(text: &str) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    let mut in_block = false;
+    for (i, line) in text.lines().enumerate() {
+        if line.trim_start().starts_with("```") {
+            in_block = !in_block;
             continue;
         }
+        if in_block {
+            continue;
+        }
+        // Prose only: drop code spans (the even pieces between backticks are prose).
+        let prose: String = line.split('`').step_by(2).collect::<Vec<_>>().join(" ");
+        let mut rest = prose.as_str();
+        while let Some(at) = rest.find("](") {
+            let after = &rest[at + 2..];
+            let Some(end) = after.find(')') else { break };
+            out.push((i + 1, after[..end].to_string()));
+            rest = &after[end..];
+        }
+    }
+    out
+}
+
+#[test]
+fn every_docs_page_is_linked_from_the_readme() {
+    let readme = read("README.md");
+    let pages = doc_pages();
+    assert!(pages.len() >= 5, "{pages:?}");
+    for page in pages {
+        assert!(
+            readme.contains(&format!("]({page})")),
+            "README.md does not link {page}"
+        );
+    }
+}
+
+#[test]
+fn every_relative_link_and_anchor_resolves() {
+    let mut problems = Vec::new();
+    let mut seen = 0;
+    for file in markdown_files() {
+        let dir = Path::new(&file).parent().unwrap_or(Path::new(""));
+        let text = read(&file);
+        for (line, target) in links(&text) {
+            if target.starts_with("http://") || target.starts_with("https://") {
+                continue;
+            }
+            seen += 1;
+            let (path, fragment) = match target.split_once('#') {
+                Some((p, f)) => (p, Some(f)),
+                None => (target.as_str(), None),
+            };
+            let linked = if path.is_empty() {
+                file.clone()
+            } else {
+                dir.join(path).to_string_lossy().into_owned()
+            };
+            if !root().join(&linked).exists() {
+                problems.push(format!(
+                    "{file}:{line}: `{target}`: {linked} does not exist"
+                ));
+                continue;
+            }
+            if let Some(fragment) = fragment
+                && !anchors(&read(&linked)).iter().any(|a| a == fragment)
+            {
+                problems.push(format!("{file}:{line}: `{target}`: no heading #{fragment}"));
+            }
+        }
+    }
+    assert!(seen >= 20, "only {seen} links found");
+    assert!(problems.is_empty(), "\n{}", problems.join("\n"));
+}
+
+#[test]
+fn every_page_with_rust_code_is_a_doctest() {
+    let lib = read("src/lib.rs");
+    for page in doc_pages() {
+        if read(&page).contains("```rust") {
+            assert!(
+                lib.contains(&format!("include_str!(\"../{page}\")")),
+                "{page} shows Rust code but src/lib.rs does not include it as a doctest"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_readme_stays_short() {
+    let lines = read("README.md").lines().count();
+    assert!(
+        lines < 400,
+        "README.md has {lines} lines: move reference material into a page under docs/"
+    );
+}
+
+#[test]
+fn every_command_shown_in_the_readmes_parses() {
+    let mut problems = Vec::new();
+    let mut seen = 0;
+    for file in markdown_files() {
+        let file = file.as_str();
         for (line, args) in commands(&read(file)) {
             seen += 1;
             for p in check(&args) {
@@ -214,6 +366,22 @@ fn every_shipped_scenario_is_in_the_sims_table() {
             );
         }
     }
+}
+
+#[test]
+fn anchors_and_links_are_read_as_github_does() {
+    assert_eq!(anchor(" One-shot MAPF: LaCAM"), "one-shot-mapf-lacam");
+    assert_eq!(
+        anchor("Cooperative movement (PIBT)"),
+        "cooperative-movement-pibt"
+    );
+    assert_eq!(
+        anchor("Peers: `cargo bench --bench peers`"),
+        "peers-cargo-bench---bench-peers"
+    );
+    let text = "# Top\nsee [a](docs/a.md#x) and `[no](code.md)`\n```\n[no](block.md)\n# not\n```\n";
+    assert_eq!(links(text), vec![(2, "docs/a.md#x".to_string())]);
+    assert_eq!(anchors(text), vec!["top".to_string()]);
 }
 
 #[test]

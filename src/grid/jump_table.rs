@@ -77,7 +77,7 @@ pub(crate) fn is_forced(d: usize, here: u8, before: u8) -> bool {
 /// cell with a forced neighbour: the cells where straight jumps stop, so about one over the
 /// mean length of a straight jump. High on maps of scattered obstacles (0.17 on
 /// `random512-10-0`), low on open or structured ones (0.005 to 0.05 on the other Moving AI maps
-/// of the README). One pass over the moves; no table needed.
+/// of docs/benchmarks.md). One pass over the moves; no table needed.
 pub(crate) fn forced_share(moves: &[MoveSet], width: usize) -> f64 {
     let (mut forced, mut all) = (0u64, 0u64);
     for (c, m) in moves.iter().enumerate() {

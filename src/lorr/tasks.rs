@@ -105,7 +105,7 @@ impl TaskBoard {
     ///
     /// Tried and dropped: ranking tasks by distance plus their own length (short tasks first,
     /// since throughput counts tasks): fewer tasks finished on RANDOM-01 and 02 (see the
-    /// README's benchmarks).
+    /// benchmarks in docs/benchmarks.md).
     pub fn assign(&mut self, step: u64, positions: &[CellId], out: &mut Vec<u32>) {
         out.clear();
         for (agent, &at) in positions.iter().enumerate().take(self.agent_task.len()) {

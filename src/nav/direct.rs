@@ -20,7 +20,7 @@
 //! its jump table, online JPS otherwise. Both beat A* on short trips of every Moving AI map
 //! measured (steady state, trips of optimal length below 64, µs per query, A* / JPS / JPS+):
 //! `8room_000` 9.74 / 1.55 / 1.09, `AcrosstheCape` 1.88 / 0.39 / 0.23, `random512-10-0`
-//! 3.21 / 2.02 / 2.36 (one run; the README has every map). The table pays except where straight jumps keep being cut short by
+//! 3.21 / 2.02 / 2.36 (one run; docs/benchmarks.md has every map). The table pays except where straight jumps keep being cut short by
 //! forced neighbours (scattered obstacles: there JPS+ only adds the table's cache misses), so
 //! it is built with the graph unless more than [`MAX_FORCED_SHARE`] of the map's straight moves
 //! enter a jump point (straight jumps shorter than about 10 cells on average; `Grid::forced_share`:

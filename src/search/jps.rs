@@ -127,7 +127,7 @@
 //! per diagonal step).
 //!
 //! Wall-clock against warthog (ShortestPathLab's C++ reference, `jps2` = block scans and
-//! intercardinal pruning, online): see the README's Performance section.
+//! intercardinal pruning, online): see docs/benchmarks.md.
 //!
 //! [`SearchStats::expanded`]: super::SearchStats::expanded
 //! [`SearchStats::pushed`]: super::SearchStats::pushed

@@ -12,11 +12,11 @@
 //! path (diagonal, then straight) is legal when a walk along the table's entries in that
 //! direction, from stop to stop, reaches its end before a wall.
 //!
-//! Measured (`cargo bench --bench jps`, README): against online JPS, 2.1x faster on
+//! Measured (`cargo bench --bench jps`, docs/benchmarks.md): against online JPS, 2.1x faster on
 //! `AR0011SR`, 1.3-1.4x on `Berlin_1_256`, `den520d` and `8room_000`, 6% slower on
 //! `random512-10-0` (every obstacle is a stop there: jumps are a few cells long either way and
 //! the table costs cache misses); against warthog's `jps2+`, 1.2x-2.6x faster on every map of
-//! the README's comparison. Timed in steady state, the workspace's pages mapped first
+//! the comparison in docs/benchmarks.md. Timed in steady state, the workspace's pages mapped first
 //! ([`SearchWorkspace::prefault`]): before that, page faults on the first touches of the
 //! per-cell arrays made JPS+ look level with `jps2+` on `AR0011SR` (its longest quarter: 14.9
 //! µs a query before, 5.8 µs once prefaulted).

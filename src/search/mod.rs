@@ -107,7 +107,7 @@
 //! file (best of 7 rounds interleaved with warthog's, one run on the idle 2-core Intel Xeon VM),
 //! against warthog's `jps2` / `jps2+` (C++, the reference implementation of the authors' lab,
 //! same queries, each file run twice and the second pass taken; its own timer around the
-//! search, ours around the whole query with the full path; details in the README):
+//! search, ours around the whole query with the full path; details in docs/benchmarks.md):
 //!
 //! | map | JPS | warthog `jps2` | JPS+ | warthog `jps2+` |
 //! |---|---|---|---|---|
