@@ -196,10 +196,11 @@ impl<R: Read> TraceReader<R> {
         let result = self.src.buf().take(n).read_to_end(&mut buf);
         let got = buf.len() as u64;
         self.buf = buf;
+        // The bytes that came before a failure count: the error is where the data stopped.
+        self.offset += got;
         if let Err(e) = result {
             return Err(self.read_error(e, section));
         }
-        self.offset += got;
         if got < n {
             return Err(TraceError::Truncated {
                 offset: self.offset,

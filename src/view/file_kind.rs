@@ -69,7 +69,11 @@ pub fn sniff(bytes: &[u8]) -> Result<ReplayKind, &'static str> {
             )
         })
     };
-    if text.lines().any(|l| l.trim_start().starts_with("solution=")) || plan_key(first) {
+    if text
+        .lines()
+        .any(|l| l.trim_start().starts_with("solution="))
+        || plan_key(first)
+    {
         return Ok(ReplayKind::MapfPlan);
     }
     if text.lines().any(|l| l.trim_start().starts_with('[')) {
@@ -86,12 +90,24 @@ mod tests {
     fn other_files_are_named() {
         assert_eq!(sniff(b"THRT"), Ok(ReplayKind::Trace), "a trace cut short");
         assert_eq!(sniff(b""), Err("empty"));
-        assert_eq!(sniff(b"THRONGNV\x01"), Err("a navigation file of throng nav"));
+        assert_eq!(
+            sniff(b"THRONGNV\x01"),
+            Err("a navigation file of throng nav")
+        );
         assert_eq!(sniff(b"\x89PNG\r\n\x1a\n\0\0"), Err("binary data"));
-        assert_eq!(sniff(b"version 1\n0\tm.map\t1\t1\t0\t0\t0\t0\t0\n"), Err("a Moving AI scenario"));
-        assert_eq!(sniff(b" {\"mapFile\": \"m.map\", \"teamSize\": 1}"), Err("a LoRR problem"));
+        assert_eq!(
+            sniff(b"version 1\n0\tm.map\t1\t1\t0\t0\t0\t0\t0\n"),
+            Err("a Moving AI scenario")
+        );
+        assert_eq!(
+            sniff(b" {\"mapFile\": \"m.map\", \"teamSize\": 1}"),
+            Err("a LoRR problem")
+        );
         assert_eq!(sniff(b"{\"a\": 1}"), Err("a JSON file"));
-        assert_eq!(sniff(b"# x\n[sim]\nagents = 3\n"), Err("a TOML file (a throng run scenario?)"));
+        assert_eq!(
+            sniff(b"# x\n[sim]\nagents = 3\n"),
+            Err("a TOML file (a throng run scenario?)")
+        );
         assert_eq!(sniff(b"hello\n"), Err("a text file"));
         // LaCAM's own result files start with other keys; the solution line tells.
         assert_eq!(sniff(b"seed=0\nsolution=\n"), Ok(ReplayKind::MapfPlan));

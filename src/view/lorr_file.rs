@@ -16,7 +16,7 @@ use std::path::Path;
 use serde::Deserialize;
 
 use super::json_lines::element_line;
-use super::replay::ReplayWriter;
+use super::replay::{ReplayStreams, ReplayWriter};
 use crate::error::{Error, ParseError, Result, read_text};
 use crate::grid::{CellId, Direction, Grid, Neighborhood};
 use crate::sim::{ActionModel, Heading};
@@ -85,7 +85,11 @@ impl LorrOutput {
             ParseError::at(file, e.line().max(1), msg)
         })?;
         let at = |key: &str, i: usize, msg: String| {
-            ParseError::at(file, element_line(&text, key, i), format!("{key}[{i}]: {msg}"))
+            ParseError::at(
+                file,
+                element_line(&text, key, i),
+                format!("{key}[{i}]: {msg}"),
+            )
         };
         let model = match json.action_model.as_str() {
             "MAPF_T" => ActionModel::Rotate,
@@ -118,7 +122,11 @@ impl LorrOutput {
                 "W" => Heading::West,
                 "N" => Heading::North,
                 _ => {
-                    return Err(at("start", a, format!("heading {h:?}: expected E, S, W or N")));
+                    return Err(at(
+                        "start",
+                        a,
+                        format!("heading {h:?}: expected E, S, W or N"),
+                    ));
                 }
             };
             starts.push((row, col, heading));
@@ -157,7 +165,10 @@ impl LorrOutput {
                 return Err(at(
                     "tasks",
                     i,
-                    format!("task {id}: {} numbers, expected row, column pairs", cells.len()),
+                    format!(
+                        "task {id}: {} numbers, expected row, column pairs",
+                        cells.len()
+                    ),
                 ));
             }
             let errands = cells.chunks(2).map(|p| (p[0], p[1])).collect();
@@ -208,7 +219,8 @@ impl LorrOutput {
         self.paths[a].as_bytes()[2 * t]
     }
 
-    /// Plays the actions on `grid` (`map` names it in errors) and writes the replay: every
+    /// Plays the actions on `grid` (`map` names it in errors: `map FILE`, `map of PROBLEM`)
+    /// and writes the replay: every
     /// robot's cell, heading (rotate model) and errand at every step. `problem_starts`, when
     /// the map came from the problem file, are the cells the robots must start on.
     ///
@@ -222,21 +234,29 @@ impl LorrOutput {
         grid: &Grid,
         map: &str,
         problem_starts: Option<&[CellId]>,
-    ) -> Result<(Vec<u8>, Option<Vec<u8>>, u64), ParseError> {
+    ) -> Result<ReplayStreams, ParseError> {
         let file = self.file.as_str();
         let at = |key: &str, i: usize, msg: String| {
-            ParseError::at(file, element_line(&self.text, key, i), format!("{key}[{i}]: {msg}"))
+            ParseError::at(
+                file,
+                element_line(&self.text, key, i),
+                format!("{key}[{i}]: {msg}"),
+            )
         };
         let (w, h) = (grid.width(), grid.height());
         let free = |row: u64, col: u64| -> std::result::Result<CellId, String> {
             let c = (col < u64::from(w) && row < u64::from(h))
                 .then(|| grid.cell(col as u32, row as u32))
                 .flatten()
-                .ok_or_else(|| format!("(row {row}, column {col}) is outside the {w} x {h} map {map}"))?;
+                .ok_or_else(|| {
+                    format!("(row {row}, column {col}) is outside the {w} x {h} {map}")
+                })?;
             if grid.is_walkable(c) {
                 Ok(c)
             } else {
-                Err(format!("(row {row}, column {col}) is a blocked cell of {map}"))
+                Err(format!(
+                    "(row {row}, column {col}) is a blocked cell of the {map}"
+                ))
             }
         };
         let robots = self.starts.len();
@@ -283,7 +303,11 @@ impl LorrOutput {
             let mut last = 0;
             for &(step, task) in entries {
                 if !errands.contains_key(&task) {
-                    return Err(at("actualSchedule", a, format!("task {task} is not in tasks")));
+                    return Err(at(
+                        "actualSchedule",
+                        a,
+                        format!("task {task} is not in tasks"),
+                    ));
                 }
                 if step < last || step > self.steps as u64 {
                     return Err(at(
@@ -300,7 +324,9 @@ impl LorrOutput {
             width: w,
             height: h,
             neighborhood: Neighborhood::Four,
-            walkable: (0..grid.len() as CellId).map(|c| grid.is_walkable(c)).collect(),
+            walkable: (0..grid.len() as CellId)
+                .map(|c| grid.is_walkable(c))
+                .collect(),
         };
         let mut goals = Goals {
             task: vec![None; robots],
@@ -310,7 +336,8 @@ impl LorrOutput {
             goal: vec![None; robots],
         };
         goals.advance(self, &errands, &cells, 0, &at)?;
-        let mut writer = ReplayWriter::new(&map, &cells, &goals.goal, rotate.then_some(&headings[..]));
+        let mut writer =
+            ReplayWriter::new(&map, &cells, &goals.goal, rotate.then_some(&headings[..]));
         for t in 0..self.steps {
             for a in 0..robots {
                 let letter = self.action(a, t);
@@ -369,9 +396,7 @@ impl LorrOutput {
                 format!("step {} is past the {} steps", self.events[i].0, self.steps),
             ));
         }
-        let ticks = writer.ticks();
-        let (trace, headings) = writer.finish();
-        Ok((trace, headings, ticks))
+        Ok(writer.finish())
     }
 }
 
@@ -485,21 +510,30 @@ mod tests {
 "tasks": [[0,0,[0,1,1,1]]],
 "actualSchedule": ["0:0", ""]}"#;
 
-    fn replay(text: &str) -> Result<(Vec<u8>, Option<Vec<u8>>, u64), String> {
+    fn replay(text: &str) -> Result<ReplayStreams, String> {
         let grid = Grid::from_ascii("...\n...").unwrap();
         LorrOutput::parse(text.to_string(), "o.json")
-            .and_then(|o| o.replay(&grid, "m.map", None))
+            .and_then(|o| o.replay(&grid, "map m.map", None))
             .map_err(|e| e.to_string())
     }
 
     #[test]
     fn a_small_output_plays() {
-        let (trace, headings, ticks) = replay(OK).unwrap();
+        let ReplayStreams {
+            trace,
+            headings,
+            ticks,
+        } = replay(OK).unwrap();
         assert_eq!(ticks, 3);
         let mut r = crate::trace::TraceReader::new(&trace[..]).unwrap();
         let mut ends = Vec::new();
         while r.next_tick().unwrap().is_some() {
-            ends.push(r.live().iter().map(|a| (a.cell, a.goal)).collect::<Vec<_>>());
+            ends.push(
+                r.live()
+                    .iter()
+                    .map(|a| (a.cell, a.goal))
+                    .collect::<Vec<_>>(),
+            );
         }
         // Robot 0: F to (0,1) doing errand 1 (goal then errand 2 at (1,1)), turns south,
         // waits. Robot 1 waits twice then moves west to (1,1).
@@ -549,7 +583,10 @@ mod tests {
             err("\"teamSize\": 2", "\"teamSize\": 3"),
             "o.json:1: teamSize 3, but 2 starts and 2 actualPaths"
         );
-        assert_eq!(err("\"0:0\"", "\"0:7\""), "o.json:9: actualSchedule[0]: task 7 is not in tasks");
+        assert_eq!(
+            err("\"0:0\"", "\"0:7\""),
+            "o.json:9: actualSchedule[0]: task 7 is not in tasks"
+        );
         assert_eq!(
             err("\"actualPaths\"", "\"paths\""),
             "o.json:9: missing field `actualPaths`"

@@ -29,7 +29,7 @@ pub use file_kind::sniff;
 pub use lorr_file::LorrOutput;
 pub use open::{MapSource, open};
 pub use plan_file::{GridPlan, PlanFile};
-pub use replay::{Replay, ReplayKind, ReplayWriter};
+pub use replay::{Replay, ReplayKind, ReplayStreams, ReplayWriter};
 pub use server::{DEFAULT_PORT, ServedFiles, ViewServer, respond};
 
 /// The page.

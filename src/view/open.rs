@@ -85,27 +85,35 @@ pub fn open(file: &Path, source: MapSource<'_>) -> Result<Replay> {
                 match (source.map, source.problem) {
                     (_, Some(problem)) => {
                         let p = Problem::load(problem)?;
-                        (p.grid, Some(p.starts), problem.display().to_string())
+                        (
+                            p.grid,
+                            Some(p.starts),
+                            format!("map of {}", problem.display()),
+                        )
                     }
                     (Some(map), None) => {
                         let options = MapOptions {
                             neighborhood: Neighborhood::Four,
                             ..MapOptions::default()
                         };
-                        (load_map_with(map, &options)?, None, map.display().to_string())
+                        (
+                            load_map_with(map, &options)?,
+                            None,
+                            format!("map {}", map.display()),
+                        )
                     }
                     (None, None) => return Err(map_needed(file)),
                 };
-            let (trace, headings, ticks) = output.replay(&grid, &map_name, starts.as_deref())?;
+            let streams = output.replay(&grid, &map_name, starts.as_deref())?;
             Ok(Replay {
                 kind,
-                trace,
-                headings,
+                trace: streams.trace,
+                headings: streams.headings,
                 width: grid.width(),
                 height: grid.height(),
                 agents: output.starts.len(),
-                ticks,
-                about: format!("LoRR output {name} (map {map_name})"),
+                ticks: streams.ticks,
+                about: format!("LoRR output {name} ({map_name})"),
             })
         }
     }
@@ -147,7 +155,9 @@ fn open_plan(text: &str, file: &Path, map: Option<&Path>) -> Result<Replay> {
         width: grid.width(),
         height: grid.height(),
         neighborhood: on_grid.neighborhood,
-        walkable: (0..grid.len() as CellId).map(|c| grid.is_walkable(c)).collect(),
+        walkable: (0..grid.len() as CellId)
+            .map(|c| grid.is_walkable(c))
+            .collect(),
     };
     let goals: Vec<Option<CellId>> = match &on_grid.goals {
         Some(g) => g.iter().copied().map(Some).collect(),
@@ -157,16 +167,15 @@ fn open_plan(text: &str, file: &Path, map: Option<&Path>) -> Result<Replay> {
     for config in &on_grid.configs[1..] {
         writer.tick(config, &goals, None);
     }
-    let ticks = writer.ticks();
-    let (trace, _) = writer.finish();
+    let streams = writer.finish();
     Ok(Replay {
         kind: ReplayKind::MapfPlan,
-        trace,
+        trace: streams.trace,
         headings: None,
         width: grid.width(),
         height: grid.height(),
         agents: plan.agents,
-        ticks,
+        ticks: streams.ticks,
         about: format!("mapf plan {} (map {map_name})", file.display()),
     })
 }

@@ -89,7 +89,10 @@ impl PlanFile {
             }
             if in_solution {
                 let (t, cells) = line.split_once(':').ok_or_else(|| {
-                    err(n, format!("expected a timestep t:(x,y),..., found {line:?}"))
+                    err(
+                        n,
+                        format!("expected a timestep t:(x,y),..., found {line:?}"),
+                    )
                 })?;
                 let t: usize = t
                     .trim()
@@ -138,8 +141,12 @@ impl PlanFile {
                     agents = Some((a, n));
                 }
                 "map_file" => map_file = Some((value.to_string(), n)),
-                "goals" => goals = Some((pairs(value).map_err(|m| err(n, format!("goals: {m}")))?, n)),
-                "starts" => starts = Some((pairs(value).map_err(|m| err(n, format!("starts: {m}")))?, n)),
+                "goals" => {
+                    goals = Some((pairs(value).map_err(|m| err(n, format!("goals: {m}")))?, n))
+                }
+                "starts" => {
+                    starts = Some((pairs(value).map_err(|m| err(n, format!("starts: {m}")))?, n))
+                }
                 "solved" if value == "0" => solved_zero = Some(n),
                 _ => {}
             }
@@ -152,7 +159,10 @@ impl PlanFile {
         }
         if configs.is_empty() {
             return Err(match solved_zero {
-                Some(n) => err(n, "solved=0 and no timesteps: the solver found no plan".into()),
+                Some(n) => err(
+                    n,
+                    "solved=0 and no timesteps: the solver found no plan".into(),
+                ),
                 None => ParseError::whole(file, "no timestep after solution="),
             });
         }
@@ -306,7 +316,9 @@ fn pairs(text: &str) -> Result<Vec<(u32, u32)>, String> {
         .enumerate()
         .map(|(i, p)| {
             let p = p.trim();
-            let inner = p.strip_prefix('(').map(|s| s.strip_suffix(')').unwrap_or(s));
+            let inner = p
+                .strip_prefix('(')
+                .map(|s| s.strip_suffix(')').unwrap_or(s));
             inner
                 .and_then(|s| s.split_once(','))
                 .and_then(|(x, y)| Some((x.trim().parse().ok()?, y.trim().parse().ok()?)))
@@ -415,7 +427,11 @@ mod tests {
             "p:3: agent 0 at (1,1) is on a blocked cell of m.map"
         );
         // A diagonal past the wall cuts its corner; one in the open is an 8-connected plan.
-        assert!(plan("0:(1,0),\n1:(0,1),\n").unwrap_err().contains("cutting a blocked corner"));
+        assert!(
+            plan("0:(1,0),\n1:(0,1),\n")
+                .unwrap_err()
+                .contains("cutting a blocked corner")
+        );
         let open = Grid::from_ascii("..\n..").unwrap();
         let diag = PlanFile::parse("solution=\n0:(0,0),\n1:(1,1),\n", "p")
             .unwrap()

@@ -80,6 +80,17 @@ impl Replay {
     }
 }
 
+/// What a [`ReplayWriter`] wrote.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReplayStreams {
+    /// The trace, uncompressed.
+    pub trace: Vec<u8>,
+    /// The headings stream, when the agents turn.
+    pub headings: Option<Vec<u8>>,
+    /// Ticks after tick 0.
+    pub ticks: u64,
+}
+
 /// Writes a replay from every agent's cell, goal and heading at each tick (a fixed set of
 /// agents, numbered by their index). Cells must be on the map and each move one step of the
 /// map's neighbourhood, or a wait: the readers check that first (any other change of cell
@@ -140,7 +151,12 @@ impl ReplayWriter {
     /// # Panics
     /// When a slice does not have one entry per agent, or headings are given to a replay
     /// started without them (or the reverse).
-    pub fn tick(&mut self, cells: &[CellId], goals: &[Option<CellId>], headings: Option<&[Heading]>) {
+    pub fn tick(
+        &mut self,
+        cells: &[CellId],
+        goals: &[Option<CellId>],
+        headings: Option<&[Heading]>,
+    ) {
         assert!(cells.len() == self.cells.len() && goals.len() == self.cells.len());
         self.tick.moves.clear();
         for (a, (&to, &goal)) in cells.iter().zip(goals).enumerate() {
@@ -185,12 +201,17 @@ impl ReplayWriter {
     }
 
     /// The trace and the headings stream.
-    pub fn finish(self) -> (Vec<u8>, Option<Vec<u8>>) {
+    pub fn finish(self) -> ReplayStreams {
+        let ticks = self.writer.ticks();
         let (trace, _) = self
             .writer
             .finish()
             .expect("writing to memory does not fail");
-        (trace, self.headings.map(|(_, stream)| stream))
+        ReplayStreams {
+            trace,
+            headings: self.headings.map(|(_, stream)| stream),
+            ticks,
+        }
     }
 }
 
@@ -212,21 +233,33 @@ mod tests {
         };
         let east = [Heading::East, Heading::East];
         let mut w = ReplayWriter::new(&map, &[0, 3], &[Some(2), None], Some(&east));
-        w.tick(&[1, 3], &[Some(2), None], Some(&[Heading::East, Heading::North]));
-        w.tick(&[2, 5], &[None, Some(5)], Some(&[Heading::East, Heading::North]));
+        w.tick(
+            &[1, 3],
+            &[Some(2), None],
+            Some(&[Heading::East, Heading::North]),
+        );
+        w.tick(
+            &[2, 5],
+            &[None, Some(5)],
+            Some(&[Heading::East, Heading::North]),
+        );
         assert_eq!(w.ticks(), 2);
-        let (trace, headings) = w.finish();
+        let ReplayStreams {
+            trace, headings, ..
+        } = w.finish();
         let mut r = TraceReader::new(&trace[..]).unwrap();
         let mut seen = Vec::new();
         while r.next_tick().unwrap().is_some() {
-            seen.push(r.live().iter().map(|a| (a.cell, a.goal)).collect::<Vec<_>>());
+            seen.push(
+                r.live()
+                    .iter()
+                    .map(|a| (a.cell, a.goal))
+                    .collect::<Vec<_>>(),
+            );
         }
         assert_eq!(
             seen,
-            vec![
-                vec![(1, Some(2)), (3, None)],
-                vec![(2, None), (5, Some(5))]
-            ]
+            vec![vec![(1, Some(2)), (3, None)], vec![(2, None), (5, Some(5))]]
         );
         // Tick 0: both east; tick 1: agent 1 north; tick 2: nobody turned.
         assert_eq!(headings.unwrap(), vec![0, 0, 1, 1, 3, 0]);

@@ -297,7 +297,11 @@ mod tests {
         assert_eq!(get("/trace", "127.0.0.1:4000").2, b"TRACE");
         assert_eq!(get("/trace.raw", "127.0.0.1:4000").2, b"RAW");
         assert_eq!(get("/about", "127.0.0.1:4000").2, b"trace t");
-        assert_eq!(get("/headings", "127.0.0.1:4000").0, 404, "a trace has none");
+        assert_eq!(
+            get("/headings", "127.0.0.1:4000").0,
+            404,
+            "a trace has none"
+        );
         assert_eq!(get("/../etc/passwd", "127.0.0.1:4000").0, 404);
         let f = files();
         let head = respond(
@@ -313,7 +317,10 @@ mod tests {
             ..files()
         };
         assert_eq!(get_from(&plain, "/trace.raw", "127.0.0.1:4000").2, b"TRACE");
-        assert_eq!(get_from(&plain, "/headings", "127.0.0.1:4000").2, vec![1, 2]);
+        assert_eq!(
+            get_from(&plain, "/headings", "127.0.0.1:4000").2,
+            vec![1, 2]
+        );
     }
 
     #[test]
