@@ -354,7 +354,24 @@ fn damaged_plans_and_other_files_are_one_line() {
             && err.contains("--map MAP"),
         "{err}"
     );
-    // --map puts it right; --problem does not apply to a plan.
+    let given = MapSource {
+        map: Some(&map),
+        problem: None,
+    };
+    assert_eq!(open(&plan, given).unwrap().agents, 1, "--map puts it right");
+    // A map_file= of LaCAM's kind (a file name) is looked for next to the plan.
+    let beside = dir.path().join("beside");
+    std::fs::create_dir_all(&beside).unwrap();
+    std::fs::copy(&map, beside.join("room.map")).unwrap();
+    let named = beside.join("plan.txt");
+    std::fs::write(
+        &named,
+        "agents=1\nmap_file=elsewhere/room.map\nsolution=\n0:(0,0),\n1:(1,0),\n",
+    )
+    .unwrap();
+    let found = open(&named, MapSource::default()).unwrap();
+    assert_eq!((found.width, found.ticks), (32, 1));
+    // --problem does not apply to a plan.
     std::fs::write(&plan, format!("{head}0:(0,0),(5,0),\n1:(1,0),(5,0),\n")).unwrap();
     let err = refused(&plan, &["--problem", "p.json"]);
     assert!(err.contains("--problem applies to a LoRR output"), "{err}");
