@@ -46,10 +46,11 @@ enum Command {
     /// Generate a procedural map (and a scenario file of random queries with their optimal
     /// lengths), in the Moving AI formats, so everything runs without map files.
     Gen(cmd::mapgen::GenArgs),
-    /// Replay a trace written by `throng run --trace FILE` in the browser: serves a
-    /// self-contained page on 127.0.0.1 (default port 7878) and opens it. The page plays the
-    /// run on a canvas (play/pause, speed, tick slider, zoom and pan, click an agent for its
-    /// path and goal, heatmap of visits or waits).
+    /// Replay a trace (`throng run --trace`), a MAPF plan (`throng mapf --out`) or a LoRR
+    /// output (`throng lorr --out`, with --problem or --map) in the browser: checks the file
+    /// whole, serves a self-contained page on 127.0.0.1 (default port 7878) and opens it. The
+    /// page plays the run on a canvas (play/pause, speed, tick slider, zoom and pan, click an
+    /// agent for its path and goal, robots' headings, heatmap of visits or waits).
     View(cmd::view::ViewArgs),
 }
 

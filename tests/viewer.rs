@@ -1,16 +1,21 @@
-//! `throng view`: the server answers over real TCP (and refuses foreign Host headers), and the
-//! page, opened in headless Chromium, replays a trace: tick counter, agent count, agents drawn.
+//! `throng view`: the server answers over real TCP (and refuses foreign Host headers), says
+//! where the page is when no browser opens, and the page, opened in headless Chromium,
+//! replays a trace, a MAPF plan and a LoRR output: tick counter, agent count, an agent's cell
+//! (and heading) at a tick, agents drawn.
 //!
 //! The browser tests need Chromium (`/usr/bin/chromium`, or the path in `THRONG_CHROMIUM`); when
 //! it is absent they print a notice and pass, unless `THRONG_REQUIRE_BROWSER=1` (CI), where
 //! they fail.
 
+use std::ffi::OsStr;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
+use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use throng::lorr::{LorrConfig, LorrRun, Problem};
 use throng::sim::Scenario;
 use throng::trace::{TraceOptions, TraceRecorder};
 
@@ -43,20 +48,43 @@ fn write_trace(path: &Path, ticks: u32) {
 struct Server {
     child: Child,
     port: u16,
+    /// The first line printed: what is served.
+    summary: String,
 }
 
 impl Server {
     fn start(trace: &Path) -> Server {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_throng"))
-            .args(["view", "--port", "0", "--no-open"])
-            .arg(trace)
+        let server = Server::start_with(trace, &[], &[] as &[(&str, &str)], true);
+        assert!(server.summary.starts_with("trace "), "{}", server.summary);
+        server
+    }
+
+    /// `throng view FILE ARGS --port 0` (with `--no-open` when `no_open`), with `env` set.
+    fn start_with(
+        file: &Path,
+        args: &[&OsStr],
+        env: &[(impl AsRef<OsStr>, impl AsRef<OsStr>)],
+        no_open: bool,
+    ) -> Server {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_throng"));
+        command.args(["view", "--port", "0"]).arg(file).args(args);
+        if no_open {
+            command.arg("--no-open");
+        }
+        for (k, v) in env {
+            command.env(k, v);
+        }
+        let mut child = command
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
+            .stderr(if no_open {
+                Stdio::inherit()
+            } else {
+                Stdio::piped()
+            })
             .spawn()
             .unwrap();
         let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-        let first = lines.next().unwrap().unwrap();
-        assert!(first.starts_with("trace "), "{first}");
+        let summary = lines.next().unwrap().unwrap();
         let second = lines.next().unwrap().unwrap();
         let url = second
             .split_whitespace()
@@ -67,7 +95,23 @@ impl Server {
             .trim_end_matches('/')
             .parse()
             .unwrap();
-        Server { child, port }
+        Server {
+            child,
+            port,
+            summary,
+        }
+    }
+
+    /// The first line the server writes to stderr (started with `no_open` false), waiting at
+    /// most 60 s.
+    fn first_error_line(&mut self) -> Option<String> {
+        let stderr = self.child.stderr.take().unwrap();
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let line = BufReader::new(stderr).lines().next().and_then(Result::ok);
+            let _ = tx.send(line);
+        });
+        rx.recv_timeout(Duration::from_secs(60)).ok().flatten()
     }
 
     fn url(&self, query: &str) -> String {
@@ -157,6 +201,122 @@ fn view_refuses_a_damaged_trace_with_the_offset() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("bad.trace") && err.contains("byte"), "{err}");
+}
+
+/// The number after `byte ` in `message`.
+fn byte_in(message: &str) -> u64 {
+    let rest = &message[message.find("byte ").unwrap_or_else(|| panic!("{message}")) + 5..];
+    rest.split(|c: char| !c.is_ascii_digit())
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap()
+}
+
+/// A compressed trace cut short ends inside its compressed body: the offset the error gives
+/// is said to be one of the decompressed body (it is past the file's end), and is within it;
+/// an uncompressed trace's offset is the file's own.
+#[test]
+fn a_truncated_compressed_trace_says_its_offset_is_in_the_decompressed_body() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("cut.trace");
+    write_trace(&trace, 40);
+    let full = std::fs::read(&trace).unwrap();
+    let raw_len = throng::trace::uncompressed(&full).unwrap().len() as u64;
+    std::fs::write(&trace, &full[..full.len() * 2 / 3]).unwrap();
+    let view = |file: &Path| {
+        let out = Command::new(env!("CARGO_BIN_EXE_throng"))
+            .args(["view", "--port", "0", "--no-open"])
+            .arg(file)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        String::from_utf8_lossy(&out.stderr).to_string()
+    };
+    let err = view(&trace);
+    assert!(
+        err.contains("cut.trace: ") && err.contains("of the decompressed body"),
+        "{err}"
+    );
+    // Where the data stops: the end of what the cut body decompresses to.
+    let mut decoder = flate2::read::ZlibDecoder::new(&full[12..full.len() * 2 / 3]);
+    let (mut chunk, mut decompressed) = ([0u8; 4096], 0u64);
+    while let Ok(n @ 1..) = decoder.read(&mut chunk) {
+        decompressed += n as u64;
+    }
+    let at = byte_in(&err);
+    assert_eq!(at, decompressed, "{err}");
+    assert!(
+        at < raw_len - 12,
+        "{err}: byte {at} of a {raw_len}-byte trace"
+    );
+    // The same trace uncompressed and cut: the file's byte, inside the file.
+    let raw = throng::trace::uncompressed(&full).unwrap();
+    let cut = raw.len() * 2 / 3;
+    std::fs::write(&trace, &raw[..cut]).unwrap();
+    let err = view(&trace);
+    assert!(!err.contains("decompressed"), "{err}");
+    assert!(byte_in(&err) <= cut as u64, "{err}: a file of {cut} bytes");
+}
+
+/// A directory whose only program is an `xdg-open` (and `open`) script with `body`.
+fn fake_opener(dir: &Path, body: &str) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let bin = dir.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    for name in ["xdg-open", "open"] {
+        let path = bin.join(name);
+        std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    bin
+}
+
+#[cfg(unix)]
+#[test]
+fn without_a_browser_the_address_is_printed_to_open_by_hand() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("t.trace");
+    write_trace(&trace, 3);
+    let no_open = |env: &[(&str, PathBuf)]| {
+        let mut server = Server::start_with(&trace, &[], env, false);
+        let line = server.first_error_line().unwrap_or_default();
+        (line, server.url(""))
+    };
+    // No opener on the PATH at all.
+    let empty = dir.path().join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let (line, url) = no_open(&[("PATH", empty)]);
+    assert!(
+        line.starts_with("no browser opened") && line.ends_with(&format!("; open {url} yourself")),
+        "{line}"
+    );
+    // An opener that fails (no desktop).
+    let failing = fake_opener(&dir.path().join("failing"), "exit 3");
+    let (line, url) = no_open(&[("PATH", failing)]);
+    assert!(
+        line.starts_with("no browser opened") && line.ends_with(&format!("; open {url} yourself")),
+        "{line}"
+    );
+    // An opener that works is given the address.
+    let seen = dir.path().join("seen");
+    let working = fake_opener(
+        &dir.path().join("working"),
+        &format!("echo \"$1\" > '{}'", seen.display()),
+    );
+    let server = Server::start_with(&trace, &[], &[("PATH", working)], false);
+    let start = Instant::now();
+    while !std::fs::read_to_string(&seen).is_ok_and(|s| s.ends_with('\n')) {
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "the opener never ran"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(
+        std::fs::read_to_string(&seen).unwrap().trim(),
+        server.url("")
+    );
 }
 
 /// Chromium, or `None` (after a notice) when it is absent and not required.
@@ -281,21 +441,130 @@ fn the_page_replays_the_trace_in_headless_chromium() {
         ],
     );
     assert!(shot.is_file(), "no screenshot: {out:?}");
-    let decoder = png::Decoder::new(BufReader::new(std::fs::File::open(&shot).unwrap()));
+    let (moving, group_1) = (count_colour(&shot, MOVING), count_colour(&shot, GROUP_1));
+    assert!(
+        moving >= 100 && group_1 >= 100,
+        "agent pixels: {moving} of group 0, {group_1} of group 1"
+    );
+}
+
+/// The pixels of a PNG screenshot with this colour.
+fn count_colour(shot: &Path, colour: [u8; 3]) -> usize {
+    let decoder = png::Decoder::new(BufReader::new(std::fs::File::open(shot).unwrap()));
     let mut reader = decoder.read_info().unwrap();
     let mut pixels = vec![0; reader.output_buffer_size().unwrap()];
     let info = reader.next_frame(&mut pixels).unwrap();
     let step = info.color_type.samples();
     assert!(step >= 3, "{:?}", info.color_type);
-    let count = |colour: [u8; 3]| {
-        pixels[..info.buffer_size()]
-            .chunks_exact(step)
-            .filter(|p| p[..3] == colour)
-            .count()
+    pixels[..info.buffer_size()]
+        .chunks_exact(step)
+        .filter(|p| p[..3] == colour)
+        .count()
+}
+
+/// The robots' notch colour in viewer.js (`NOTCH`, #15191e).
+const NOTCH: [u8; 3] = [0x15, 0x19, 0x1e];
+
+#[test]
+fn the_page_replays_a_mapf_plan_and_a_lorr_output_in_headless_chromium() {
+    let Some(chromium) = chromium() else {
+        return;
     };
-    let (moving, group_1) = (count(MOVING), count(GROUP_1));
+    let dir = tempfile::tempdir().unwrap();
+    let repo = |p: &str| Path::new(env!("CARGO_MANIFEST_DIR")).join(p);
+
+    // A plan of 20 agents.
+    let plan = dir.path().join("plan.txt");
+    let map = repo("sims/maps/mapf/random-32-32-10.map");
+    let scen = repo("sims/maps/mapf/random-32-32-10-random-1.scen");
+    let o = Command::new(env!("CARGO_BIN_EXE_throng"))
+        .args(["mapf", map.to_str().unwrap(), scen.to_str().unwrap()])
+        .args(["--agents", "20", "--out", plan.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let file = throng::view::PlanFile::load(&plan).unwrap();
+    let timesteps = file.configs.len() - 1;
+    let t = timesteps / 2;
+    // An agent that is not where it started at timestep t.
+    let agent = (0..20)
+        .find(|&a| file.configs[t][a] != file.configs[0][a])
+        .expect("some agent moved");
+    let server = Server::start_with(&plan, &[], &[] as &[(&str, &str)], true);
     assert!(
-        moving >= 100 && group_1 >= 100,
-        "agent pixels: {moving} of group 0, {group_1} of group 1"
+        server.summary.starts_with("mapf plan "),
+        "{}",
+        server.summary
     );
+    let dom = dump_dom(&chromium, &server.url(&format!("?tick={t}&agent={agent}")));
+    assert_eq!(text_of(&dom, "status"), "", "the page reports no error");
+    assert_eq!(text_of(&dom, "tick"), format!("tick {t} / {timesteps}"));
+    assert_eq!(text_of(&dom, "agents"), "20 agents");
+    assert!(text_of(&dom, "source").starts_with("mapf plan "));
+    let (x, y) = file.configs[t][agent];
+    let (gx, gy) = file.goals.as_ref().unwrap().0[agent];
+    assert_eq!(
+        text_of(&dom, "info"),
+        format!("agent {agent} at ({x}, {y}), goal ({gx}, {gy})")
+    );
+    drop(server);
+
+    // A LoRR output of 100 robots over 40 steps, and the same run played here.
+    let out = dir.path().join("out.json");
+    let problem_path = repo("sims/lorr/random.domain/RANDOM-01.json");
+    let steps = 40;
+    let o = Command::new(env!("CARGO_BIN_EXE_throng"))
+        .args(["lorr", problem_path.to_str().unwrap(), "--steps", "40"])
+        .args(["--out", out.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let problem = Problem::load(&problem_path).unwrap();
+    let mut run = LorrRun::new(&problem, LorrConfig::default()).unwrap();
+    let t = 25;
+    run.play(t);
+    let robots: Vec<_> = run
+        .simulation()
+        .agents()
+        .iter()
+        .map(|(_, a)| (a.position(), a.heading()))
+        .collect();
+    // A robot that faces another way than east (where all start) at step t.
+    let robot = (0..robots.len())
+        .find(|&a| robots[a].1 != throng::sim::Heading::East)
+        .expect("some robot turned");
+    let (cell, heading) = robots[robot];
+    let (x, y) = problem.grid.coords(cell);
+    let facing = ["east", "south", "west", "north"][heading.index()];
+    let args = [OsStr::new("--problem"), problem_path.as_os_str()];
+    let server = Server::start_with(&out, &args, &[] as &[(&str, &str)], true);
+    assert!(
+        server.summary.starts_with("LoRR output "),
+        "{}",
+        server.summary
+    );
+    let dom = dump_dom(&chromium, &server.url(&format!("?tick={t}&agent={robot}")));
+    assert_eq!(text_of(&dom, "status"), "", "the page reports no error");
+    assert_eq!(text_of(&dom, "tick"), format!("tick {t} / {steps}"));
+    assert_eq!(text_of(&dom, "agents"), "100 agents");
+    assert!(text_of(&dom, "source").starts_with("LoRR output "));
+    let info = text_of(&dom, "info");
+    assert!(
+        info.starts_with(&format!("agent {robot} at ({x}, {y}), facing {facing}")),
+        "{info}"
+    );
+    // Zoomed in, every robot shows a notch on the side it faces.
+    let shot = dir.path().join("robots.png");
+    let out = run_chromium(
+        &chromium,
+        &[
+            "--virtual-time-budget=5000".to_string(),
+            "--window-size=800,600".to_string(),
+            format!("--screenshot={}", shot.display()),
+            server.url(&format!("?tick={t}&zoom=16")),
+        ],
+    );
+    assert!(shot.is_file(), "no screenshot: {out:?}");
+    let notches = count_colour(&shot, NOTCH);
+    assert!(notches >= 50 * 9, "{notches} notch pixels");
 }

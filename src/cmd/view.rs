@@ -1,17 +1,25 @@
-//! `throng view`: serve a trace and its replay page on 127.0.0.1 and open the browser.
+//! `throng view`: serve a trace, MAPF plan or LoRR output and its replay page on 127.0.0.1 and
+//! open the browser.
 
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::{ExitCode, Stdio};
 
 use anyhow::Context;
-use throng::trace::TraceReader;
-use throng::view::{DEFAULT_PORT, ViewServer};
+use throng::view::{DEFAULT_PORT, MapSource, ViewServer};
 
 #[derive(clap::Args)]
 pub(crate) struct ViewArgs {
-    /// Trace file written by `throng run --trace FILE`.
-    trace: PathBuf,
+    /// A trace (`throng run --trace FILE`), a MAPF plan (`throng mapf --out FILE`) or a League
+    /// of Robot Runners output (`throng lorr --out FILE`); the kind is told from the contents.
+    file: PathBuf,
+    /// The map (Moving AI .map) of a LoRR output, or of a plan in place of the map it names.
+    #[arg(long, value_name = "MAP", conflicts_with = "problem")]
+    map: Option<PathBuf>,
+    /// The LoRR problem JSON a LoRR output played: its map, and the robots' starts checked
+    /// against it.
+    #[arg(long, value_name = "PROBLEM.json")]
+    problem: Option<PathBuf>,
     /// Port to listen on, on 127.0.0.1 only (0: any free port; the address is printed).
     #[arg(long, default_value_t = DEFAULT_PORT)]
     port: u16,
@@ -21,26 +29,15 @@ pub(crate) struct ViewArgs {
 }
 
 pub(crate) fn run(args: ViewArgs) -> anyhow::Result<ExitCode> {
-    let file = &args.trace;
-    let bytes = std::fs::read(file).with_context(|| format!("reading {}", file.display()))?;
     // Checked whole before serving: the page can trust what it is given, and a damaged file is
-    // reported here, with the offset, rather than as a blank page.
-    let mut reader = TraceReader::new(&bytes[..]).with_context(|| file.display().to_string())?;
-    while reader
-        .next_tick()
-        .with_context(|| file.display().to_string())?
-        .is_some()
-    {}
-    let summary = format!(
-        "trace {}: {} x {} map, {} agents at the start, {} ticks",
-        file.display(),
-        reader.map().width,
-        reader.map().height,
-        reader.agents().len(),
-        reader.ticks()
-    );
-    drop(reader);
-    let server = ViewServer::bind(args.port, bytes).with_context(|| {
+    // reported here, with the line or offset, rather than as a blank page.
+    let source = MapSource {
+        map: args.map.as_deref(),
+        problem: args.problem.as_deref(),
+    };
+    let replay = throng::view::open(&args.file, source)?;
+    let summary = replay.summary();
+    let server = ViewServer::bind_replay(args.port, replay).with_context(|| {
         format!(
             "cannot listen on 127.0.0.1:{} (in use? --port 0 picks a free port)",
             args.port
@@ -59,7 +56,9 @@ pub(crate) fn run(args: ViewArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Asks the desktop to open `url`; says nothing when it cannot (no desktop, no opener).
+/// Asks the desktop to open `url`; says on stderr when it cannot (no opener, or the opener
+/// failed), with the address to open by hand. The opener is waited for on a thread of its own:
+/// serving starts at once.
 fn open_browser(url: &str) {
     let opener = if cfg!(target_os = "macos") {
         "open"
@@ -68,10 +67,30 @@ fn open_browser(url: &str) {
     } else {
         "xdg-open"
     };
-    let _ = std::process::Command::new(opener)
+    let say = |why: String| eprintln!("no browser opened ({why}); open {url} yourself");
+    let child = std::process::Command::new(opener)
         .arg(url)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn();
+    let mut child = match child {
+        Ok(c) => c,
+        Err(e) => return say(format!("cannot run {opener}: {e}")),
+    };
+    // explorer exits with status 1 even when it opened the page: only its start tells.
+    if cfg!(windows) {
+        return;
+    }
+    let url = url.to_string();
+    let waiter = std::thread::Builder::new()
+        .name("throng-view-opener".into())
+        .spawn(move || match child.wait() {
+            Ok(status) if status.success() => {}
+            Ok(status) => eprintln!("no browser opened ({opener} {status}); open {url} yourself"),
+            Err(e) => eprintln!("no browser opened ({opener}: {e}); open {url} yourself"),
+        });
+    if let Err(e) = waiter {
+        say(format!("cannot wait for {opener}: {e}"));
+    }
 }

@@ -147,7 +147,8 @@ impl fmt::Display for Section {
 
 /// A trace that could not be read. Offsets count bytes from the start of the file; in a
 /// compressed trace, from the start of the file as if its body were not compressed (the 12
-/// header bytes, then the decompressed body).
+/// header bytes, then the decompressed body), and the message then gives the byte of the
+/// decompressed body instead (`decompressed` is set), since the file itself has no such byte.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum TraceError {
@@ -166,15 +167,17 @@ pub enum TraceError {
     #[error("unknown trace flags {0:#06x}")]
     UnknownFlags(u16),
     /// The file ends inside a record, or without its end record.
-    #[error("trace truncated at byte {offset}, in the {section}")]
+    #[error("trace truncated at {}, in the {section}", at_byte(*offset, *decompressed))]
     Truncated {
         /// Where the data ran out.
         offset: u64,
         /// What was being read.
         section: Section,
+        /// The body is compressed: `offset` counts the header and then the decompressed body.
+        decompressed: bool,
     },
     /// A value that breaks the format.
-    #[error("malformed trace at byte {offset}, in the {section}: {message}")]
+    #[error("malformed trace at {}, in the {section}: {message}", at_byte(*offset, *decompressed))]
     Malformed {
         /// Where the value starts (or the record, for a record-wide problem).
         offset: u64,
@@ -182,10 +185,48 @@ pub enum TraceError {
         section: Section,
         /// What is wrong.
         message: String,
+        /// The body is compressed: `offset` counts the header and then the decompressed body.
+        decompressed: bool,
     },
     /// Reading or writing failed.
     #[error("trace I/O: {0}")]
     Io(#[from] std::io::Error),
+}
+
+/// Where an offset is, in words: `byte N` of the file, or of the decompressed body when the
+/// body is compressed (the header's 12 bytes are not part of the body).
+fn at_byte(offset: u64, decompressed: bool) -> String {
+    match offset.checked_sub(format::HEADER_LEN as u64) {
+        Some(body) if decompressed => format!("byte {body} of the decompressed body"),
+        _ => format!("byte {offset}"),
+    }
+}
+
+impl TraceError {
+    /// The same error, saying that its offset is in the decompressed body when `compressed`.
+    pub(crate) fn in_body(self, compressed: bool) -> TraceError {
+        match self {
+            TraceError::Truncated {
+                offset, section, ..
+            } => TraceError::Truncated {
+                offset,
+                section,
+                decompressed: compressed,
+            },
+            TraceError::Malformed {
+                offset,
+                section,
+                message,
+                ..
+            } => TraceError::Malformed {
+                offset,
+                section,
+                message,
+                decompressed: compressed,
+            },
+            other => other,
+        }
+    }
 }
 
 /// The trace file `bytes` with its body uncompressed (flag cleared), or `bytes` as they are when
@@ -210,6 +251,7 @@ pub fn uncompressed(bytes: &[u8]) -> Result<Vec<u8>, TraceError> {
             offset: out.len() as u64,
             section: Section::RecordTag,
             message: format!("compressed body: {e}"),
+            decompressed: true,
         })?;
     Ok(out)
 }

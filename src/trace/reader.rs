@@ -72,6 +72,7 @@ impl<R: Read> TraceReader<R> {
                     TraceError::Truncated {
                         offset: header.len() as u64,
                         section: Section::Header,
+                        decompressed: false,
                     }
                 } else {
                     TraceError::BadMagic
@@ -82,6 +83,7 @@ impl<R: Read> TraceReader<R> {
             return Err(TraceError::Truncated {
                 offset: header.len() as u64,
                 section: Section::Header,
+                decompressed: false,
             });
         }
         let version = u16::from_le_bytes([header[8], header[9]]);
@@ -119,8 +121,10 @@ impl<R: Read> TraceReader<R> {
             ended: false,
             buf: Vec::new(),
         };
-        r.read_map()?;
-        r.read_agents()?;
+        let compressed = r.compressed();
+        r.read_map()
+            .and_then(|()| r.read_agents())
+            .map_err(|e| e.in_body(compressed))?;
         Ok(r)
     }
 
@@ -129,6 +133,7 @@ impl<R: Read> TraceReader<R> {
             offset,
             section,
             message: message.into(),
+            decompressed: false,
         }
     }
 
@@ -141,6 +146,7 @@ impl<R: Read> TraceReader<R> {
             io::ErrorKind::UnexpectedEof => TraceError::Truncated {
                 offset: self.offset,
                 section,
+                decompressed: false,
             },
             _ => TraceError::Io(e),
         }
@@ -169,6 +175,7 @@ impl<R: Read> TraceReader<R> {
             let b = self.byte(section)?.ok_or(TraceError::Truncated {
                 offset: self.offset,
                 section,
+                decompressed: false,
             })?;
             if i == 9 && b > 1 {
                 break;
@@ -189,14 +196,16 @@ impl<R: Read> TraceReader<R> {
         let result = self.src.buf().take(n).read_to_end(&mut buf);
         let got = buf.len() as u64;
         self.buf = buf;
+        // The bytes that came before a failure count: the error is where the data stopped.
+        self.offset += got;
         if let Err(e) = result {
             return Err(self.read_error(e, section));
         }
-        self.offset += got;
         if got < n {
             return Err(TraceError::Truncated {
                 offset: self.offset,
                 section,
+                decompressed: false,
             });
         }
         Ok(())
@@ -224,6 +233,7 @@ impl<R: Read> TraceReader<R> {
                 return Err(TraceError::Truncated {
                     offset: at,
                     section: s,
+                    decompressed: false,
                 });
             }
         };
@@ -345,6 +355,13 @@ impl<R: Read> TraceReader<R> {
     /// # Errors
     /// [`TraceError`] for a malformed or truncated record.
     pub fn next_tick(&mut self) -> Result<Option<TickRecord>, TraceError> {
+        let compressed = self.compressed();
+        self.read_tick().map_err(|e| e.in_body(compressed))
+    }
+
+    /// [`next_tick`](Self::next_tick), its errors' offsets not yet marked as in the
+    /// decompressed body.
+    fn read_tick(&mut self) -> Result<Option<TickRecord>, TraceError> {
         if self.ended {
             return Ok(None);
         }
@@ -354,6 +371,7 @@ impl<R: Read> TraceReader<R> {
             .ok_or(TraceError::Truncated {
                 offset: at,
                 section: Section::RecordTag,
+                decompressed: false,
             })?;
         match tag {
             TAG_TICK => {
@@ -418,6 +436,7 @@ impl<R: Read> TraceReader<R> {
             offset: base + pos as u64,
             section: s,
             message: format!("the record ends inside {what}"),
+            decompressed: false,
         };
         let at = |pos: usize| base + pos as u64;
         let count = cur
@@ -508,6 +527,7 @@ impl<R: Read> TraceReader<R> {
                 offset: base + p as u64,
                 section: s,
                 message,
+                decompressed: false,
             };
             if code & !(MOVE_KIND_MASK | MOVE_NEW_GOAL) != 0 {
                 return Err(bad(format!(

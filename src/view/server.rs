@@ -15,19 +15,54 @@ const MAX_HEAD: usize = 16 * 1024;
 /// Connections served at once; more are closed at once.
 const MAX_CONNECTIONS: usize = 64;
 
-/// Serves the viewer page and one trace on `127.0.0.1`. See the [module docs](super).
+/// Serves the viewer page and one replay on `127.0.0.1`. See the [module docs](super).
 pub struct ViewServer {
     listener: TcpListener,
     port: u16,
-    files: Arc<Files>,
+    files: ServedFiles,
 }
 
-/// The two forms of the trace served.
-struct Files {
-    /// The file as given (`/trace`).
-    trace: Vec<u8>,
-    /// The same trace uncompressed (`/trace.raw`; the file itself when it is not compressed).
-    raw: Vec<u8>,
+/// What the server serves besides the page.
+#[derive(Debug, Clone, Default)]
+pub struct ServedFiles {
+    /// The trace as given (`/trace`).
+    pub trace: Vec<u8>,
+    /// The same trace uncompressed (`/trace.raw`), when the trace is compressed.
+    pub raw: Option<Vec<u8>>,
+    /// The robots' headings (`/headings`; 404 when `None`), see [`super::replay`].
+    pub headings: Option<Vec<u8>>,
+    /// What is shown, one line of text (`/about`).
+    pub about: String,
+}
+
+impl ServedFiles {
+    /// A trace with nothing beside it.
+    ///
+    /// # Errors
+    /// [`Error::Trace`] when the trace's header is malformed or its body does not decompress.
+    pub fn trace(trace: Vec<u8>) -> Result<ServedFiles> {
+        use crate::trace::format::{FLAG_DEFLATE, HEADER_LEN, MAGIC};
+        if trace.len() < HEADER_LEN || trace[..MAGIC.len()] != MAGIC {
+            return Err(crate::trace::TraceError::BadMagic.into());
+        }
+        let compressed = u16::from_le_bytes([trace[10], trace[11]]) & FLAG_DEFLATE != 0;
+        let raw = if compressed {
+            Some(crate::trace::uncompressed(&trace)?)
+        } else {
+            None
+        };
+        Ok(ServedFiles {
+            trace,
+            raw,
+            headings: None,
+            about: String::new(),
+        })
+    }
+
+    /// What `/trace.raw` serves.
+    fn raw(&self) -> &[u8] {
+        self.raw.as_deref().unwrap_or(&self.trace)
+    }
 }
 
 impl ViewServer {
@@ -39,7 +74,22 @@ impl ViewServer {
     /// [`Error::Trace`] when the trace's header is malformed or its body does not decompress;
     /// [`Error::Io`] when the port cannot be bound (in use, not allowed).
     pub fn bind(port: u16, trace: Vec<u8>) -> Result<ViewServer> {
-        let raw = crate::trace::uncompressed(&trace)?;
+        Self::bind_files(port, ServedFiles::trace(trace)?)
+    }
+
+    /// Listens on `127.0.0.1:port` to serve a [`Replay`](super::Replay): its trace, headings
+    /// and description.
+    ///
+    /// # Errors
+    /// As [`bind`](Self::bind).
+    pub fn bind_replay(port: u16, replay: super::Replay) -> Result<ViewServer> {
+        let mut files = ServedFiles::trace(replay.trace)?;
+        files.headings = replay.headings;
+        files.about = replay.about;
+        Self::bind_files(port, files)
+    }
+
+    fn bind_files(port: u16, files: ServedFiles) -> Result<ViewServer> {
         let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
         let listener = TcpListener::bind(addr).map_err(|e| Error::io(format!("{addr}"), e))?;
         let port = listener
@@ -49,7 +99,7 @@ impl ViewServer {
         Ok(ViewServer {
             listener,
             port,
-            files: Arc::new(Files { trace, raw }),
+            files,
         })
     }
 
@@ -70,6 +120,7 @@ impl ViewServer {
     /// [`Error::Io`] when accepting connections fails for good.
     pub fn serve(self) -> Result<()> {
         let active = Arc::new(AtomicUsize::new(0));
+        let files = Arc::new(self.files);
         for stream in self.listener.incoming() {
             let stream = match stream {
                 Ok(s) => s,
@@ -80,7 +131,7 @@ impl ViewServer {
                 active.fetch_sub(1, Ordering::SeqCst);
                 continue;
             }
-            let (files, port, active) = (Arc::clone(&self.files), self.port, Arc::clone(&active));
+            let (files, port, active) = (Arc::clone(&files), self.port, Arc::clone(&active));
             let spawned = std::thread::Builder::new()
                 .name("throng-view".into())
                 .spawn(move || {
@@ -96,7 +147,7 @@ impl ViewServer {
     }
 }
 
-fn handle(mut stream: TcpStream, port: u16, files: &Files) -> io::Result<()> {
+fn handle(mut stream: TcpStream, port: u16, files: &ServedFiles) -> io::Result<()> {
     stream.set_read_timeout(Some(Duration::from_secs(10)))?;
     stream.set_write_timeout(Some(Duration::from_secs(30)))?;
     let mut head = Vec::with_capacity(1024);
@@ -115,12 +166,7 @@ fn handle(mut stream: TcpStream, port: u16, files: &Files) -> io::Result<()> {
         head.extend_from_slice(&buf[..n]);
     };
     let (status, content_type, body, head_only) = if complete {
-        respond(
-            &String::from_utf8_lossy(&head),
-            port,
-            &files.trace,
-            &files.raw,
-        )
+        respond(&String::from_utf8_lossy(&head), port, files)
     } else {
         (431, "text/plain", &b"request head too large\n"[..], false)
     };
@@ -153,23 +199,22 @@ fn reason(status: u16) -> &'static str {
 }
 
 /// The answer to one request head (request line and headers, as text) on a server listening
-/// on `port` and serving `trace` (and `raw`, the trace uncompressed): status, content type,
-/// body, and whether only the head is sent (`HEAD`).
-/// Requests whose `Host` is not `127.0.0.1:PORT` or `localhost:PORT` get 403.
+/// on `port` and serving `files`: status, content type, body, and whether only the head is
+/// sent (`HEAD`). Requests whose `Host` is not `127.0.0.1:PORT` or `localhost:PORT` get 403.
 ///
 /// ```
-/// use throng::view::respond;
+/// use throng::view::{ServedFiles, respond};
 ///
-/// let ok = respond("GET / HTTP/1.1\r\nHost: 127.0.0.1:7878\r\n\r\n", 7878, b"", b"");
+/// let files = ServedFiles::default();
+/// let ok = respond("GET / HTTP/1.1\r\nHost: 127.0.0.1:7878\r\n\r\n", 7878, &files);
 /// assert_eq!((ok.0, ok.1), (200, "text/html; charset=utf-8"));
-/// let rebound = respond("GET /trace HTTP/1.1\r\nHost: evil.example:7878\r\n\r\n", 7878, b"", b"");
+/// let rebound = respond("GET /trace HTTP/1.1\r\nHost: evil.example:7878\r\n\r\n", 7878, &files);
 /// assert_eq!(rebound.0, 403);
 /// ```
 pub fn respond<'a>(
     head: &str,
     port: u16,
-    trace: &'a [u8],
-    raw: &'a [u8],
+    files: &'a ServedFiles,
 ) -> (u16, &'static str, &'a [u8], bool) {
     let text = |s: &'static str| s.as_bytes();
     let mut lines = head.split("\r\n");
@@ -205,8 +250,13 @@ pub fn respond<'a>(
         "/" | "/index.html" => ("text/html; charset=utf-8", text(super::INDEX_HTML)),
         "/viewer.js" => ("text/javascript; charset=utf-8", text(super::VIEWER_JS)),
         "/viewer.css" => ("text/css; charset=utf-8", text(super::VIEWER_CSS)),
-        "/trace" => ("application/octet-stream", trace),
-        "/trace.raw" => ("application/octet-stream", raw),
+        "/trace" => ("application/octet-stream", &files.trace),
+        "/trace.raw" => ("application/octet-stream", files.raw()),
+        "/headings" if files.headings.is_some() => (
+            "application/octet-stream",
+            files.headings.as_deref().unwrap_or_default(),
+        ),
+        "/about" => ("text/plain; charset=utf-8", files.about.as_bytes()),
         _ => return (404, "text/plain", text("not found\n"), head_only),
     };
     (200, content_type, body, head_only)
@@ -216,14 +266,26 @@ pub fn respond<'a>(
 mod tests {
     use super::*;
 
-    fn get(path: &str, host: &str) -> (u16, &'static str, Vec<u8>, bool) {
+    fn files() -> ServedFiles {
+        ServedFiles {
+            trace: b"TRACE".to_vec(),
+            raw: Some(b"RAW".to_vec()),
+            headings: None,
+            about: "trace t".into(),
+        }
+    }
+
+    fn get_from(files: &ServedFiles, path: &str, host: &str) -> (u16, &'static str, Vec<u8>, bool) {
         let (s, t, b, h) = respond(
             &format!("GET {path} HTTP/1.1\r\nhost: {host}\r\nAccept: */*\r\n\r\n"),
             4000,
-            b"TRACE",
-            b"RAW",
+            files,
         );
         (s, t, b.to_vec(), h)
+    }
+
+    fn get(path: &str, host: &str) -> (u16, &'static str, Vec<u8>, bool) {
+        get_from(&files(), path, host)
     }
 
     #[test]
@@ -234,18 +296,36 @@ mod tests {
         assert!(get("/viewer.css", "127.0.0.1:4000").1.contains("css"));
         assert_eq!(get("/trace", "127.0.0.1:4000").2, b"TRACE");
         assert_eq!(get("/trace.raw", "127.0.0.1:4000").2, b"RAW");
+        assert_eq!(get("/about", "127.0.0.1:4000").2, b"trace t");
+        assert_eq!(
+            get("/headings", "127.0.0.1:4000").0,
+            404,
+            "a trace has none"
+        );
         assert_eq!(get("/../etc/passwd", "127.0.0.1:4000").0, 404);
+        let f = files();
         let head = respond(
             "HEAD /trace HTTP/1.1\r\nHost: 127.0.0.1:4000\r\n\r\n",
             4000,
-            b"x",
-            b"",
+            &f,
         );
         assert_eq!((head.0, head.3), (200, true));
+        // An uncompressed trace is its own raw form; headings when there are some.
+        let plain = ServedFiles {
+            raw: None,
+            headings: Some(vec![1, 2]),
+            ..files()
+        };
+        assert_eq!(get_from(&plain, "/trace.raw", "127.0.0.1:4000").2, b"TRACE");
+        assert_eq!(
+            get_from(&plain, "/headings", "127.0.0.1:4000").2,
+            vec![1, 2]
+        );
     }
 
     #[test]
     fn refuses_other_hosts_methods_and_garbage() {
+        let f = files();
         for host in [
             "evil.example:4000",
             "127.0.0.1:4001",
@@ -256,13 +336,13 @@ mod tests {
             assert_eq!(get("/trace", host).0, 403, "{host:?}");
         }
         assert_eq!(
-            respond("GET /trace HTTP/1.1\r\n\r\n", 4000, b"", b"").0,
+            respond("GET /trace HTTP/1.1\r\n\r\n", 4000, &f).0,
             403,
             "no Host"
         );
         let post = "POST /trace HTTP/1.1\r\nHost: 127.0.0.1:4000\r\n\r\n";
-        assert_eq!(respond(post, 4000, b"", b"").0, 405);
-        assert_eq!(respond("garbage\r\n\r\n", 4000, b"", b"").0, 400);
-        assert_eq!(respond("GET / SPDY/9\r\n\r\n", 4000, b"", b"").0, 400);
+        assert_eq!(respond(post, 4000, &f).0, 405);
+        assert_eq!(respond("garbage\r\n\r\n", 4000, &f).0, 400);
+        assert_eq!(respond("GET / SPDY/9\r\n\r\n", 4000, &f).0, 400);
     }
 }

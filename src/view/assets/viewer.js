@@ -1,5 +1,6 @@
 // throng view: replays a throng trace (docs/trace-format.md) in a canvas. Self-contained: no
-// library, no network but the page's own server (GET trace).
+// library, no network but the page's own server (GET trace, about, and headings when robots
+// turn: see src/view/replay.rs for that stream).
 'use strict';
 
 
@@ -11,6 +12,11 @@ const COLOURS = {
   arrived: [45, 164, 78], // agents standing on their goal
   selected: [230, 40, 40],
 };
+// The notch on the side a robot faces, and the headings' names (0 east, 1 south, 2 west, 3 north).
+const NOTCH = '#15191e';
+const HEADING_NAMES = ['east', 'south', 'west', 'north'];
+const HEADING_DX = [1, 0, -1, 0];
+const HEADING_DY = [0, 1, 0, -1];
 // Crowd colours by group (group 0 is the moving colour).
 const GROUPS = [
   [31, 111, 235], [218, 112, 22], [137, 87, 229], [0, 150, 160],
@@ -235,9 +241,50 @@ function applyTick(trace, state, k, wantWaits) {
   return wantWaits ? waitedScratch : null;
 }
 
+/** Robots' headings at any tick: the /headings stream, indexed with keyframes like the trace. */
+class Headings {
+  constructor(bytes, agents, ticks) {
+    if (bytes.length < agents) throw new TraceError('the headings stream ends early');
+    this.bytes = bytes;
+    this.now = bytes.slice(0, agents);
+    this.keyframes = [this.now.slice()];
+    this.tickStart = [];
+    const r = new Bytes(bytes, agents);
+    const h = this.now.slice();
+    for (let k = 0; k < ticks; k++) {
+      this.tickStart.push(r.pos);
+      const n = r.varint();
+      for (let i = 0; i < n; i++) {
+        const a = r.varint(), v = r.u8();
+        if (a >= agents || v > 3) throw new TraceError('bad heading of agent ' + a + ' in tick ' + k);
+        h[a] = v;
+      }
+      if ((k + 1) % KEYFRAME_EVERY === 0) this.keyframes.push(h.slice());
+    }
+    if (r.pos !== bytes.length) throw new TraceError('the headings stream has ' + (bytes.length - r.pos) + ' bytes too many');
+    this.tick = 0;
+  }
+  seek(t) {
+    const k = Math.floor(t / KEYFRAME_EVERY);
+    if (!(t >= this.tick && t - this.tick < KEYFRAME_EVERY && this.tick >= k * KEYFRAME_EVERY)) {
+      this.now.set(this.keyframes[k]);
+      this.tick = k * KEYFRAME_EVERY;
+    }
+    for (; this.tick < t; this.tick++) {
+      const r = new Bytes(this.bytes, this.tickStart[this.tick]);
+      const n = r.varint();
+      for (let i = 0; i < n; i++) {
+        const a = r.varint();
+        this.now[a] = r.u8();
+      }
+    }
+  }
+}
+
 class Viewer {
-  constructor(trace) {
+  constructor(trace, headings) {
     this.trace = trace;
+    this.headings = headings || null;
     this.state = new State(16);
     this.tick = -1; // nothing replayed yet: the first seek restores a keyframe
     this.canvas = document.getElementById('view');
@@ -278,6 +325,7 @@ class Viewer {
       this.tick = k * KEYFRAME_EVERY;
     }
     while (this.tick < t) applyTick(trace, this.state, this.tick++, false);
+    if (this.headings) this.headings.seek(t);
     this.dirty = true;
   }
 
@@ -435,6 +483,8 @@ class Viewer {
       const x0 = Math.floor(-this.ox / this.scale) - 1, y0 = Math.floor(-this.oy / this.scale) - 1;
       const x1 = x0 + this.canvas.width / this.scale + 2, y1 = y0 + this.canvas.height / this.scale + 2;
       const batches = new Map();
+      const notches = [];
+      const facing = this.headings ? this.headings.now : null;
       for (let i = 0; i < s.count; i++) {
         const c = s.cells[i], x = c % width, y = (c - x) / width;
         if (x < x0 || x > x1 || y < y0 || y > y1) continue;
@@ -442,6 +492,7 @@ class Viewer {
         let list = batches.get(k);
         if (!list) batches.set(k, list = []);
         list.push(x, y);
+        if (facing) notches.push(x, y, facing[s.ids[i]]);
       }
       const m = this.scale * 0.12, size = this.scale - 2 * m;
       for (const [k, list] of batches) {
@@ -450,6 +501,15 @@ class Viewer {
         for (let j = 0; j < list.length; j += 2) {
           ctx.fillRect(this.ox + list[j] * this.scale + m, this.oy + list[j + 1] * this.scale + m, size, size);
         }
+      }
+      // A robot's heading: a dark notch on the side it faces, a quarter of the cell wide.
+      const n = this.scale * 0.26, reach = this.scale * 0.5 - m - n / 2;
+      ctx.fillStyle = NOTCH;
+      for (let j = 0; j < notches.length; j += 3) {
+        const h = notches[j + 2];
+        const cx = this.ox + (notches[j] + 0.5) * this.scale + HEADING_DX[h] * reach;
+        const cy = this.oy + (notches[j + 1] + 0.5) * this.scale + HEADING_DY[h] * reach;
+        ctx.fillRect(cx - n / 2, cy - n / 2, n, n);
       }
     }
     this.drawSelection();
@@ -485,8 +545,9 @@ class Viewer {
       }
       const [x, y] = [st.cells[i] % w, Math.floor(st.cells[i] / w)];
       const g = st.goals[i];
+      const facing = this.headings ? ', facing ' + HEADING_NAMES[this.headings.now[this.selected]] : '';
       document.getElementById('info').textContent = 'agent ' + this.selected + ' at (' + x + ', ' + y + ')' +
-        (g >= 0 ? ', goal (' + (g % w) + ', ' + Math.floor(g / w) + ')' : ', no goal');
+        facing + (g >= 0 ? ', goal (' + (g % w) + ', ' + Math.floor(g / w) + ')' : ', no goal');
       return;
     }
     document.getElementById('info').textContent = 'agent ' + this.selected + ' is gone';
@@ -596,6 +657,14 @@ function wireUp(viewer) {
   requestAnimationFrame(loop);
 }
 
+/** GET url as bytes, or null when the server has none (404). */
+async function loadOptional(url) {
+  const response = await fetch(url);
+  if (response.status === 404) return null;
+  if (!response.ok) throw new TraceError('GET ' + url + ': ' + response.status);
+  return new Uint8Array(await response.arrayBuffer());
+}
+
 /** ?bench=N[&zoom=Z]: draws N frames, each one tick further, and writes the mean frame time. */
 function bench(viewer, frames, zoom) {
   if (zoom > 0) viewer.zoomTo(zoom);
@@ -645,10 +714,17 @@ function loadTraceSync(url) {
   try {
     const t0 = performance.now();
     const trace = frames > 0 ? loadTraceSync('trace.raw') : await loadTrace('trace');
-    const viewer = new Viewer(trace);
+    // What is shown, and the robots' headings when they turn (the bench mode draws without).
+    const about = frames > 0 ? null : await loadOptional('about');
+    const headingBytes = frames > 0 ? null : await loadOptional('headings');
+    const agents = trace.keyframes[0].ids.length;
+    const headings = headingBytes ? new Headings(headingBytes, agents, trace.ticks) : null;
+    const viewer = new Viewer(trace, headings);
     window.throngViewer = viewer;
     status.textContent = '';
-    document.title = 'throng view: ' + trace.width + ' x ' + trace.height + ', ' + trace.ticks + ' ticks';
+    const source = about ? new TextDecoder().decode(about) : '';
+    document.getElementById('source').textContent = source;
+    document.title = 'throng view: ' + (source ? source + ', ' : '') + trace.width + ' x ' + trace.height + ', ' + trace.ticks + ' ticks';
     // Links can say what to show: ?tick=T, &agent=N (selected), &heat=visits|waits, &zoom=Z
     // (pixels per cell, centred on the selected agent or the map).
     if (params.has('tick')) viewer.seek(Number(params.get('tick')));
