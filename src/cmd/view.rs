@@ -12,8 +12,10 @@ use throng::view::{DEFAULT_PORT, ViewServer};
 pub(crate) struct ViewArgs {
     /// Trace file written by `throng run --trace FILE`.
     trace: PathBuf,
-    /// Port to listen on, on 127.0.0.1 only (0: any free port; the address is printed).
-    #[arg(long, default_value_t = DEFAULT_PORT)]
+    /// Port to listen on, on 127.0.0.1 only, 0 to 65535 (0: any free port; the address is
+    /// printed).
+    #[arg(long, default_value_t = DEFAULT_PORT, value_parser = super::numbers::whole_from(0u16),
+          allow_negative_numbers = true)]
     port: u16,
     /// Do not try to open the page in a browser.
     #[arg(long)]
@@ -22,6 +24,7 @@ pub(crate) struct ViewArgs {
 
 pub(crate) fn run(args: ViewArgs) -> anyhow::Result<ExitCode> {
     let file = &args.trace;
+    super::file_kind::expect(file, super::file_kind::FileKind::Trace)?;
     let bytes = std::fs::read(file).with_context(|| format!("reading {}", file.display()))?;
     // Checked whole before serving: the page can trust what it is given, and a damaged file is
     // reported here, with the offset, rather than as a blank page.
