@@ -61,9 +61,7 @@ impl FileKind {
             FileKind::Scenario => format!("try: throng run {file}"),
             FileKind::Trace => format!("try: throng view {file}"),
             FileKind::LorrProblem => format!("try: throng lorr {file}"),
-            FileKind::LorrOutput => {
-                "written by throng lorr --out; PlanViz replays it".to_string()
-            }
+            FileKind::LorrOutput => "written by throng lorr --out; PlanViz replays it".to_string(),
             FileKind::MapfPlan => {
                 "written by throng mapf --out; mapf-visualizer replays it".to_string()
             }
@@ -188,8 +186,14 @@ mod tests {
     #[test]
     fn text_kinds_are_told_by_their_first_lines() {
         let cases = [
-            ("type octile\nheight 1\nwidth 1\nmap\n.\n", Some(FileKind::Map)),
-            ("\n version 1\n0\ta.map\t1\t1\t0\t0\t0\t0\t0\n", Some(FileKind::Scen)),
+            (
+                "type octile\nheight 1\nwidth 1\nmap\n.\n",
+                Some(FileKind::Map),
+            ),
+            (
+                "\n version 1\n0\ta.map\t1\t1\t0\t0\t0\t0\t0\n",
+                Some(FileKind::Scen),
+            ),
             (
                 "{\"mapFile\": \"m.map\", \"agentFile\": \"a\"}",
                 Some(FileKind::LorrProblem),
@@ -255,7 +259,9 @@ mod tests {
         assert_eq!(FileKind::of(&dir.path().join("missing")), None);
         let e = expect(&scenario, FileKind::Map).unwrap_err().to_string();
         assert!(
-            e.contains("s.toml is a simulation scenario (TOML), not a Moving AI map (try: throng run "),
+            e.contains(
+                "s.toml is a simulation scenario (TOML), not a Moving AI map (try: throng run "
+            ),
             "{e}"
         );
         assert!(expect(&scenario, FileKind::Scenario).is_ok());

@@ -80,7 +80,10 @@ mod tests {
             wrap(text, 10),
             "one two\nthree four\nfive six\n\nseven\neight"
         );
-        assert_eq!(wrap("averyveryverylongword x", 5), "averyveryverylongword\nx");
+        assert_eq!(
+            wrap("averyveryverylongword x", 5),
+            "averyveryverylongword\nx"
+        );
         assert_eq!(wrap("", 10), "");
     }
 }

@@ -81,7 +81,8 @@ struct Report {
 /// `.scen` for a map of another size is refused, one that names another map of the same size
 /// is run with a warning on stderr (both files were given, so it may be meant).
 fn load_instance(args: &MapfArgs) -> anyhow::Result<Instance> {
-    if FileKind::of(&args.map) == Some(FileKind::Scen) && FileKind::of(&args.scen) == Some(FileKind::Map)
+    if FileKind::of(&args.map) == Some(FileKind::Scen)
+        && FileKind::of(&args.scen) == Some(FileKind::Map)
     {
         anyhow::bail!(
             "{} is a .scen file and {} a map: the map comes first (try: throng mapf {} {} --agents {})",

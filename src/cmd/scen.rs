@@ -206,7 +206,10 @@ fn print_report(out: &mut impl Write, r: &ScenReport, grid: &Grid) -> io::Result
                 String::new()
             }
         )?,
-        _ => writeln!(out, "length       no ratio: no query answered with a path of positive length")?,
+        _ => writeln!(
+            out,
+            "length       no ratio: no query answered with a path of positive length"
+        )?,
     }
     if let Some(bytes) = r.nav_memory_bytes {
         let how = match (r.nav_build_ms, r.nav_load_ms) {

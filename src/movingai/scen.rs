@@ -174,8 +174,10 @@ impl ScenFile {
         let file = self.path.display().to_string();
         let size = (grid.width(), grid.height());
         let given = map.map(|m| {
-            m.file_name()
-                .map_or_else(|| m.display().to_string(), |n| n.to_string_lossy().into_owned())
+            m.file_name().map_or_else(
+                || m.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            )
         });
         if let Some(q) = self
             .queries
@@ -514,7 +516,10 @@ mod tests {
             "s",
         )
         .unwrap();
-        assert_eq!(scen.check_map(Some(Path::new("x/a.map")), &grid).unwrap(), None);
+        assert_eq!(
+            scen.check_map(Some(Path::new("x/a.map")), &grid).unwrap(),
+            None
+        );
         assert_eq!(scen.check_map(None, &grid).unwrap(), None);
         let other = scen
             .check_map(Some(Path::new("x/b.map")), &grid)
