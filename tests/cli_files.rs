@@ -203,6 +203,32 @@ fn a_file_of_another_kind_is_named_for_what_it_is() {
     for (args, want) in &cases {
         assert_one_line_error(&throng(args), want);
     }
+    // The files a scenario names are checked too, naming the key.
+    let toml = |name: &str, map: &Path, placement: &Path| {
+        let path = f.map.with_file_name(name);
+        std::fs::write(
+            &path,
+            format!(
+                "agents = 2\nticks = 5\n[map]\nfile = {:?}\n[placement]\nkind = \"scen\"\nfile = {:?}\n",
+                s(map),
+                s(placement)
+            ),
+        )
+        .unwrap();
+        path
+    };
+    let swapped = toml("swapped.toml", &f.scen, &f.map);
+    assert_one_line_error(
+        &throng(&["run", s(&swapped)]),
+        &format!("swapped.toml: map.file: {scen} is a Moving AI .scen file, not a Moving AI map"),
+    );
+    let map_twice = toml("twice.toml", &f.map, &f.map);
+    assert_one_line_error(
+        &throng(&["run", s(&map_twice)]),
+        &format!(
+            "twice.toml: placement.file: {map} is a Moving AI map, not a Moving AI .scen file"
+        ),
+    );
 }
 
 /// A `.scen` made for another map of the same size (the maze scen on the random map):

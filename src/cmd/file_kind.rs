@@ -9,6 +9,7 @@ use std::io::Read;
 use std::path::Path;
 
 use anyhow::bail;
+use throng::sim::{MapSource, Placement, Scenario};
 
 /// The files `throng` reads and writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -177,6 +178,19 @@ pub(crate) fn expect(path: &Path, expected: FileKind) -> anyhow::Result<()> {
         }
         _ => Ok(()),
     }
+}
+
+/// The files a simulation scenario names, checked as [`expect`] does: `map.file` must not be
+/// another kind than a map, nor the file of a `scen` placement another kind than a `.scen`.
+pub(crate) fn expect_scenario_files(scenario: &Scenario) -> anyhow::Result<()> {
+    let named = |key: &str, e: anyhow::Error| e.context(format!("{}: {key}", scenario.file()));
+    if let MapSource::File(map) = &scenario.map {
+        expect(map, FileKind::Map).map_err(|e| named("map.file", e))?;
+    }
+    if let Placement::Scen { file } = &scenario.placement {
+        expect(file, FileKind::Scen).map_err(|e| named("placement.file", e))?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -25,7 +25,7 @@ pub struct MapfArgs {
     map: PathBuf,
     /// The MAPF scenario file (`.scen`): agent k starts and ends where line k says.
     scen: PathBuf,
-    /// Agents: the first N lines of the scenario file (at least 1).
+    /// Agents: the first N lines of the scenario file (at least 1, at most its lines).
     #[arg(long, value_name = "N", value_parser = count_from(1), allow_negative_numbers = true)]
     agents: usize,
     /// Give up after this many seconds (more than 0).

@@ -26,9 +26,9 @@ pub(crate) struct ScenArgs {
     /// the binary was built from; when that tree is not there, as for an installed binary whose
     /// clone was moved, it says to pass files and exits 2).
     files: Vec<PathBuf>,
-    /// The map to use (default: the map named in the file, beside the scenario file). A file
-    /// whose queries are for a map of another size is refused; one that names another map of
-    /// the same size runs, with a warning.
+    /// The map to use, with one scenario file (default: the map named in the file, beside the
+    /// scenario file). A file whose queries are for a map of another size is refused; one that
+    /// names another map of the same size runs, with a warning.
     #[arg(long)]
     map: Option<PathBuf>,
     /// Print one JSON object per scenario file on stdout instead of the table.
@@ -41,12 +41,13 @@ pub(crate) struct ScenArgs {
     /// failure, and has no length ratio).
     #[arg(long, value_name = "N", value_parser = whole_from(0u64), allow_negative_numbers = true)]
     budget: Option<u64>,
-    /// Navigation points saved by `throng nav` (nav and auto planners; default: build them).
+    /// Navigation points saved by `throng nav` (nav and auto planners only, not with --cluster;
+    /// default: build them).
     #[arg(long)]
     nav_file: Option<PathBuf>,
-    /// Cluster side when building navigation points, at least 4 (nav and auto planners; default
-    /// 32; a cluster at least as large as the map gives no points: every query is then
-    /// searched directly).
+    /// Cluster side when building navigation points, at least 4 (nav and auto planners only, not
+    /// with --nav-file; default 32; a cluster at least as large as the map gives no points:
+    /// every query is then searched directly).
     #[arg(long, value_name = "N", value_parser = whole_from(NavOptions::MIN_CLUSTER_SIZE),
           allow_negative_numbers = true)]
     cluster: Option<u32>,

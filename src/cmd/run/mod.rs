@@ -271,6 +271,7 @@ pub(crate) fn run_scenario(args: RunArgs) -> anyhow::Result<ExitCode> {
     for assignment in &args.set {
         scenario.set_assignment(assignment)?;
     }
+    file_kind::expect_scenario_files(&scenario)?;
     if let Some(other) = scenario.scen_map_mismatch()? {
         eprintln!("throng: warning: {other}");
     }
