@@ -73,9 +73,21 @@ enum Command {
     View(cmd::view::ViewArgs),
 }
 
-/// The command line as `throng` parses it: the help laid out for a terminal.
+/// The command line as `throng` parses it: the help laid out for a terminal, and a negative
+/// number taken as the value of any option, so that `--ticks -1` reaches the option's range check
+/// (`--ticks -1: must be at least 1`) instead of being an unknown flag `-1` with a tip to write
+/// `-- -1`, which only leads to another error.
 fn command_line() -> clap::Command {
-    cmd::help_layout::lay_out(Cli::command())
+    let cmd = Cli::command().mut_subcommands(|sub| {
+        sub.mut_args(|arg| {
+            if arg.get_action().takes_values() {
+                arg.allow_negative_numbers(true)
+            } else {
+                arg
+            }
+        })
+    });
+    cmd::help_layout::lay_out(cmd)
 }
 
 fn main() -> ExitCode {

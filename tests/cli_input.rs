@@ -170,6 +170,16 @@ fn usage_errors_are_one_line() {
         &throng(&["gen", "hills", "-o", "x"]),
         "invalid value 'hills' for '<KIND>' [possible values: random, rooms, maze]",
     );
+    // A negative number given to an option that takes a word is that option's bad value, not an
+    // unknown flag with a tip to write `-- -4`.
+    assert_one_line_error(
+        &throng(&["mapf", "m", "s", "--agents", "1", "--neighbourhood", "-4"]),
+        "--neighbourhood -4: unknown neighborhood",
+    );
+    assert_one_line_error(
+        &throng(&["run", "--compare-conflicts", "-1"]),
+        "--compare-conflicts -1: unknown conflict mode",
+    );
     // Help is still help: status 0, on stdout.
     let o = throng(&["run", "--help"]);
     assert_eq!(o.status.code(), Some(0));

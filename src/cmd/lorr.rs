@@ -19,14 +19,14 @@ pub struct LorrArgs {
     problem: PathBuf,
     /// Steps to play, 1 to 1000000. Default: the competition's step count for the 2024
     /// main-round problems (RANDOM-01 600, CITY-01 3000, ...); other problems need it.
-    #[arg(long, value_name = "N", value_parser = whole_in(1, MAX_STEPS), allow_negative_numbers = true)]
+    #[arg(long, value_name = "N", value_parser = whole_in(1, MAX_STEPS))]
     steps: Option<u64>,
     /// rotate (the competition's MAPF_T: forward, quarter turns, wait) or free (4-connected
     /// moves).
     #[arg(long, default_value = "rotate", value_parser = parse_model)]
     action_model: ActionModel,
     /// Seed of the movement's tie-breaks.
-    #[arg(long, default_value_t = 0, value_parser = whole_from(0u64), allow_negative_numbers = true)]
+    #[arg(long, default_value_t = 0, value_parser = whole_from(0u64))]
     seed: u64,
     /// Write the competition's output JSON (PlanViz replays it) to FILE.
     #[arg(long, value_name = "FILE")]

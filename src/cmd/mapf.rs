@@ -26,17 +26,16 @@ pub struct MapfArgs {
     /// The MAPF scenario file (`.scen`): agent k starts and ends where line k says.
     scen: PathBuf,
     /// Agents: the first N lines of the scenario file (at least 1, at most its lines).
-    #[arg(long, value_name = "N", value_parser = count_from(1), allow_negative_numbers = true)]
+    #[arg(long, value_name = "N", value_parser = count_from(1))]
     agents: usize,
     /// Give up after this many seconds (more than 0).
-    #[arg(long, default_value_t = 10.0, value_name = "S", value_parser = positive_seconds,
-          allow_negative_numbers = true)]
+    #[arg(long, default_value_t = 10.0, value_name = "S", value_parser = positive_seconds)]
     time_limit: f64,
     /// 4 (the benchmark's moves) or 8 (with diagonals, no corner cutting, no crossings).
     #[arg(long, default_value = "4", value_parser = parse_neighbourhood)]
     neighbourhood: Neighborhood,
     /// Seed of the search's tie-breaks.
-    #[arg(long, default_value_t = 0, value_parser = whole_from(0u64), allow_negative_numbers = true)]
+    #[arg(long, default_value_t = 0, value_parser = whole_from(0u64))]
     seed: u64,
     /// Keep improving the sum of costs (LaCAM*) until the time limit, instead of returning the
     /// first solution.

@@ -47,30 +47,29 @@ pub(crate) struct GenArgs {
     #[arg(long, short)]
     out: PathBuf,
     /// Columns, at least 1 (at most 2^28 cells in all).
-    #[arg(long, default_value_t = 512, value_parser = whole_from(1u32), allow_negative_numbers = true)]
+    #[arg(long, default_value_t = 512, value_parser = whole_from(1u32))]
     width: u32,
     /// Rows, at least 1.
-    #[arg(long, default_value_t = 512, value_parser = whole_from(1u32), allow_negative_numbers = true)]
+    #[arg(long, default_value_t = 512, value_parser = whole_from(1u32))]
     height: u32,
     /// Seed of the generator and of the queries.
-    #[arg(long, default_value_t = 1, value_parser = whole_from(0u64), allow_negative_numbers = true)]
+    #[arg(long, default_value_t = 1, value_parser = whole_from(0u64))]
     seed: u64,
     /// Fraction of blocked cells, from 0 to below 1 (random maps only; default 0.2).
-    #[arg(long, value_name = "F", value_parser = fraction_below_one, allow_negative_numbers = true)]
+    #[arg(long, value_name = "F", value_parser = fraction_below_one)]
     density: Option<f64>,
     /// Inside size of a room, at least 1 (rooms maps only; default 31).
-    #[arg(long, value_name = "N", value_parser = whole_from(1u32), allow_negative_numbers = true)]
+    #[arg(long, value_name = "N", value_parser = whole_from(1u32))]
     room: Option<u32>,
     /// Door width, from 1 to the room size (rooms maps only; default 3, or the room size when
     /// that is smaller).
-    #[arg(long, value_name = "N", value_parser = whole_from(1u32), allow_negative_numbers = true)]
+    #[arg(long, value_name = "N", value_parser = whole_from(1u32))]
     door: Option<u32>,
     /// Corridor width, at least 1 (maze maps only; default 2).
-    #[arg(long, value_name = "N", value_parser = whole_from(1u32), allow_negative_numbers = true)]
+    #[arg(long, value_name = "N", value_parser = whole_from(1u32))]
     corridor: Option<u32>,
     /// Scenario queries to write (0: no scenario file).
-    #[arg(long, value_name = "N", default_value_t = 1000, value_parser = count_from(0),
-          allow_negative_numbers = true)]
+    #[arg(long, value_name = "N", default_value_t = 1000, value_parser = count_from(0))]
     queries: usize,
 }
 

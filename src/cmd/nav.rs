@@ -33,7 +33,7 @@ pub(crate) struct NavArgs {
     out: PathBuf,
     /// Cluster side in cells, at least 4.
     #[arg(long, value_name = "N", default_value_t = NavOptions::DEFAULT_CLUSTER_SIZE,
-          value_parser = whole_from(NavOptions::MIN_CLUSTER_SIZE), allow_negative_numbers = true)]
+          value_parser = whole_from(NavOptions::MIN_CLUSTER_SIZE))]
     cluster: u32,
 }
 

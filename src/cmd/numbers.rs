@@ -1,9 +1,9 @@
 //! Value parsers for the numeric flags of every subcommand, with the flag's real bounds.
 //!
-//! Each flag that takes a number uses one of these with `allow_negative_numbers = true`, so that
-//! `--ticks -1` reaches the range check ("--ticks -1: must be at least 1") instead of clap's
-//! "unexpected argument '-1'" and its tip to write `-- -1`, which only leads to another error.
-//! The messages give the bound the command really needs, not the type's.
+//! Each flag that takes a number uses one of these; negative numbers reach them (the command
+//! line takes a negative number as an option's value, see `command_line` in main.rs), so that
+//! `--ticks -1` says "--ticks -1: must be at least 1". The messages give the bound the command
+//! really needs, not the type's.
 
 use std::fmt::Display;
 

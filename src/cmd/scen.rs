@@ -39,7 +39,7 @@ pub(crate) struct ScenArgs {
     planner: PlannerKind,
     /// Stop a query after this many node expansions (it then counts as over budget, a
     /// failure, and has no length ratio).
-    #[arg(long, value_name = "N", value_parser = whole_from(0u64), allow_negative_numbers = true)]
+    #[arg(long, value_name = "N", value_parser = whole_from(0u64))]
     budget: Option<u64>,
     /// Navigation points saved by `throng nav` (nav and auto planners only, not with --cluster;
     /// default: build them).
@@ -48,8 +48,7 @@ pub(crate) struct ScenArgs {
     /// Cluster side when building navigation points, at least 4 (nav and auto planners only, not
     /// with --nav-file; default 32; a cluster at least as large as the map gives no points:
     /// every query is then searched directly).
-    #[arg(long, value_name = "N", value_parser = whole_from(NavOptions::MIN_CLUSTER_SIZE),
-          allow_negative_numbers = true)]
+    #[arg(long, value_name = "N", value_parser = whole_from(NavOptions::MIN_CLUSTER_SIZE))]
     cluster: Option<u32>,
     /// Answer every query once, untimed, before the timed pass: times of a warm process, as
     /// benchmark programs that repeat their queries report them (default: one pass, whose first

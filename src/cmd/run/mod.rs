@@ -50,13 +50,13 @@ pub(crate) struct RunArgs {
     scenario: Option<PathBuf>,
     /// Worker threads to plan on, at most 256 (default: the file's `threads`; 0 means all
     /// cores).
-    #[arg(long, value_name = "N", value_parser = count_from(0), allow_negative_numbers = true)]
+    #[arg(long, value_name = "N", value_parser = count_from(0))]
     threads: Option<usize>,
     /// Seed of the placement and of lifelong goals (default: the file's `seed`).
-    #[arg(long, value_parser = whole_from(0u64), allow_negative_numbers = true)]
+    #[arg(long, value_parser = whole_from(0u64))]
     seed: Option<u64>,
     /// Ticks to play at most, at least 1 (default: the file's `ticks`).
-    #[arg(long, value_name = "N", value_parser = whole_from(1u64), allow_negative_numbers = true)]
+    #[arg(long, value_name = "N", value_parser = whole_from(1u64))]
     ticks: Option<u64>,
     /// Override a setting of the scenario, e.g. `--set agents=2000 --set conflicts=avoid`:
     /// `agents`, `seed`, `ticks`, `threads`, `neighbourhood` or any key of its `[sim]` table
@@ -100,12 +100,12 @@ pub(crate) struct RunArgs {
     /// A GIF frame every K ticks (default 4: the default run's ~700 ticks give ~175 frames,
     /// 7 s at 25 frames a second).
     #[arg(long, value_name = "K", default_value_t = 4, requires = "render",
-          value_parser = whole_from(1u64), allow_negative_numbers = true)]
+          value_parser = whole_from(1u64))]
     render_every: u64,
     /// Width of --render and --heatmap pictures in pixels, at most (small maps are scaled up
     /// by whole pixels per cell, large ones shrunk by whole cells per pixel).
     #[arg(long, value_name = "W", default_value_t = 512,
-          value_parser = whole_in(16u32, 8192), allow_negative_numbers = true)]
+          value_parser = whole_in(16u32, 8192))]
     render_size: u32,
     /// Also mark every agent's goal in --render pictures.
     #[arg(long, requires = "render")]
