@@ -10,13 +10,13 @@ use anyhow::Context;
 use serde::Serialize;
 use throng::mapf::GoalDistances;
 use throng::mapf::instance::{Instance, plan_costs, write_plan};
+use throng::mapf::lacam::{LacamOptions, LacamOutcome, solve};
 use throng::movingai::{ScenFile, load_map};
 use throng::{Grid, Neighborhood};
 
 use super::file_kind::{self, FileKind};
 use super::numbers::{count_from, positive_seconds, whole_from};
 use super::output_path::check_writable;
-use throng::mapf::lacam::{LacamOptions, LacamOutcome, solve};
 
 /// Flags of `throng mapf`.
 #[derive(clap::Args)]
@@ -124,16 +124,16 @@ pub fn run(args: MapfArgs) -> anyhow::Result<ExitCode> {
     let costs = plan_costs(&instance, &distances, &plan);
     let solved = !plan.is_empty();
     if let Some(file) = &args.out {
-        let write = || -> io::Result<()> {
-            let mut w = BufWriter::new(std::fs::File::create(file)?);
-            let map = args.map.display().to_string();
-            write_plan(&mut w, &instance, &map, &plan, &costs, stats.time_ms)?;
-            w.flush()
-        };
-        if let Err(e) = write() {
-            // No half-written plan left behind.
+        let what = || format!("writing {}", file.display());
+        let mut w = BufWriter::new(std::fs::File::create(file).with_context(what)?);
+        let map = args.map.display().to_string();
+        let written = write_plan(&mut w, &instance, &map, &plan, &costs, stats.time_ms)
+            .and_then(|()| w.flush());
+        if let Err(e) = written {
+            // No half-written plan left behind (only the file created here is removed).
+            drop(w);
             let _ = std::fs::remove_file(file);
-            return Err(e).with_context(|| format!("writing {}", file.display()));
+            return Err(e).with_context(what);
         }
     }
     let report = Report {
