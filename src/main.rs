@@ -8,13 +8,15 @@ mod cmd;
 use std::io;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 #[derive(Parser)]
 #[command(
     name = "throng",
     version,
-    about = "Parallel crowd pathfinding on a shared 2D grid"
+    about = "Parallel crowd pathfinding on a shared 2D grid",
+    after_help = "Exit status: 0 when done, 1 when a run finds a wrong answer or an instance is \
+                  not solved, 2 for bad input (one line on stderr saying what and where)."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -23,39 +25,85 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Play a simulation scenario file (TOML, see sims/README.md) and print a summary: plans/s,
-    /// ticks/s, latency percentiles, arrivals, and a hash of the final state. With no SCENARIO,
-    /// plays sims/default.toml, built into the binary with its map (works from any directory).
+    /// Play a simulation scenario and print a summary.
+    ///
+    /// Plays a scenario file (TOML, see sims/README.md) and prints plans/s, ticks/s, latency
+    /// percentiles, arrivals, and a hash of the final state.
+    ///
+    /// With no SCENARIO, plays sims/default.toml, built into the binary with its map (works from
+    /// any directory).
     Run(cmd::run::RunArgs),
-    /// Run every query of Moving AI scenario files and check each path against the optimal
-    /// length. With no FILE, runs the scenario files shipped in sims/maps of the source tree
-    /// the binary was built from (exits 2, saying to pass files, when that tree is gone).
-    /// Exits 1 when a path is illegal or missing, or (optimal planners) not optimal.
+    /// Check every query of Moving AI .scen files against the optimal length.
+    ///
+    /// Runs every query of each file with the chosen planner and judges each path: legal, and
+    /// of the optimal length for the optimal planners.
+    ///
+    /// With no FILE, runs the .scen files shipped in sims/maps of the source tree the binary was
+    /// built from (exits 2, saying to pass files, when that tree is gone). Exits 1 when a path
+    /// is illegal or missing, or (optimal planners) not optimal.
     Scen(cmd::scen::ScenArgs),
-    /// Solve a one-shot MAPF benchmark instance (the first N agents of a .scen file) with LaCAM,
-    /// a complete solver: every agent from its start to its goal, no two agents in one cell, no
-    /// swaps (4-connected by default, as in the benchmark). Exits 1 when unsolved.
+    /// Solve a one-shot MAPF benchmark instance with LaCAM.
+    ///
+    /// Takes the first N agents of a .scen file and moves every one from its start to its goal
+    /// with LaCAM, a complete solver: no two agents in one cell, no swaps (4-connected by
+    /// default, as in the benchmark). Exits 1 when unsolved.
     Mapf(cmd::mapf::MapfArgs),
-    /// Play a League of Robot Runners 2024 problem (lifelong tasks of several errands, robots
-    /// that turn) for its step count and report the tasks finished; every step is checked by
-    /// an independent replay. --out writes the competition's output JSON.
+    /// Play a League of Robot Runners problem and report the tasks finished.
+    ///
+    /// Plays a 2024 competition problem (lifelong tasks of several errands, robots that turn)
+    /// for its step count; every step is checked by an independent replay. --out writes the
+    /// competition's output JSON.
     Lorr(cmd::lorr::LorrArgs),
-    /// Prepare the navigation points of a map (for `--planner nav` or `auto`) and save them to
-    /// a file, so a big map is prepared once, offline; `throng scen --nav-file` loads it.
+    /// Prepare the navigation points of a map and save them to a file.
+    ///
+    /// The points serve `--planner nav` and `auto`: a big map is prepared once, offline, and
+    /// `throng scen --nav-file` loads them.
     Nav(cmd::nav::NavArgs),
-    /// Generate a procedural map (and a scenario file of random queries with their optimal
-    /// lengths), in the Moving AI formats, so everything runs without map files.
+    /// Generate a procedural map and a .scen file of random queries.
+    ///
+    /// Writes the map and the queries (with their optimal lengths) in the Moving AI formats, so
+    /// everything runs without map files. Each kind of map takes its own flags: --density for
+    /// random, --room and --door for rooms, --corridor for maze.
     Gen(cmd::mapgen::GenArgs),
-    /// Replay a trace (`throng run --trace`), a MAPF plan (`throng mapf --out`) or a LoRR
-    /// output (`throng lorr --out`, with --problem or --map) in the browser: checks the file
-    /// whole, serves a self-contained page on 127.0.0.1 (default port 7878) and opens it. The
-    /// page plays the run on a canvas (play/pause, speed, tick slider, zoom and pan, click an
-    /// agent for its path and goal, robots' headings, heatmap of visits or waits).
+    /// Replay a trace, a MAPF plan or a LoRR output in the browser.
+    ///
+    /// Takes a trace (`throng run --trace`), a MAPF plan (`throng mapf --out`) or a LoRR output
+    /// (`throng lorr --out`, with --problem or --map), checks it whole, serves a self-contained
+    /// page on 127.0.0.1 (default port 7878) and opens it. The page plays the run on a canvas
+    /// (play/pause, speed, tick slider, zoom and pan, click an agent for its path and goal,
+    /// robots' headings, heatmap of visits or waits).
     View(cmd::view::ViewArgs),
 }
 
+/// The command line as `throng` parses it: the help laid out for a terminal, and a negative
+/// number taken as the value of any option, so that `--ticks -1` reaches the option's range check
+/// (`--ticks -1: must be at least 1`) instead of being an unknown flag `-1` with a tip to write
+/// `-- -1`, which only leads to another error.
+fn command_line() -> clap::Command {
+    let cmd = Cli::command().mut_subcommands(|sub| {
+        sub.mut_args(|arg| {
+            if arg.get_action().takes_values() {
+                arg.allow_negative_numbers(true)
+            } else {
+                arg
+            }
+        })
+    });
+    cmd::help_layout::lay_out(cmd)
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match command_line()
+        .try_get_matches()
+        .and_then(|m| Cli::from_arg_matches(&m))
+    {
+        Ok(cli) => cli,
+        Err(err) if cmd::usage_error::is_help(&err) => err.exit(),
+        Err(err) => {
+            eprintln!("throng: error: {}", cmd::usage_error::one_line(&err));
+            return ExitCode::from(2);
+        }
+    };
     match run(cli) {
         Ok(code) => code,
         Err(err) => {

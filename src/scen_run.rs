@@ -82,11 +82,13 @@ pub struct ScenReport {
     pub max_us: f64,
     /// Mean nodes expanded per query.
     pub mean_expanded: f64,
-    /// Mean path length / optimal length over the queries with a legal path and a positive
-    /// optimal length (1 for an optimal planner that is right).
-    pub mean_len_ratio: f64,
-    /// Largest path length / optimal length.
-    pub max_len_ratio: f64,
+    /// Mean path length / optimal length over the queries answered with a legal path and of a
+    /// positive optimal length (1 for an optimal planner that is right); `None` (JSON `null`)
+    /// when there is no such query, as when every query ran out of its node budget: queries
+    /// not answered have no ratio.
+    pub mean_len_ratio: Option<f64>,
+    /// Largest path length / optimal length over the same queries; `None` as above.
+    pub max_len_ratio: Option<f64>,
     /// Milliseconds to build the navigation graph (`nav` and `auto` planners only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub nav_build_ms: Option<f64>,
@@ -196,8 +198,8 @@ pub fn run_scen_with_nav(
         p99_us: 0.0,
         max_us: 0.0,
         mean_expanded: 0.0,
-        mean_len_ratio: 0.0,
-        max_len_ratio: 0.0,
+        mean_len_ratio: None,
+        max_len_ratio: None,
         nav_build_ms: None,
         nav_load_ms: None,
         nav_memory_bytes: nav.map(NavGraph::memory_bytes),
@@ -227,7 +229,7 @@ pub fn run_scen_with_nav(
     let promises_optimal = options.planner.is_optimal();
     let mut total_ns: u128 = 0;
     let mut total_expanded: u64 = 0;
-    let (mut ratio_sum, mut ratio_count) = (0.0, 0usize);
+    let (mut ratio_sum, mut ratio_count, mut ratio_max) = (0.0, 0usize, 0.0f64);
 
     for (query, &(start, goal)) in scen.queries.iter().zip(&cells) {
         let t0 = Instant::now();
@@ -266,7 +268,7 @@ pub fn run_scen_with_nav(
                             let ratio = length / query.optimal;
                             ratio_sum += ratio;
                             ratio_count += 1;
-                            report.max_len_ratio = report.max_len_ratio.max(ratio);
+                            ratio_max = ratio_max.max(ratio);
                         }
                         if within(length, query.optimal, scen.tolerance) {
                             report.optimal += 1;
@@ -305,13 +307,9 @@ pub fn run_scen_with_nav(
     report.p99_us = hist.value_at_quantile(0.99) as f64 / 1000.0;
     report.max_us = hist.max() as f64 / 1000.0;
     report.mean_expanded = total_expanded as f64 / n;
-    report.mean_len_ratio = if ratio_count > 0 {
-        ratio_sum / ratio_count as f64
-    } else {
-        1.0
-    };
-    if ratio_count == 0 {
-        report.max_len_ratio = 1.0;
+    if ratio_count > 0 {
+        report.mean_len_ratio = Some(ratio_sum / ratio_count as f64);
+        report.max_len_ratio = Some(ratio_max);
     }
     Ok(report)
 }

@@ -275,7 +275,7 @@ fn generated_maps_and_scenarios_run_optimally() {
     ]);
     assert_one_line_error(&o, "/nonexistent-dir/x.map");
     let o = throng(&["gen", "random", "--out", "x.map", "--density", "2"]);
-    assert_one_line_error(&o, "density 2 is not between 0 and 1");
+    assert_one_line_error(&o, "--density 2: must be a number from 0 to below 1");
 }
 
 /// `--planner nav` reports the length ratios and the graph's build time and memory, and exits
@@ -517,7 +517,7 @@ fn scen_refuses_navigation_flags_its_planner_would_ignore() {
     let o = throng(&["scen", &scen, "--cluster", "8"]);
     assert_one_line_error(&o, "--cluster is used only by --planner nav or auto");
     let o = throng(&["scen", &scen, "--planner", "nav", "--cluster", "0"]);
-    assert_one_line_error(&o, "--cluster must be at least 1");
+    assert_one_line_error(&o, "--cluster 0: must be at least 4");
     let o = throng(&[
         "scen",
         &scen,

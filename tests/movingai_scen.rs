@@ -37,7 +37,7 @@ fn solve_all_optimally(planner: PlannerKind) -> Vec<f64> {
         );
         assert_eq!(report.illegal + report.mismatched + report.unreachable, 0);
         assert!(
-            (report.max_len_ratio - 1.0).abs() <= scen.tolerance,
+            (report.max_len_ratio.unwrap() - 1.0).abs() <= scen.tolerance,
             "{name}"
         );
         total += report.queries;

@@ -9,21 +9,24 @@ use anyhow::Context;
 use throng::lorr::{LorrConfig, LorrRun, Problem};
 use throng::sim::ActionModel;
 
+use super::file_kind::{self, FileKind};
+use super::numbers::{whole_from, whole_in};
+
 /// Flags of `throng lorr`.
 #[derive(clap::Args)]
 pub struct LorrArgs {
     /// The problem JSON (its map, agents and tasks files are found next to it).
     problem: PathBuf,
-    /// Steps to play. Default: the competition's step count for the 2024 main-round problems
-    /// (RANDOM-01 600, CITY-01 3000, ...); other problems need it.
-    #[arg(long, value_name = "N")]
+    /// Steps to play, 1 to 1000000. Default: the competition's step count for the 2024
+    /// main-round problems (RANDOM-01 600, CITY-01 3000, ...); other problems need it.
+    #[arg(long, value_name = "N", value_parser = whole_in(1, MAX_STEPS))]
     steps: Option<u64>,
     /// rotate (the competition's MAPF_T: forward, quarter turns, wait) or free (4-connected
     /// moves).
     #[arg(long, default_value = "rotate", value_parser = parse_model)]
     action_model: ActionModel,
     /// Seed of the movement's tie-breaks.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, value_parser = whole_from(0u64))]
     seed: u64,
     /// Write the competition's output JSON (PlanViz replays it) to FILE.
     #[arg(long, value_name = "FILE")]
@@ -42,6 +45,7 @@ const MAX_STEPS: u64 = 1_000_000;
 
 /// Runs `throng lorr`: exit status 0, errors as for every subcommand.
 pub fn run(args: LorrArgs) -> anyhow::Result<ExitCode> {
+    file_kind::expect(&args.problem, FileKind::LorrProblem)?;
     let problem = Problem::load(&args.problem)?;
     let steps = match args.steps.or(problem.competition_steps()) {
         Some(s) if (1..=MAX_STEPS).contains(&s) => s,

@@ -8,10 +8,15 @@ use std::time::Duration;
 
 use anyhow::Context;
 use serde::Serialize;
-use throng::Neighborhood;
 use throng::mapf::GoalDistances;
 use throng::mapf::instance::{Instance, plan_costs, write_plan};
 use throng::mapf::lacam::{LacamOptions, LacamOutcome, solve};
+use throng::movingai::{ScenFile, load_map};
+use throng::{Grid, Neighborhood};
+
+use super::file_kind::{self, FileKind};
+use super::numbers::{count_from, positive_seconds, whole_from};
+use super::output_path::check_writable;
 
 /// Flags of `throng mapf`.
 #[derive(clap::Args)]
@@ -20,23 +25,24 @@ pub struct MapfArgs {
     map: PathBuf,
     /// The MAPF scenario file (`.scen`): agent k starts and ends where line k says.
     scen: PathBuf,
-    /// Agents: the first N lines of the scenario file.
-    #[arg(long)]
+    /// Agents: the first N lines of the scenario file (at least 1, at most its lines).
+    #[arg(long, value_name = "N", value_parser = count_from(1))]
     agents: usize,
-    /// Give up after this many seconds.
-    #[arg(long, default_value_t = 10.0, value_name = "S")]
+    /// Give up after this many seconds (more than 0).
+    #[arg(long, default_value_t = 10.0, value_name = "S", value_parser = positive_seconds)]
     time_limit: f64,
     /// 4 (the benchmark's moves) or 8 (with diagonals, no corner cutting, no crossings).
     #[arg(long, default_value = "4", value_parser = parse_neighbourhood)]
     neighbourhood: Neighborhood,
     /// Seed of the search's tie-breaks.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, value_parser = whole_from(0u64))]
     seed: u64,
     /// Keep improving the sum of costs (LaCAM*) until the time limit, instead of returning the
     /// first solution.
     #[arg(long)]
     anytime: bool,
-    /// Write the plan to FILE in LaCAM's result format (mapf-visualizer replays it).
+    /// Write the plan to FILE in LaCAM's result format (mapf-visualizer replays it). The path is
+    /// checked before the search; the file is written after it, solved or not (`solved=0`).
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
     /// Print one JSON object instead of the table.
@@ -70,12 +76,38 @@ struct Report {
     generated: usize,
 }
 
+/// The instance of `args`, its files checked to be a map and a `.scen` that go together: a
+/// `.scen` for a map of another size is refused, one that names another map of the same size
+/// is run with a warning on stderr (both files were given, so it may be meant).
+fn load_instance(args: &MapfArgs) -> anyhow::Result<Instance> {
+    if FileKind::of(&args.map) == Some(FileKind::Scen)
+        && FileKind::of(&args.scen) == Some(FileKind::Map)
+    {
+        anyhow::bail!(
+            "{} is a .scen file and {} a map: the map comes first (try: throng mapf {} {} --agents {})",
+            args.map.display(),
+            args.scen.display(),
+            args.scen.display(),
+            args.map.display(),
+            args.agents
+        );
+    }
+    file_kind::expect(&args.map, FileKind::Map)?;
+    file_kind::expect(&args.scen, FileKind::Scen)?;
+    let grid: Grid = load_map(&args.map)?.with_neighborhood(args.neighbourhood);
+    let scen = ScenFile::load(&args.scen)?;
+    if let Some(other) = scen.check_map(Some(&args.map), &grid)? {
+        eprintln!("throng: warning: {other}");
+    }
+    Ok(Instance::from_scen(grid, &scen, args.agents)?)
+}
+
 /// Runs `throng mapf`: exit status 0 when solved, 1 when not, errors as for every subcommand.
 pub fn run(args: MapfArgs) -> anyhow::Result<ExitCode> {
-    if !(args.time_limit > 0.0 && args.time_limit.is_finite()) {
-        anyhow::bail!("--time-limit must be a positive number of seconds");
+    if let Some(file) = &args.out {
+        check_writable("--out", file)?;
     }
-    let instance = Instance::load(&args.map, &args.scen, args.agents, args.neighbourhood)?;
+    let instance = load_instance(&args)?;
     let options = LacamOptions {
         time_limit: Some(Duration::from_secs_f64(args.time_limit.min(1e6))),
         node_limit: None,
@@ -92,19 +124,17 @@ pub fn run(args: MapfArgs) -> anyhow::Result<ExitCode> {
     let costs = plan_costs(&instance, &distances, &plan);
     let solved = !plan.is_empty();
     if let Some(file) = &args.out {
-        let mut w = BufWriter::new(
-            std::fs::File::create(file).with_context(|| format!("writing {}", file.display()))?,
-        );
-        write_plan(
-            &mut w,
-            &instance,
-            &args.map.display().to_string(),
-            &plan,
-            &costs,
-            stats.time_ms,
-        )
-        .and_then(|()| w.flush())
-        .with_context(|| format!("writing {}", file.display()))?;
+        let what = || format!("writing {}", file.display());
+        let mut w = BufWriter::new(std::fs::File::create(file).with_context(what)?);
+        let map = args.map.display().to_string();
+        let written = write_plan(&mut w, &instance, &map, &plan, &costs, stats.time_ms)
+            .and_then(|()| w.flush());
+        if let Err(e) = written {
+            // No half-written plan left behind (only the file created here is removed).
+            drop(w);
+            let _ = std::fs::remove_file(file);
+            return Err(e).with_context(what);
+        }
     }
     let report = Report {
         solved,

@@ -1,58 +1,41 @@
 //! `throng gen`: write a procedural map and a scenario file of random queries.
+//!
+//! Each kind of map takes its own flags, and a flag of another kind is refused rather than
+//! ignored. Everything is made and checked in memory before the first byte is written, and a
+//! write that fails removes what it wrote: no half-written or stale pair of files is left.
 
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use anyhow::Context;
+use anyhow::{Context, bail};
+use clap::ValueEnum;
 use throng::grid::procgen::MapGenerator;
 use throng::movingai::{self, ScenFile};
 
-#[derive(Clone, Copy, clap::ValueEnum)]
+use super::numbers::{count_from, fraction_below_one, whole_from};
+use super::output_path::check_writable;
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 enum GenKind {
     Random,
     Rooms,
     Maze,
 }
 
-fn generate(
-    generator: &MapGenerator,
-    seed: u64,
-    out: &Path,
-    queries: usize,
-) -> anyhow::Result<ExitCode> {
-    let grid = generator.generate(seed)?;
-    let write = || -> io::Result<()> {
-        let mut file = io::BufWriter::new(std::fs::File::create(out)?);
-        movingai::write_map_to(&grid, &mut file)?;
-        file.flush()
-    };
-    write().with_context(|| format!("writing {}", out.display()))?;
-    let mut stdout = io::stdout().lock();
-    writeln!(
-        stdout,
-        "wrote {} ({} x {}, {} walkable cells, {} components)",
-        out.display(),
-        grid.width(),
-        grid.height(),
-        grid.walkable_count(),
-        grid.components().count()
-    )?;
-    if queries > 0 {
-        let name = out
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let scen = ScenFile::generate(&grid, &name, queries, seed)?;
-        let mut scen_path = out.as_os_str().to_owned();
-        scen_path.push(".scen");
-        let scen_path = PathBuf::from(scen_path);
-        std::fs::write(&scen_path, scen.to_text())
-            .with_context(|| format!("writing {}", scen_path.display()))?;
-        writeln!(stdout, "wrote {} ({queries} queries)", scen_path.display())?;
+impl GenKind {
+    fn name(self) -> String {
+        self.to_possible_value()
+            .map(|v| v.get_name().to_string())
+            .unwrap_or_default()
     }
-    Ok(ExitCode::SUCCESS)
 }
+
+/// Defaults of the kind-specific flags.
+const DEFAULT_DENSITY: f64 = 0.2;
+const DEFAULT_ROOM: u32 = 31;
+const DEFAULT_DOOR: u32 = 3;
+const DEFAULT_CORRIDOR: u32 = 2;
 
 /// Flags of `throng gen`.
 #[derive(clap::Args)]
@@ -63,63 +46,142 @@ pub(crate) struct GenArgs {
     /// Output map file; the scenario file is written beside it as `OUT.scen`.
     #[arg(long, short)]
     out: PathBuf,
-    /// Columns.
-    #[arg(long, default_value_t = 512)]
+    /// Columns, at least 1 (at most 2^28 cells in all).
+    #[arg(long, default_value_t = 512, value_parser = whole_from(1u32))]
     width: u32,
-    /// Rows.
-    #[arg(long, default_value_t = 512)]
+    /// Rows, at least 1.
+    #[arg(long, default_value_t = 512, value_parser = whole_from(1u32))]
     height: u32,
     /// Seed of the generator and of the queries.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = whole_from(0u64))]
     seed: u64,
-    /// Fraction of blocked cells (random maps).
-    #[arg(long, default_value_t = 0.2)]
-    density: f64,
-    /// Inside size of a room (room maps).
-    #[arg(long, default_value_t = 31)]
-    room: u32,
-    /// Door width (room maps).
-    #[arg(long, default_value_t = 3)]
-    door: u32,
-    /// Corridor width (mazes).
-    #[arg(long, default_value_t = 2)]
-    corridor: u32,
-    /// Number of scenario queries to write (0: no scenario file).
-    #[arg(long, default_value_t = 1000)]
+    /// Fraction of blocked cells, from 0 to below 1 (random maps only; default 0.2).
+    #[arg(long, value_name = "F", value_parser = fraction_below_one)]
+    density: Option<f64>,
+    /// Inside size of a room, at least 1 (rooms maps only; default 31).
+    #[arg(long, value_name = "N", value_parser = whole_from(1u32))]
+    room: Option<u32>,
+    /// Door width, from 1 to the room size (rooms maps only; default 3, or the room size when
+    /// that is smaller).
+    #[arg(long, value_name = "N", value_parser = whole_from(1u32))]
+    door: Option<u32>,
+    /// Corridor width, at least 1 (maze maps only; default 2).
+    #[arg(long, value_name = "N", value_parser = whole_from(1u32))]
+    corridor: Option<u32>,
+    /// Scenario queries to write (0: no scenario file).
+    #[arg(long, value_name = "N", default_value_t = 1000, value_parser = count_from(0))]
     queries: usize,
 }
 
 /// Runs `throng gen`.
 pub(crate) fn run(args: GenArgs) -> anyhow::Result<ExitCode> {
+    let generator = generator(&args)?;
     let GenArgs {
-        kind,
-        out,
-        width,
-        height,
-        seed,
-        density,
-        room,
-        door,
-        corridor,
-        queries,
+        out, seed, queries, ..
     } = args;
-    let generator = match kind {
+    let scen_path = scen_path(&out);
+    check_writable("--out", &out)?;
+    if queries > 0 {
+        check_writable("--out's .scen file", &scen_path)?;
+    }
+    // Made and checked whole before anything is written: a map with no walkable cell fails
+    // here, not after its file exists.
+    let grid = generator.generate(seed)?;
+    let scen = if queries > 0 {
+        let name = out
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        Some(ScenFile::generate(&grid, &name, queries, seed).context("cannot make the queries")?)
+    } else {
+        None
+    };
+    write_new(&out, |w| movingai::write_map_to(&grid, w))?;
+    if let Some(scen) = &scen
+        && let Err(e) = write_new(&scen_path, |w| w.write_all(scen.to_text().as_bytes()))
+    {
+        // The pair is written whole or not at all.
+        let _ = std::fs::remove_file(&out);
+        return Err(e);
+    }
+    let mut stdout = io::stdout().lock();
+    writeln!(
+        stdout,
+        "wrote {} ({} x {}, {} walkable cells, {} components)",
+        out.display(),
+        grid.width(),
+        grid.height(),
+        grid.walkable_count(),
+        grid.components().count()
+    )?;
+    if scen.is_some() {
+        writeln!(stdout, "wrote {} ({queries} queries)", scen_path.display())?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The generator the flags ask for; a flag of another kind of map is an error.
+fn generator(args: &GenArgs) -> anyhow::Result<MapGenerator> {
+    let kind = args.kind;
+    for (flag, given, applies) in [
+        ("--density", args.density.is_some(), GenKind::Random),
+        ("--room", args.room.is_some(), GenKind::Rooms),
+        ("--door", args.door.is_some(), GenKind::Rooms),
+        ("--corridor", args.corridor.is_some(), GenKind::Maze),
+    ] {
+        if given && kind != applies {
+            bail!(
+                "{flag} applies to {} maps only, not {} maps",
+                applies.name(),
+                kind.name()
+            );
+        }
+    }
+    let (width, height) = (args.width, args.height);
+    Ok(match kind {
         GenKind::Random => MapGenerator::Random {
             width,
             height,
-            density,
+            density: args.density.unwrap_or(DEFAULT_DENSITY),
         },
-        GenKind::Rooms => MapGenerator::Rooms {
-            width,
-            height,
-            room,
-            door,
-        },
+        GenKind::Rooms => {
+            let room = args.room.unwrap_or(DEFAULT_ROOM);
+            let door = args.door.unwrap_or(DEFAULT_DOOR.min(room));
+            if door > room {
+                bail!("--door {door}: must be at most the room size ({room})");
+            }
+            MapGenerator::Rooms {
+                width,
+                height,
+                room,
+                door,
+            }
+        }
         GenKind::Maze => MapGenerator::Maze {
             width,
             height,
-            corridor,
+            corridor: args.corridor.unwrap_or(DEFAULT_CORRIDOR),
         },
-    };
-    generate(&generator, seed, &out, queries)
+    })
+}
+
+/// `OUT.scen`, beside the map.
+fn scen_path(out: &Path) -> PathBuf {
+    let mut path = out.as_os_str().to_owned();
+    path.push(".scen");
+    PathBuf::from(path)
+}
+
+/// Creates `file` and writes it with `fill`; when writing fails, removes it.
+fn write_new(
+    file: &Path,
+    fill: impl FnOnce(&mut io::BufWriter<std::fs::File>) -> io::Result<()>,
+) -> anyhow::Result<()> {
+    let what = || format!("writing {}", file.display());
+    let mut w = io::BufWriter::new(std::fs::File::create(file).with_context(what)?);
+    // Only a file this call created is removed.
+    fill(&mut w).and_then(|()| w.flush()).map_err(|e| {
+        let _ = std::fs::remove_file(file);
+        anyhow::Error::new(e).context(what())
+    })
 }

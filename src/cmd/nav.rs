@@ -9,6 +9,10 @@ use throng::Grid;
 use throng::movingai::{self};
 use throng::nav::{NavGraph, NavOptions};
 
+use super::file_kind::{self, FileKind};
+use super::numbers::whole_from;
+use super::output_path::check_writable;
+
 /// Builds the navigation points of `grid`; returns them with the build time in milliseconds.
 pub(crate) fn build_nav(grid: &Grid, cluster: u32) -> throng::Result<(NavGraph, f64)> {
     let t0 = Instant::now();
@@ -24,11 +28,12 @@ pub(crate) fn build_nav(grid: &Grid, cluster: u32) -> throng::Result<(NavGraph, 
 pub(crate) struct NavArgs {
     /// The `.map` file.
     map: PathBuf,
-    /// Output file.
+    /// Output file (its path is checked before the points are built).
     #[arg(long, short)]
     out: PathBuf,
-    /// Cluster side in cells.
-    #[arg(long, default_value_t = NavOptions::DEFAULT_CLUSTER_SIZE)]
+    /// Cluster side in cells, at least 4.
+    #[arg(long, value_name = "N", default_value_t = NavOptions::DEFAULT_CLUSTER_SIZE,
+          value_parser = whole_from(NavOptions::MIN_CLUSTER_SIZE))]
     cluster: u32,
 }
 
@@ -38,6 +43,8 @@ pub(crate) fn run(args: NavArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn prepare_nav(map: &Path, out: &Path, cluster: u32) -> anyhow::Result<ExitCode> {
+    check_writable("--out", out)?;
+    file_kind::expect(map, FileKind::Map)?;
     let grid = movingai::load_map(map)?;
     let (nav, build_ms) = build_nav(&grid, cluster)?;
     nav.save(out)?;

@@ -11,7 +11,9 @@ use throng::nav::{NavGraph, NavOptions};
 use throng::scen_run::{ScenReport, ScenRunOptions, run_scen, run_scen_with_nav};
 use throng::{Grid, PlannerKind};
 
+use super::file_kind::{self, FileKind};
 use super::nav::build_nav;
+use super::numbers::whole_from;
 
 /// Where the maps shipped with throng live in the source tree the binary was built from (used
 /// when no file is given). Only a path: the `.scen` files and their maps are megabytes, too much
@@ -24,7 +26,9 @@ pub(crate) struct ScenArgs {
     /// the binary was built from; when that tree is not there, as for an installed binary whose
     /// clone was moved, it says to pass files and exits 2).
     files: Vec<PathBuf>,
-    /// The map to use (default: the map named in the file, beside the scenario file).
+    /// The map to use, with one scenario file (default: the map named in the file, beside the
+    /// scenario file). A file whose queries are for a map of another size is refused; one that
+    /// names another map of the same size runs, with a warning.
     #[arg(long)]
     map: Option<PathBuf>,
     /// Print one JSON object per scenario file on stdout instead of the table.
@@ -33,15 +37,18 @@ pub(crate) struct ScenArgs {
     /// Planner to run: astar, jps, jps+, nav, auto or dstar.
     #[arg(long, default_value = "astar", value_parser = parse_planner)]
     planner: PlannerKind,
-    /// Stop a query after this many node expansions.
-    #[arg(long)]
+    /// Stop a query after this many node expansions (it then counts as over budget, a
+    /// failure, and has no length ratio).
+    #[arg(long, value_name = "N", value_parser = whole_from(0u64))]
     budget: Option<u64>,
-    /// Navigation points saved by `throng nav` (nav and auto planners; default: build them).
+    /// Navigation points saved by `throng nav` (nav and auto planners only, not with --cluster;
+    /// default: build them).
     #[arg(long)]
     nav_file: Option<PathBuf>,
-    /// Cluster side when building navigation points (nav and auto planners; a cluster at least
-    /// as large as the map gives no points: every query is then searched directly).
-    #[arg(long, value_name = "N")]
+    /// Cluster side when building navigation points, at least 4 (nav and auto planners only, not
+    /// with --nav-file; default 32; a cluster at least as large as the map gives no points:
+    /// every query is then searched directly).
+    #[arg(long, value_name = "N", value_parser = whole_from(NavOptions::MIN_CLUSTER_SIZE))]
     cluster: Option<u32>,
     /// Answer every query once, untimed, before the timed pass: times of a warm process, as
     /// benchmark programs that repeat their queries report them (default: one pass, whose first
@@ -78,9 +85,6 @@ pub(crate) fn scen(args: ScenArgs) -> anyhow::Result<ExitCode> {
     if nav_file.is_some() && cluster.is_some() {
         bail!("--cluster builds navigation points; --nav-file loads them: give one");
     }
-    if cluster == Some(0) {
-        bail!("--cluster must be at least 1");
-    }
     let cluster = cluster.unwrap_or(NavOptions::DEFAULT_CLUSTER_SIZE);
     let files = if files.is_empty() {
         shipped_scen_files(Path::new(SHIPPED_MAPS))?
@@ -100,13 +104,24 @@ pub(crate) fn scen(args: ScenArgs) -> anyhow::Result<ExitCode> {
     };
     let mut all_optimal = true;
     let mut out = io::stdout().lock();
+    if let Some(m) = &map {
+        file_kind::expect(m, FileKind::Map)?;
+    }
+    if let Some(n) = &nav_file {
+        file_kind::expect(n, FileKind::NavPoints)?;
+    }
     for file in &files {
+        file_kind::expect(file, FileKind::Scen)?;
         let scen = ScenFile::load(file)?;
         let map_path = match &map {
             Some(m) => m.clone(),
             None => scen.map_path()?,
         };
         let grid = movingai::load_map(&map_path)?;
+        // Without --map the map is the one the file names, so only its size can differ.
+        if let Some(other) = scen.check_map(Some(&map_path), &grid)? {
+            eprintln!("throng: warning: {other}");
+        }
         let mut report = if !planner.uses_nav() {
             run_scen(&grid, &scen, &options)?
         } else if let Some(path) = &nav_file {
@@ -179,11 +194,23 @@ fn print_report(out: &mut impl Write, r: &ScenReport, grid: &Grid) -> io::Result
         "expanded     {:.0} nodes per query (mean)",
         r.mean_expanded
     )?;
-    writeln!(
-        out,
-        "length       mean {:.4} x optimal, max {:.4} x (tolerance {:e})",
-        r.mean_len_ratio, r.max_len_ratio, r.tolerance
-    )?;
+    let answered = r.optimal + r.mismatched;
+    match (r.mean_len_ratio, r.max_len_ratio) {
+        (Some(mean), Some(max)) => writeln!(
+            out,
+            "length       mean {mean:.4} x optimal, max {max:.4} x (tolerance {:e}){}",
+            r.tolerance,
+            if answered < r.queries {
+                format!(", over the {answered} queries answered")
+            } else {
+                String::new()
+            }
+        )?,
+        _ => writeln!(
+            out,
+            "length       no ratio: no query answered with a path of positive length"
+        )?,
+    }
     if let Some(bytes) = r.nav_memory_bytes {
         let how = match (r.nav_build_ms, r.nav_load_ms) {
             (_, Some(ms)) => format!("loaded in {}", millis(ms)),

@@ -20,8 +20,9 @@ pub(crate) struct ViewArgs {
     /// against it.
     #[arg(long, value_name = "PROBLEM.json")]
     problem: Option<PathBuf>,
-    /// Port to listen on, on 127.0.0.1 only (0: any free port; the address is printed).
-    #[arg(long, default_value_t = DEFAULT_PORT)]
+    /// Port to listen on, on 127.0.0.1 only, 0 to 65535 (0: any free port; the address is
+    /// printed).
+    #[arg(long, default_value_t = DEFAULT_PORT, value_parser = super::numbers::whole_from(0u16))]
     port: u16,
     /// Do not try to open the page in a browser.
     #[arg(long)]

@@ -6,7 +6,7 @@ use std::io::{self, Write};
 use std::path::Path;
 
 use super::distances::{GoalDistances, UNREACHABLE};
-use crate::error::{Error, Result};
+use crate::error::{Error, ParseError, Result};
 use crate::grid::{CellId, Grid, Neighborhood};
 use crate::movingai::{ScenFile, load_map};
 
@@ -26,8 +26,8 @@ impl Instance {
     /// `neighbourhood` (the benchmark's is [`Neighborhood::Four`]).
     ///
     /// # Errors
-    /// The map's and the scenario file's errors (file and line), and [`Error::Invalid`] when the
-    /// file has fewer than `agents` lines or `agents` is 0.
+    /// The map's and the scenario file's errors (file and line, a `.scen` for a map of another
+    /// size included: [`ScenFile::check_map`]), and those of [`Instance::from_scen`].
     pub fn load(
         map: &Path,
         scen: &Path,
@@ -36,17 +36,41 @@ impl Instance {
     ) -> Result<Instance> {
         let grid = load_map(map)?.with_neighborhood(neighbourhood);
         let file = ScenFile::load(scen)?;
+        file.check_map(Some(map), &grid)?;
+        Self::from_scen(grid, &file, agents)
+    }
+
+    /// The first `agents` lines of `scen` on `grid` (the caller has loaded both, and may have
+    /// checked them against each other with [`ScenFile::check_map`]).
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] when the file has fewer than `agents` lines or `agents` is 0;
+    /// [`Error::Parse`] naming the file and line of a start or goal outside the map or on a
+    /// blocked cell (a sign of a `.scen` made for another map).
+    pub fn from_scen(grid: Grid, scen: &ScenFile, agents: usize) -> Result<Instance> {
         if agents == 0 {
             return Err(Error::Invalid("an instance needs at least 1 agent".into()));
         }
-        if file.queries.len() < agents {
+        if scen.queries.len() < agents {
             return Err(Error::Invalid(format!(
                 "{}: {agents} agents asked for, the file has {} lines",
-                scen.display(),
-                file.queries.len()
+                scen.path.display(),
+                scen.queries.len()
             )));
         }
-        let pairs = file.resolve(&grid)?;
+        let pairs = scen.resolve(&grid)?;
+        for (q, &(s, g)) in scen.queries.iter().zip(&pairs).take(agents) {
+            for (what, cell, (x, y)) in [("start", s, q.start), ("goal", g, q.goal)] {
+                if !grid.is_walkable(cell) {
+                    return Err(ParseError::at(
+                        scen.path.display().to_string(),
+                        q.line,
+                        format!("{what} ({x}, {y}) is blocked on the map"),
+                    )
+                    .into());
+                }
+            }
+        }
         let (starts, goals) = pairs.into_iter().take(agents).unzip();
         Ok(Instance {
             grid,

@@ -130,6 +130,88 @@ impl ScenFile {
     }
 }
 
+/// A scenario file whose queries name another map than the one they are run on, of the same
+/// size: worth a warning, not an error, when the user gave both files (a copy of a map under
+/// another name is fine; a `.scen` made for another map of that size runs on walls).
+///
+/// Displays as one line: `s.scen:2: names map "a.map", run on b.map (same size, 32 x 32)`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OtherMapName {
+    /// The scenario file.
+    pub file: String,
+    /// Its first line naming another map.
+    pub line: usize,
+    /// The map column of that line, as written.
+    pub named: String,
+    /// The file name of the map it is run on.
+    pub given: String,
+    /// `(width, height)` of both.
+    pub size: (u32, u32),
+}
+
+impl std::fmt::Display for OtherMapName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}:{}: names map {:?}, run on {} (same size, {} x {}: check that the files go \
+             together)",
+            self.file, self.line, self.named, self.given, self.size.0, self.size.1
+        )
+    }
+}
+
+impl ScenFile {
+    /// Checks the map columns of every query against the map the file is run on: `grid`, read
+    /// from the file `map` when there is one (a generated map has none).
+    ///
+    /// Returns the first line naming a map whose file name is not `map`'s, when the sizes match
+    /// (see [`OtherMapName`]).
+    ///
+    /// # Errors
+    /// [`Error::Parse`] at the first line whose width and height columns are not the grid's,
+    /// naming the map of that line and the map given: such a file cannot be meant for it.
+    pub fn check_map(&self, map: Option<&Path>, grid: &Grid) -> Result<Option<OtherMapName>> {
+        let file = self.path.display().to_string();
+        let size = (grid.width(), grid.height());
+        let given = map.map(|m| {
+            m.file_name().map_or_else(
+                || m.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            )
+        });
+        if let Some(q) = self
+            .queries
+            .iter()
+            .find(|q| (q.map_width, q.map_height) != size)
+        {
+            let on = given.as_deref().map_or(String::new(), |g| format!(" {g}"));
+            return Err(ParseError::at(
+                file,
+                q.line,
+                format!(
+                    "query is for a {} x {} map ({:?}), but the map{on} is {} x {}",
+                    q.map_width, q.map_height, q.map, size.0, size.1
+                ),
+            )
+            .into());
+        }
+        let Some(given) = given else {
+            return Ok(None);
+        };
+        Ok(self
+            .queries
+            .iter()
+            .find(|q| map_file_name(&q.map) != given)
+            .map(|q| OtherMapName {
+                file,
+                line: q.line,
+                named: q.map.clone(),
+                given,
+                size,
+            }))
+    }
+}
+
 impl ScenFile {
     /// Makes `count` random queries on `grid` (seeded), with start and goal in its largest
     /// component and the optimal length computed by A*, bucketed like the Moving AI files
@@ -424,6 +506,43 @@ mod tests {
             let err = parse_scen(text, "s").unwrap_err().to_string();
             assert!(err.starts_with(want), "{text:?}: got {err:?}");
         }
+    }
+
+    #[test]
+    fn check_map_refuses_another_size_and_reports_another_name() {
+        let grid = Grid::new(4, 4).unwrap();
+        let scen = parse_scen(
+            "version 1\n0\tdir/a.map\t4\t4\t0\t0\t3\t3\t1\n0\ta.map\t4\t4\t0\t0\t1\t1\t1\n",
+            "s",
+        )
+        .unwrap();
+        assert_eq!(
+            scen.check_map(Some(Path::new("x/a.map")), &grid).unwrap(),
+            None
+        );
+        assert_eq!(scen.check_map(None, &grid).unwrap(), None);
+        let other = scen
+            .check_map(Some(Path::new("x/b.map")), &grid)
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            other.to_string(),
+            "s:2: names map \"dir/a.map\", run on b.map (same size, 4 x 4: check that the files \
+             go together)"
+        );
+        let big = Grid::new(5, 4).unwrap();
+        assert_eq!(
+            scen.check_map(Some(Path::new("b.map")), &big)
+                .unwrap_err()
+                .to_string(),
+            "s:2: query is for a 4 x 4 map (\"dir/a.map\"), but the map b.map is 5 x 4"
+        );
+        assert!(
+            scen.check_map(None, &big)
+                .unwrap_err()
+                .to_string()
+                .ends_with("but the map is 5 x 4")
+        );
     }
 
     #[test]

@@ -24,13 +24,16 @@ pub(crate) const MIDDLE_ENTRANCE_MIN: u32 = 21;
 /// Settings of [`NavGraph::build`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct NavOptions {
-    /// Side of a cluster in cells (at least 4). Default: [`NavOptions::DEFAULT_CLUSTER_SIZE`].
+    /// Side of a cluster in cells (at least [`NavOptions::MIN_CLUSTER_SIZE`]). Default:
+    /// [`NavOptions::DEFAULT_CLUSTER_SIZE`].
     pub cluster_size: u32,
 }
 
 impl NavOptions {
     /// The default cluster side, chosen by measurement (see the [module docs](super)).
     pub const DEFAULT_CLUSTER_SIZE: u32 = 32;
+    /// The smallest cluster side [`NavGraph::build`] accepts.
+    pub const MIN_CLUSTER_SIZE: u32 = 4;
 }
 
 impl Default for NavOptions {
@@ -64,12 +67,13 @@ impl NavGraph {
     /// ```
     ///
     /// # Errors
-    /// [`Error::Invalid`] when the cluster size is below 4.
+    /// [`Error::Invalid`] when the cluster size is below [`NavOptions::MIN_CLUSTER_SIZE`].
     pub fn build(grid: &Grid, options: &NavOptions) -> Result<NavGraph> {
         let size = options.cluster_size;
-        if size < 4 {
+        if size < NavOptions::MIN_CLUSTER_SIZE {
             return Err(Error::Invalid(format!(
-                "navigation cluster size {size} is too small (at least 4)"
+                "navigation cluster size {size} is too small (at least {})",
+                NavOptions::MIN_CLUSTER_SIZE
             )));
         }
         let clusters_x = grid.width().div_ceil(size);

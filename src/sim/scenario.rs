@@ -74,7 +74,7 @@ use super::simulation::Simulation;
 use crate::error::{Error, ParseError, Result, read_text};
 use crate::grid::procgen::MapGenerator;
 use crate::grid::{CellId, Grid, Neighborhood};
-use crate::movingai::{MapOptions, ScenFile, load_map, parse_map};
+use crate::movingai::{MapOptions, OtherMapName, ScenFile, load_map, parse_map};
 use crate::planner::PlannerKind;
 
 /// Where the map of a scenario comes from.
@@ -986,6 +986,31 @@ impl Scenario {
         Ok(pairs)
     }
 
+    /// The map file the scenario names (`map.file`), when its map is not generated.
+    fn map_file(&self) -> Option<&Path> {
+        match &self.map {
+            MapSource::File(path) => Some(path),
+            MapSource::Text { file, .. } => Some(Path::new(file)),
+            MapSource::Generated { .. } => None,
+        }
+    }
+
+    /// For a `scen` placement on a map file: the first line of the `.scen` file that names
+    /// another map than `map.file`, of the same size (see [`OtherMapName`]). The scenario names
+    /// both files, so it may be meant: `throng run` prints it as a warning. Loads the map and
+    /// the `.scen` file; `None` at once for other placements and generated maps.
+    ///
+    /// # Errors
+    /// The map's and the `.scen` file's errors, a `.scen` made for a map of another size
+    /// included ([`ScenFile::check_map`]).
+    pub fn scen_map_mismatch(&self) -> Result<Option<OtherMapName>> {
+        let (Placement::Scen { file }, Some(map)) = (&self.placement, self.map_file()) else {
+            return Ok(None);
+        };
+        let scen = ScenFile::load(file)?;
+        scen.check_map(Some(map), &self.load_grid()?)
+    }
+
     fn place_from_scen(
         &self,
         grid: &Grid,
@@ -993,6 +1018,7 @@ impl Scenario {
         distinct_starts: bool,
     ) -> Result<Vec<(CellId, CellId)>> {
         let scen = ScenFile::load(file)?;
+        scen.check_map(self.map_file(), grid)?;
         if scen.queries.len() < self.agents {
             return Err(self.origin.error(
                 "agents",

@@ -14,6 +14,9 @@ mod compare;
 mod recording;
 mod report;
 
+use super::file_kind::{self, FileKind};
+use super::numbers::{count_from, whole_from, whole_in};
+use super::output_path::check_writable;
 use compare::{batch_speedups, play_interleaved, print_comparison};
 use recording::{Painter, PictureKind, Recording, picture_kind};
 use report::{print_run, write_csv_header, write_csv_row};
@@ -45,14 +48,15 @@ pub(crate) struct RunArgs {
     /// Scenario file (default: sims/default.toml and its map, built into the binary, so it runs
     /// from any directory).
     scenario: Option<PathBuf>,
-    /// Worker threads to plan on (default: the file's `threads`; 0 means all cores).
-    #[arg(long)]
+    /// Worker threads to plan on, at most 256 (default: the file's `threads`; 0 means all
+    /// cores).
+    #[arg(long, value_name = "N", value_parser = count_from(0))]
     threads: Option<usize>,
     /// Seed of the placement and of lifelong goals (default: the file's `seed`).
-    #[arg(long)]
+    #[arg(long, value_parser = whole_from(0u64))]
     seed: Option<u64>,
-    /// Ticks to play at most (default: the file's `ticks`).
-    #[arg(long)]
+    /// Ticks to play at most, at least 1 (default: the file's `ticks`).
+    #[arg(long, value_name = "N", value_parser = whole_from(1u64))]
     ticks: Option<u64>,
     /// Override a setting of the scenario, e.g. `--set agents=2000 --set conflicts=avoid`:
     /// `agents`, `seed`, `ticks`, `threads`, `neighbourhood` or any key of its `[sim]` table
@@ -96,12 +100,12 @@ pub(crate) struct RunArgs {
     /// A GIF frame every K ticks (default 4: the default run's ~700 ticks give ~175 frames,
     /// 7 s at 25 frames a second).
     #[arg(long, value_name = "K", default_value_t = 4, requires = "render",
-          value_parser = clap::value_parser!(u64).range(1..))]
+          value_parser = whole_from(1u64))]
     render_every: u64,
     /// Width of --render and --heatmap pictures in pixels, at most (small maps are scaled up
     /// by whole pixels per cell, large ones shrunk by whole cells per pixel).
     #[arg(long, value_name = "W", default_value_t = 512,
-          value_parser = clap::value_parser!(u32).range(16..=8192))]
+          value_parser = whole_in(16u32, 8192))]
     render_size: u32,
     /// Also mark every agent's goal in --render pictures.
     #[arg(long, requires = "render")]
@@ -258,19 +262,23 @@ struct ModeComparison {
 
 pub(crate) fn run_scenario(args: RunArgs) -> anyhow::Result<ExitCode> {
     let mut scenario = match &args.scenario {
-        Some(path) => Scenario::load(path)?,
+        Some(path) => {
+            file_kind::expect(path, FileKind::Scenario)?;
+            Scenario::load(path)?
+        }
         None => default_scenario()?,
     };
     for assignment in &args.set {
         scenario.set_assignment(assignment)?;
     }
+    file_kind::expect_scenario_files(&scenario)?;
+    if let Some(other) = scenario.scen_map_mismatch()? {
+        eprintln!("throng: warning: {other}");
+    }
     if let Some(seed) = args.seed {
         scenario.seed = seed;
     }
     if let Some(ticks) = args.ticks {
-        if ticks == 0 {
-            bail!("--ticks must be at least 1");
-        }
         scenario.ticks = ticks;
     }
     if let Some(threads) = args.threads {
@@ -513,25 +521,6 @@ fn parse_conflicts(text: &str) -> Result<throng::sim::ConflictMode, String> {
             "unknown conflict mode {text:?} (expected pibt, avoid or off)"
         )),
     }
-}
-
-/// Fails when `file` is a directory or its folder does not exist (checked before a run, so that a
-/// typo does not cost the run).
-fn check_writable(flag: &str, file: &Path) -> anyhow::Result<()> {
-    if file.is_dir() {
-        bail!("{flag} {}: is a directory", file.display());
-    }
-    let parent = file.parent().filter(|p| !p.as_os_str().is_empty());
-    if let Some(dir) = parent
-        && !dir.is_dir()
-    {
-        bail!(
-            "{flag} {}: folder {} does not exist",
-            file.display(),
-            dir.display()
-        );
-    }
-    Ok(())
 }
 
 #[cfg(test)]
