@@ -131,7 +131,8 @@ pub(crate) struct RunArgs {
     /// Width of the map in --render and --heatmap pictures, in pixels, at most (default 512;
     /// small maps are scaled up by whole pixels per cell, large ones shrunk by whole cells per
     /// pixel). A --render picture is that wide; a --heatmap adds its colour bar and labels on
-    /// the right, 50 to 100 pixels more. Needs --render or --heatmap.
+    /// the right: 40 pixels plus 8 per digit of its largest count (576 pixels in all for a
+    /// 512-pixel map and a count under 1000). Needs --render or --heatmap.
     #[arg(long, value_name = "W", value_parser = clap::value_parser!(u32).range(16..=8192))]
     render_size: Option<u32>,
     /// Also mark every agent's goal in --render pictures.
