@@ -25,8 +25,9 @@ struct Cli {
 enum Command {
     /// Play a simulation scenario file (TOML, see sims/README.md) and print a summary: plans/s,
     /// ticks/s, latency percentiles, arrivals, and a hash of the final state. With no SCENARIO,
-    /// plays sims/default.toml, built into the binary with its map (works from any directory).
-    Run(cmd::run::RunArgs),
+    /// plays sims/default.toml, built into the binary with its map (works from any directory);
+    /// with --map FILE.map or --generate SPEC, plays that map with the default's settings.
+    Run(Box<cmd::run::RunArgs>),
     /// Run every query of Moving AI scenario files and check each path against the optimal
     /// length. With no FILE, runs the scenario files shipped in sims/maps of the source tree
     /// the binary was built from (exits 2, saying to pass files, when that tree is gone).
@@ -70,7 +71,7 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
-        Command::Run(args) => cmd::run::run_scenario(args),
+        Command::Run(args) => cmd::run::run_scenario(*args),
         Command::Scen(args) => cmd::scen::scen(args),
         Command::Mapf(args) => cmd::mapf::run(args),
         Command::Lorr(args) => cmd::lorr::run(args),

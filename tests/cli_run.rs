@@ -521,7 +521,7 @@ fn render_size_without_a_picture_is_refused() {
     assert_eq!(width(&png), 64);
     let bar = width(&heat) - 64;
     assert!(
-        bar >= 48 && bar <= 40 + 8 * 7 && bar % 8 == 0,
+        (48..=40 + 8 * 7).contains(&bar) && bar % 8 == 0,
         "colour bar {bar} px: 40 plus 8 per digit"
     );
 }

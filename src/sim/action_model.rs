@@ -27,8 +27,8 @@ pub enum ActionModel {
     #[default]
     Free,
     /// Forward, turn clockwise, turn counter-clockwise or wait, with a heading per agent.
-    /// Needs [`crate::sim::ConflictMode::Pibt`] and a 4-connected grid (see
-    /// [`ActionModel::unsupported_on`]).
+    /// Needs [`crate::sim::ConflictMode::Pibt`], and a 4-connected grid for agents that follow
+    /// their own routes (see [`ActionModel::unsupported_on`]).
     Rotate,
 }
 
@@ -53,6 +53,8 @@ impl ActionModel {
     /// and asks for the same cell next tick, for ever (measured: 0 of the 1,200 agents of
     /// `sims/crowd-rooms.toml` and 2 of the 10,000 of the default scenario arrived). Scenario
     /// files and overrides are refused this combination ([`crate::sim::Scenario::check`]).
+    /// Agents driven from outside by actions ([`crate::sim::Simulation::step_with_actions`])
+    /// only ever step straight, and run on either grid.
     ///
     /// ```
     /// use throng::grid::Neighborhood;
