@@ -54,8 +54,8 @@ pub(crate) struct RunArgs {
     scenario: Option<PathBuf>,
     /// Play your own map, a Moving AI .map file, with no scenario file: --agents agents at
     /// random distinct starts and goals in its largest connected area, every other setting
-    /// from sims/default.toml (seed 1, 800 ticks, planner auto, conflicts pibt); --set,
-    /// --seed, --ticks and the output flags work as with a file.
+    /// from sims/default.toml (seed 1, planner auto, conflicts pibt, ...); --set, --seed,
+    /// --ticks and the output flags work as with a file.
     #[arg(long, value_name = "FILE.map")]
     map: Option<PathBuf>,
     /// Play a generated map, as --map does a file: random[:WxH[:DENSITY]],
@@ -613,6 +613,10 @@ mod tests {
     #[test]
     fn the_built_in_scenario_is_sims_default_with_its_map_in_memory() {
         let built_in = default_scenario().unwrap();
+        // The help of --map, --generate and --agents quotes these.
+        assert_eq!((built_in.agents, built_in.seed), (10000, 1));
+        assert_eq!(built_in.sim.planner.to_string(), "auto");
+        assert_eq!(built_in.sim.conflicts.name(), "pibt");
         // The constant must name the file default.toml gives, or the binary would look for the
         // map on disk again.
         assert!(
