@@ -132,7 +132,7 @@ pub(crate) struct RunArgs {
     /// small maps are scaled up by whole pixels per cell, large ones shrunk by whole cells per
     /// pixel). A --render picture is that wide; a --heatmap adds its colour bar and labels on
     /// the right: 40 pixels plus 8 per digit of its largest count (576 pixels in all for a
-    /// 512-pixel map and a count under 1000). Needs --render or --heatmap.
+    /// 512-pixel map and a 3-digit count). Needs --render or --heatmap.
     #[arg(long, value_name = "W", value_parser = clap::value_parser!(u32).range(16..=8192))]
     render_size: Option<u32>,
     /// Also mark every agent's goal in --render pictures.
