@@ -31,8 +31,9 @@ enum Command {
     /// percentiles, arrivals, and a hash of the final state.
     ///
     /// With no SCENARIO, plays sims/default.toml, built into the binary with its map (works from
-    /// any directory).
-    Run(cmd::run::RunArgs),
+    /// any directory); with --map FILE.map or --generate SPEC, plays that map with the default's
+    /// settings and --agents agents.
+    Run(Box<cmd::run::RunArgs>),
     /// Check every query of Moving AI .scen files against the optimal length.
     ///
     /// Runs every query of each file with the chosen planner and judges each path: legal, and
@@ -119,7 +120,7 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
-        Command::Run(args) => cmd::run::run_scenario(args),
+        Command::Run(args) => cmd::run::run_scenario(*args),
         Command::Scen(args) => cmd::scen::scen(args),
         Command::Mapf(args) => cmd::mapf::run(args),
         Command::Lorr(args) => cmd::lorr::run(args),

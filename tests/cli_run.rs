@@ -494,3 +494,157 @@ fn unwritable_output_paths_are_refused_before_the_run() {
         assert!(o.stdout.is_empty(), "no run: {}", text(&o.stdout));
     }
 }
+
+#[test]
+fn render_size_without_a_picture_is_refused() {
+    let (dir, path) = small_scenario();
+    let o = throng(&["run", path.to_str().unwrap(), "--render-size", "100"]);
+    assert_error(&o, &["--render-size 100", "--render", "--heatmap"]);
+    // With a picture it applies: the map is drawn at most W wide; the heatmap adds its colour
+    // bar on the right (the help says so).
+    let (png, heat) = (dir.path().join("r.png"), dir.path().join("h.png"));
+    ok(&[
+        "run",
+        path.to_str().unwrap(),
+        "--render-size",
+        "100",
+        "--render",
+        png.to_str().unwrap(),
+        "--heatmap",
+        heat.to_str().unwrap(),
+    ]);
+    let width = |file: &Path| {
+        let bytes = std::fs::read(file).unwrap();
+        u32::from_be_bytes(bytes[16..20].try_into().unwrap())
+    };
+    // 64 cells wide: 1 pixel per cell fits 100 pixels.
+    assert_eq!(width(&png), 64);
+    let bar = width(&heat) - 64;
+    assert!(
+        (48..=40 + 8 * 7).contains(&bar) && bar % 8 == 0,
+        "colour bar {bar} px: 40 plus 8 per digit"
+    );
+}
+
+#[test]
+fn json_and_csv_dash_write_to_stdout_and_the_table_to_stderr() {
+    let (dir, path) = small_scenario();
+    let run = |flag: &str| {
+        let o = Command::new(env!("CARGO_BIN_EXE_throng"))
+            .current_dir(dir.path())
+            .args(["run", path.to_str().unwrap(), flag, "-", "--ticks", "5"])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", text(&o.stderr));
+        (text(&o.stdout), text(&o.stderr))
+    };
+    let (out, err) = run("--json");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("stdout is the JSON alone");
+    assert_eq!(v["ticks"], 5);
+    assert!(err.contains("state hash   "), "the table on stderr: {err}");
+    let (out, err) = run("--csv");
+    assert!(out.starts_with("tick,wall_ms,"), "{out}");
+    assert_eq!(
+        out.lines().count(),
+        6,
+        "header and 5 rows, nothing else: {out}"
+    );
+    assert!(err.contains("plans/s"), "{err}");
+    assert!(!dir.path().join("-").exists(), "no file named -");
+    let o = throng(&["run", path.to_str().unwrap(), "--json", "-", "--csv", "-"]);
+    assert_error(&o, &["--json - and --csv -"]);
+}
+
+#[test]
+fn a_run_cut_short_says_its_sum_of_costs_covers_the_arrived_agents_only() {
+    let scenario = Path::new(env!("CARGO_MANIFEST_DIR")).join("sims/mapf-random-32-32-10.toml");
+    let dir = tempfile::tempdir().unwrap();
+    let (short, full) = (dir.path().join("short.json"), dir.path().join("full.json"));
+    let s = scenario.to_str().unwrap();
+    let out = ok(&["run", s, "--ticks", "20", "--json", short.to_str().unwrap()]);
+    let v = json(&short);
+    let missing = 100 - v["arrived"].as_u64().unwrap();
+    assert!(missing > 0, "cut short");
+    assert!(
+        out.contains(&format!(
+            "(arrived agents only: {missing} not at their goal)"
+        )),
+        "{out}"
+    );
+    assert_eq!(v["sum_of_costs_covers"], "arrived_agents");
+    let out = ok(&["run", s, "--json", full.to_str().unwrap()]);
+    assert!(!out.contains("arrived agents only"), "{out}");
+    let v = json(&full);
+    assert_eq!(v["all_arrived"], true);
+    assert_eq!(v["sum_of_costs_covers"], "all_agents");
+}
+
+#[test]
+fn rotate_on_an_eight_connected_map_is_refused_naming_the_key() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let rooms = root.join("sims/crowd-rooms.toml");
+    let rooms = rooms.to_str().unwrap();
+    // It used to run, every agent frozen: 0 of 1,200 arrived.
+    let o = throng(&["run", rooms, "--set", "action_model=rotate"]);
+    assert_error(
+        &o,
+        &[
+            "crowd-rooms.toml",
+            "sim.action_model",
+            "map.neighbourhood = 4",
+        ],
+    );
+    // Also written in a file: at its line.
+    let (dir, path) = small_scenario();
+    let bad = dir.path().join("rotate.toml");
+    let text_of = std::fs::read_to_string(&path)
+        .unwrap()
+        .replace("lifelong = true", "action_model = \"rotate\"");
+    std::fs::write(&bad, text_of).unwrap();
+    assert_error(
+        &throng(&["run", bad.to_str().unwrap()]),
+        &[&format!("{}:9: sim.action_model", bad.display())],
+    );
+    // On a 4-connected map (in either order of the overrides) robots run and arrive, and
+    // the setup line says which model played.
+    let mapf = root.join("sims/mapf-random-32-32-10.toml");
+    let j = dir.path().join("r.json");
+    let out = ok(&[
+        "run",
+        mapf.to_str().unwrap(),
+        "--set",
+        "action_model=rotate",
+        "--json",
+        j.to_str().unwrap(),
+    ]);
+    assert!(out.contains("conflicts pibt, action model rotate"), "{out}");
+    assert_eq!(json(&j)["action_model"], "rotate");
+    assert_eq!(json(&j)["all_arrived"], true);
+    let out = ok(&[
+        "run",
+        rooms,
+        "--set",
+        "action_model=rotate",
+        "--set",
+        "neighbourhood=4",
+        "--ticks",
+        "300",
+    ]);
+    assert!(!out.contains("arrived      0 of"), "{out}");
+}
+
+#[test]
+fn a_run_that_cannot_start_leaves_no_csv_file() {
+    let (dir, path) = small_scenario();
+    let csv = dir.path().join("series.csv");
+    let o = throng(&[
+        "run",
+        path.to_str().unwrap(),
+        "--set",
+        "agents=5000",
+        "--csv",
+        csv.to_str().unwrap(),
+    ]);
+    assert_error(&o, &["do not fit"]);
+    assert!(!csv.exists(), "a header-only file was left");
+}

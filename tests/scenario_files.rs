@@ -640,9 +640,25 @@ fn robots_that_turn_need_pibt() {
         8,
         &["sim.action_model", "needs conflicts = \"pibt\""],
     );
-    let ok = small("[sim]\naction_model = \"rotate\"\n");
-    let scenario = parse(&ok).expect("rotate with pibt parses");
+    // Robots step straight only: on an 8-connected map (the default) they froze.
+    let eight = small("[sim]\naction_model = \"rotate\"\n");
+    parse_error(
+        &eight,
+        7,
+        &[
+            "sim.action_model",
+            "needs map.neighbourhood = 4",
+            "never moves",
+        ],
+    );
+    let ok = small("neighbourhood = 4\n[sim]\naction_model = \"rotate\"\n");
+    let scenario = parse(&ok).expect("rotate with pibt on a 4-connected map parses");
     assert_eq!(scenario.sim.action_model, throng::sim::ActionModel::Rotate);
+    // An override that makes the map 8-connected is refused when the scenario is built.
+    let mut eight = scenario.clone();
+    eight.set("neighbourhood", serde_json::json!(8)).unwrap();
+    let e = eight.build().unwrap_err().to_string();
+    assert!(e.starts_with("test.toml:8: sim.action_model"), "{e}");
     let bad = small("[sim]\naction_model = \"fly\"\n");
     parse_error(&bad, 7, &["sim.action_model", "unknown variant"]);
 }

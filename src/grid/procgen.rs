@@ -21,6 +21,8 @@ use serde::{Deserialize, Serialize};
 use super::{Grid, checked_cell_count};
 use crate::error::{Error, Result};
 
+mod spec;
+
 /// A recipe for a procedural map. Serializable so scenario files can name one.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]

@@ -17,7 +17,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::grid::{CellId, Direction, Grid};
+use crate::grid::{CellId, Direction, Grid, Neighborhood};
 
 /// What one agent may do in one tick (see the module docs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
@@ -27,8 +27,8 @@ pub enum ActionModel {
     #[default]
     Free,
     /// Forward, turn clockwise, turn counter-clockwise or wait, with a heading per agent.
-    /// Needs [`crate::sim::ConflictMode::Pibt`]; on an 8-connected grid agents still move only
-    /// straight ahead (use a 4-connected grid so that routes match the moves).
+    /// Needs [`crate::sim::ConflictMode::Pibt`], and a 4-connected grid for agents that follow
+    /// their own routes (see [`ActionModel::unsupported_on`]).
     Rotate,
 }
 
@@ -42,6 +42,35 @@ impl ActionModel {
             ActionModel::Free => "free",
             ActionModel::Rotate => "rotate",
         }
+    }
+
+    /// Why the model cannot play on a grid of `neighborhood` moves, or `None` when it can.
+    ///
+    /// [`ActionModel::Rotate`] needs a 4-connected grid. Its agents step only straight ahead,
+    /// while the planners route over the grid's own moves: on an 8-connected grid most routes
+    /// step diagonally, and an agent whose next route cell is diagonal can neither face it
+    /// ([`Heading::toward`] has no heading for it) nor step onto it, so it stays, turns nowhere
+    /// and asks for the same cell next tick, for ever (measured: 0 of the 1,200 agents of
+    /// `sims/crowd-rooms.toml` and 2 of the 10,000 of the default scenario arrived). Scenario
+    /// files and overrides are refused this combination ([`crate::sim::Scenario::check`]).
+    /// Agents driven from outside by actions ([`crate::sim::Simulation::step_with_actions`])
+    /// only ever step straight, and run on either grid.
+    ///
+    /// ```
+    /// use throng::grid::Neighborhood;
+    /// use throng::sim::ActionModel;
+    ///
+    /// assert!(ActionModel::Rotate.unsupported_on(Neighborhood::Eight).is_some());
+    /// assert!(ActionModel::Rotate.unsupported_on(Neighborhood::Four).is_none());
+    /// assert!(ActionModel::Free.unsupported_on(Neighborhood::Eight).is_none());
+    /// ```
+    pub fn unsupported_on(self, neighborhood: Neighborhood) -> Option<String> {
+        (self == ActionModel::Rotate && neighborhood == Neighborhood::Eight).then(|| {
+            "\"rotate\" moves only straight ahead and needs map.neighbourhood = 4: on this \
+             8-connected map an agent whose route steps diagonally can neither face nor take \
+             that step, and never moves"
+                .to_string()
+        })
     }
 }
 

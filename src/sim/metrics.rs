@@ -189,6 +189,21 @@ pub struct RunSummary {
     pub move_ms_p99: f64,
 }
 
+impl RunSummary {
+    /// Whose trips [`sum_of_costs`](Self::sum_of_costs) and [`makespan`](Self::makespan) add
+    /// up: `"all_agents"` when every agent is at its goal at the end; otherwise
+    /// `"arrived_agents"`, only those at their goal at the end (a run cut short by its tick
+    /// limit, agents with no path, lifelong runs): the others' trips are not counted, so the
+    /// sum is then not the MAPF sum of costs of the instance.
+    pub fn sum_of_costs_covers(&self) -> &'static str {
+        if self.all_arrived {
+            "all_agents"
+        } else {
+            "arrived_agents"
+        }
+    }
+}
+
 /// Accumulates tick reports and plan latencies into a [`RunSummary`].
 #[derive(Debug, Clone)]
 pub struct Metrics {

@@ -77,6 +77,8 @@ use crate::grid::{CellId, Grid, Neighborhood};
 use crate::movingai::{MapOptions, OtherMapName, ScenFile, load_map, parse_map};
 use crate::planner::PlannerKind;
 
+mod on_map;
+
 /// Where the map of a scenario comes from.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -594,7 +596,9 @@ impl Scenario {
             (None, Some(g)) => {
                 mark(&mut origin, "map.generator", g.span());
                 let generator = g.into_inner();
-                check_generator(&generator).map_err(|m| origin.error("map.generator", m))?;
+                generator
+                    .check()
+                    .map_err(|m| origin.error("map.generator", m))?;
                 MapSource::Generated {
                     generator,
                     seed: raw_map.seed.map_or(0, Spanned::into_inner),
@@ -705,6 +709,9 @@ impl Scenario {
                     origin.lines.push((key, l));
                     return Err(origin.error(key, message));
                 }
+                if let Some(l) = table_key_line(text, "sim", "action_model") {
+                    origin.lines.push(("sim.action_model", l));
+                }
                 sim
             }
         };
@@ -809,7 +816,7 @@ impl Scenario {
             }
         }
 
-        Ok(Scenario {
+        let scenario = Scenario {
             name: raw.name.unwrap_or_default(),
             description: raw.description.unwrap_or_default(),
             seed: raw.seed,
@@ -824,7 +831,23 @@ impl Scenario {
             doors,
             planner_mix,
             origin,
-        })
+        };
+        scenario.check()?;
+        Ok(scenario)
+    }
+
+    /// Checks the settings that depend on each other, as they stand after overrides
+    /// ([`set`](Self::set) checks one key at a time, so `--set action_model=rotate --set
+    /// neighbourhood=4` passes in either order): the action model against the map's
+    /// neighbourhood. [`build`](Self::build) checks too.
+    ///
+    /// # Errors
+    /// [`Error::Parse`] naming the file, the key (and its line when the file wrote it), and why.
+    pub fn check(&self) -> Result<()> {
+        if let Some(why) = self.sim.action_model.unsupported_on(self.neighbourhood) {
+            return Err(self.origin.error("sim.action_model", why));
+        }
+        Ok(())
     }
 
     /// The file the scenario was read from (as given), or the label passed to
@@ -845,8 +868,10 @@ impl Scenario {
             seed: self.seed,
             planner: config.planner,
             conflicts: config.conflicts,
+            action_model: config.action_model,
             lifelong: config.lifelong,
             max_plans_per_tick: config.max_plans_per_tick,
+            sum_of_costs_covers: summary.sum_of_costs_covers(),
             summary,
             final_state_hash_hex: format!("{:016x}", summary.final_state_hash),
             setup_s,
@@ -1218,9 +1243,10 @@ impl Scenario {
     /// Builds the simulation: the map, the settings (with the scenario's seed) and the agents.
     ///
     /// # Errors
-    /// The map's errors, [`place`](Self::place)'s, and [`schedule`](Self::schedule)'s (a
-    /// changed rectangle outside the map).
+    /// [`check`](Self::check)'s, the map's errors, [`place`](Self::place)'s, and
+    /// [`schedule`](Self::schedule)'s (a changed rectangle outside the map).
     pub fn build(&self) -> Result<Simulation> {
+        self.check()?;
         let grid = self.load_grid()?;
         self.schedule(&grid)?;
         let pairs = self.place(&grid)?;
@@ -1269,27 +1295,6 @@ struct Distinct {
     goals: bool,
     /// Cells that hold no goal (cut cells), or empty.
     cut: Vec<bool>,
-}
-
-/// Checks a generator's parameters (so that a bad value is reported at its line, before the
-/// map is made).
-fn check_generator(generator: &MapGenerator) -> std::result::Result<(), String> {
-    let (w, h) = generator.size();
-    if w == 0 || h == 0 {
-        return Err(format!(
-            "width and height must be at least 1, got {w} x {h}"
-        ));
-    }
-    match *generator {
-        MapGenerator::Random { density, .. } if !(0.0..=1.0).contains(&density) => {
-            Err(format!("density must be between 0 and 1, got {density}"))
-        }
-        MapGenerator::Rooms { room, door, .. } if room == 0 || door == 0 || door > room => Err(
-            format!("rooms need 1 <= door <= room, got room {room} and door {door}"),
-        ),
-        MapGenerator::Maze { corridor: 0, .. } => Err("corridor must be at least 1".into()),
-        _ => Ok(()),
-    }
 }
 
 /// The cut cells (articulation points) of the component holding `root`: the walkable cells
@@ -1612,10 +1617,15 @@ pub struct RunJson<'a> {
     pub planner: PlannerKind,
     /// The conflict mode.
     pub conflicts: ConflictMode,
+    /// What an agent may do per tick (`free` or `rotate`).
+    pub action_model: super::ActionModel,
     /// Whether agents get new goals on arrival.
     pub lifelong: bool,
     /// The cap on plans per tick, if any.
     pub max_plans_per_tick: Option<usize>,
+    /// Whose trips `sum_of_costs` and `makespan` add up
+    /// ([`RunSummary::sum_of_costs_covers`](super::RunSummary::sum_of_costs_covers)).
+    pub sum_of_costs_covers: &'static str,
     /// The run's summary.
     #[serde(flatten)]
     pub summary: &'a super::RunSummary,

@@ -14,17 +14,6 @@ pub(super) fn play_interleaved(
     recording: Recording<'_>,
 ) -> anyhow::Result<Vec<Played>> {
     let progress = recording.progress;
-    let mut csv = match recording.csv {
-        Some((copy, file)) => {
-            let mut w = BufWriter::new(
-                std::fs::File::create(file)
-                    .with_context(|| format!("writing {}", file.display()))?,
-            );
-            write_csv_header(&mut w).with_context(|| format!("writing {}", file.display()))?;
-            Some((copy, file, w))
-        }
-        None => None,
-    };
     let scenario = variants[0].0;
     let threads: Vec<usize> = variants.iter().map(|&(_, n)| n).collect();
     struct Copy {
@@ -54,6 +43,19 @@ pub(super) fn play_interleaved(
             schedule,
         });
     }
+    // Output files are started once every copy is built: a run that cannot start leaves none.
+    let mut csv = match recording.csv {
+        Some((copy, file)) => {
+            let mut w = super::output::Output::create(file)?;
+            write_csv_header(&mut w).with_context(|| format!("writing {}", file.display()))?;
+            Some((copy, file, w))
+        }
+        None => None,
+    };
+    let mut paths = match recording.paths {
+        Some(file) => Some(super::paths::PathsRecorder::new(file, &copies[0].sim)?),
+        None => None,
+    };
     let bar = if progress {
         let bar = indicatif::ProgressBar::with_draw_target(
             Some(scenario.ticks),
@@ -145,6 +147,11 @@ pub(super) fn play_interleaved(
             {
                 painter.tick(&copy.sim, &report)?;
             }
+            if i == 0
+                && let Some(paths) = &mut paths
+            {
+                paths.record(&copy.sim)?;
+            }
         }
         if copies.iter().all(|c| c.done) {
             break;
@@ -177,10 +184,13 @@ pub(super) fn play_interleaved(
         Some(p) => Some(p.finish(&copies[0].sim, loop_start)?),
         None => None,
     };
-    if let Some((_, file, mut w)) = csv {
-        w.flush()
-            .with_context(|| format!("writing {}", file.display()))?;
+    if let Some((_, _, w)) = csv {
+        w.commit()?;
     }
+    let mut paths = match paths {
+        Some(p) => Some(p.finish(&copies[0].sim)?),
+        None => None,
+    };
     let mut trace = trace;
     Ok(copies
         .into_iter()
@@ -203,6 +213,7 @@ pub(super) fn play_interleaved(
                 map_size,
                 trace: trace.take(),
                 pictures: pictures.take(),
+                paths: paths.take(),
             }
         })
         .collect())

@@ -11,13 +11,18 @@ use serde::Serialize;
 use throng::sim::{RunSummary, Scenario, TickReport};
 
 mod compare;
+mod output;
+mod paths;
 mod recording;
 mod report;
+mod source;
 
-use super::file_kind::{self, FileKind};
+use super::file_kind;
 use super::numbers::{count_from, whole_from, whole_in};
 use super::output_path::check_writable;
 use compare::{batch_speedups, play_interleaved, print_comparison};
+use output::is_stdout;
+use paths::{PathsStats, paths_format};
 use recording::{Painter, PictureKind, Recording, picture_kind};
 use report::{print_run, write_csv_header, write_csv_row};
 
@@ -31,6 +36,8 @@ const DEFAULT_SCENARIO_LABEL: &str = "sims/default.toml (built in)";
 const DEFAULT_MAP_FILE: &str = "maps/random512-10-0.map";
 /// The text of sims/maps/random512-10-0.map (257 KiB).
 const DEFAULT_MAP: &str = include_str!("../../../sims/maps/random512-10-0.map");
+/// The map width of --render and --heatmap pictures without --render-size.
+const DEFAULT_RENDER_SIZE: u32 = 512;
 
 /// The built-in default scenario, its map held in memory.
 fn default_scenario() -> throng::Result<Scenario> {
@@ -48,6 +55,21 @@ pub(crate) struct RunArgs {
     /// Scenario file (default: sims/default.toml and its map, built into the binary, so it runs
     /// from any directory).
     scenario: Option<PathBuf>,
+    /// Play your own map, a Moving AI .map file, with no scenario file: --agents agents at
+    /// random distinct starts and goals in its largest connected area, every other setting
+    /// from sims/default.toml (seed 1, planner auto, conflicts pibt, ...); --set, --seed,
+    /// --ticks and the output flags work as with a file.
+    #[arg(long, value_name = "FILE.map")]
+    map: Option<PathBuf>,
+    /// Play a generated map, as --map does a file: random[:WxH[:DENSITY]],
+    /// rooms[:WxH[:ROOM[:DOOR]]] or maze[:WxH[:CORRIDOR]] (parts left out as in `throng gen`:
+    /// 512x512, density 0.2, room 31, door 3, corridor 2), e.g. random:256x256:0.1. The map's
+    /// seed is --seed (default 1).
+    #[arg(long, value_name = "SPEC")]
+    generate: Option<String>,
+    /// Agents placed on --map or --generate (default 10000, as sims/default.toml).
+    #[arg(long, value_name = "N", value_parser = count_from(1))]
+    agents: Option<usize>,
     /// Worker threads to plan on, at most 256 (default: the file's `threads`; 0 means all
     /// cores).
     #[arg(long, value_name = "N", value_parser = count_from(0))]
@@ -63,12 +85,20 @@ pub(crate) struct RunArgs {
     /// (repeatable; applied before --seed, --ticks and --threads)
     #[arg(long = "set", value_name = "KEY=VALUE")]
     set: Vec<String>,
-    /// Write the summary to FILE as one JSON object.
+    /// Write the summary to FILE as one JSON object (`-`: to standard output, the summary
+    /// table then going to standard error).
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
-    /// Write the per-tick series to FILE as CSV (a header, then one row per tick).
+    /// Write the per-tick series to FILE as CSV, a header then one row per tick (`-`: to
+    /// standard output, the summary table then going to standard error).
     #[arg(long, value_name = "FILE")]
     csv: Option<PathBuf>,
+    /// Write every agent's cell at every tick to FILE.csv, a long table `agent,tick,x,y` in
+    /// tick order (streamed), or FILE.jsonl, one line per agent `{"agent", "goal_x",
+    /// "goal_y", "arrived_at", "x": [...], "y": [...]}`. Tick t is the cell after t ticks
+    /// (0: the start). With a comparison, the first run.
+    #[arg(long, value_name = "FILE")]
+    paths: Option<PathBuf>,
     /// No progress bar and no summary table (the files are still written).
     #[arg(long, short)]
     quiet: bool,
@@ -102,11 +132,13 @@ pub(crate) struct RunArgs {
     #[arg(long, value_name = "K", default_value_t = 4, requires = "render",
           value_parser = whole_from(1u64))]
     render_every: u64,
-    /// Width of --render and --heatmap pictures in pixels, at most (small maps are scaled up
-    /// by whole pixels per cell, large ones shrunk by whole cells per pixel).
-    #[arg(long, value_name = "W", default_value_t = 512,
-          value_parser = whole_in(16u32, 8192))]
-    render_size: u32,
+    /// Width of the map in --render and --heatmap pictures, in pixels, at most (default 512;
+    /// small maps are scaled up by whole pixels per cell, large ones shrunk by whole cells per
+    /// pixel). A --render picture is that wide; a --heatmap adds its colour bar and labels on
+    /// the right: 40 pixels plus 8 per digit of its largest count (576 pixels in all for a
+    /// 512-pixel map and a 3-digit count). Needs --render or --heatmap.
+    #[arg(long, value_name = "W", value_parser = whole_in(16u32, 8192))]
+    render_size: Option<u32>,
     /// Also mark every agent's goal in --render pictures.
     #[arg(long, requires = "render")]
     render_goals: bool,
@@ -188,6 +220,8 @@ struct Played {
     trace: Option<TraceStats>,
     /// The pictures of this run, when asked for.
     pictures: Option<PictureStats>,
+    /// The `--paths` file of this run, when one was written.
+    paths: Option<PathsStats>,
 }
 
 /// The planning speed-up of `--compare-threads`.
@@ -261,13 +295,7 @@ struct ModeComparison {
 }
 
 pub(crate) fn run_scenario(args: RunArgs) -> anyhow::Result<ExitCode> {
-    let mut scenario = match &args.scenario {
-        Some(path) => {
-            file_kind::expect(path, FileKind::Scenario)?;
-            Scenario::load(path)?
-        }
-        None => default_scenario()?,
-    };
+    let mut scenario = source::chosen_scenario(&args)?;
     for assignment in &args.set {
         scenario.set_assignment(assignment)?;
     }
@@ -290,6 +318,8 @@ pub(crate) fn run_scenario(args: RunArgs) -> anyhow::Result<ExitCode> {
         }
         scenario.threads = threads;
     }
+    // Settings that depend on each other, as the overrides left them.
+    scenario.check()?;
     let threads = match scenario.threads {
         0 => std::thread::available_parallelism().map_or(1, usize::from),
         n => n,
@@ -299,10 +329,33 @@ pub(crate) fn run_scenario(args: RunArgs) -> anyhow::Result<ExitCode> {
         ("--json", &args.json),
         ("--csv", &args.csv),
         ("--trace", &args.trace),
+        ("--paths", &args.paths),
     ] {
-        if let Some(file) = file {
+        if let Some(file) = file
+            && !(is_stdout(file) && matches!(flag, "--json" | "--csv"))
+        {
             check_writable(flag, file)?;
         }
+    }
+    if args.json.as_deref().is_some_and(is_stdout) && args.csv.as_deref().is_some_and(is_stdout) {
+        bail!("--json - and --csv -: only one of them can write to standard output");
+    }
+    if let Some(file) = &args.paths
+        && paths_format(file).is_none()
+    {
+        bail!(
+            "--paths {}: expected a .csv file (rows agent,tick,x,y) or a .jsonl file (a line \
+             per agent)",
+            file.display()
+        );
+    }
+    if let Some(w) = args.render_size
+        && args.render.is_none()
+        && args.heatmap.is_none()
+    {
+        bail!(
+            "--render-size {w}: sets the width of --render and --heatmap pictures, and neither was given"
+        );
     }
     if let Some(file) = &args.render {
         check_writable("--render", file)?;
@@ -331,14 +384,22 @@ pub(crate) fn run_scenario(args: RunArgs) -> anyhow::Result<ExitCode> {
             PicturesTo {
                 render: args.render.as_deref(),
                 every: args.render_every,
-                size: args.render_size,
+                size: args.render_size.unwrap_or(DEFAULT_RENDER_SIZE),
                 goals: args.render_goals,
                 heatmap: args.heatmap.as_deref().map(|f| (f, args.heatmap_of)),
                 plots: args.plots.as_deref(),
             }
         });
     let progress = !args.quiet && io::stderr().is_terminal();
-    let mut out = io::stdout().lock();
+    // With --json - or --csv -, standard output is the file: the table goes to stderr.
+    let table_to_stderr = [&args.json, &args.csv]
+        .into_iter()
+        .any(|f| f.as_deref().is_some_and(is_stdout));
+    let mut out: Box<dyn Write> = if table_to_stderr {
+        Box::new(io::stderr().lock())
+    } else {
+        Box::new(io::stdout().lock())
+    };
     let trace = args.trace.as_deref().map(|file| TraceTo {
         file,
         compress: !args.trace_raw,
@@ -362,6 +423,7 @@ pub(crate) fn run_scenario(args: RunArgs) -> anyhow::Result<ExitCode> {
                 csv: args.csv.as_deref().map(|f| (1, f)),
                 trace,
                 pictures,
+                paths: args.paths.as_deref(),
             },
         )?;
         let multi = played.pop().expect("two runs");
@@ -397,6 +459,7 @@ pub(crate) fn run_scenario(args: RunArgs) -> anyhow::Result<ExitCode> {
                 csv: args.csv.as_deref().map(|f| (0, f)),
                 trace,
                 pictures,
+                paths: args.paths.as_deref(),
             },
         )?;
         let theirs = played.pop().expect("two runs");
@@ -442,6 +505,7 @@ pub(crate) fn run_scenario(args: RunArgs) -> anyhow::Result<ExitCode> {
             args.csv.as_deref(),
             trace,
             pictures,
+            args.paths.as_deref(),
         )?;
         if !args.quiet {
             print_run(&mut out, &scenario, &played)?;
@@ -459,7 +523,10 @@ pub(crate) fn run_scenario(args: RunArgs) -> anyhow::Result<ExitCode> {
         };
         let mut text = serde_json::to_string_pretty(&object)?;
         text.push('\n');
-        std::fs::write(file, text).with_context(|| format!("writing {}", file.display()))?;
+        let mut to = output::Output::create(file)?;
+        to.write_all(text.as_bytes())
+            .with_context(|| format!("writing {}", file.display()))?;
+        to.commit()?;
     }
     if !hash_match {
         eprintln!(
@@ -480,6 +547,7 @@ fn play(
     csv: Option<&Path>,
     trace: Option<TraceTo<'_>>,
     pictures: Option<PicturesTo<'_>>,
+    paths: Option<&Path>,
 ) -> anyhow::Result<Played> {
     let mut played = play_interleaved(
         &[(scenario, threads)],
@@ -489,6 +557,7 @@ fn play(
             csv: csv.map(|f| (0, f)),
             trace,
             pictures,
+            paths,
         },
     )?;
     Ok(played.remove(0))
@@ -530,6 +599,10 @@ mod tests {
     #[test]
     fn the_built_in_scenario_is_sims_default_with_its_map_in_memory() {
         let built_in = default_scenario().unwrap();
+        // The help of --map, --generate and --agents quotes these.
+        assert_eq!((built_in.agents, built_in.seed), (10000, 1));
+        assert_eq!(built_in.sim.planner.to_string(), "auto");
+        assert_eq!(built_in.sim.conflicts.name(), "pibt");
         // The constant must name the file default.toml gives, or the binary would look for the
         // map on disk again.
         assert!(

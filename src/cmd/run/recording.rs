@@ -17,6 +17,8 @@ pub(super) struct Recording<'a> {
     pub(super) trace: Option<TraceTo<'a>>,
     /// Draw copy 0.
     pub(super) pictures: Option<PicturesTo<'a>>,
+    /// Write copy 0's agent paths to this `--paths` file.
+    pub(super) paths: Option<&'a Path>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]

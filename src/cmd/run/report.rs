@@ -25,13 +25,15 @@ pub(super) fn print_run(
     )?;
     writeln!(
         out,
-        "setup        {} agents, {} thread{}, seed {}, planner {}, conflicts {}, {}{} ({:.2} s)",
+        "setup        {} agents, {} thread{}, seed {}, planner {}, conflicts {}, action model {}, \
+         {}{} ({:.2} s)",
         s.agents,
         s.threads,
         if s.threads == 1 { "" } else { "s" },
         scenario.seed,
         config.planner,
         config.conflicts,
+        config.action_model,
         if config.lifelong {
             "lifelong"
         } else {
@@ -123,15 +125,24 @@ pub(super) fn print_run(
             s.goals_reached, s.goals_per_tick
         )?;
     } else {
+        // Trips not finished are not in the sum: say so when there are any.
         writeln!(
             out,
-            "arrived      {} of {} at goal ({:.1}%{}); sum of costs {}, makespan {}",
+            "arrived      {} of {} at goal ({:.1}%{}); sum of costs {}, makespan {}{}",
             s.arrived,
             s.agents,
             100.0 * s.arrived_fraction,
             if s.all_arrived { ", all" } else { "" },
             s.sum_of_costs,
-            s.makespan
+            s.makespan,
+            if s.all_arrived {
+                String::new()
+            } else {
+                format!(
+                    " (arrived agents only: {} not at their goal)",
+                    s.agents - s.arrived
+                )
+            }
         )?;
     }
     if s.dstar_bytes_max > 0 {
@@ -199,6 +210,15 @@ pub(super) fn print_run(
             } else {
                 String::new()
             }
+        )?;
+    }
+    if let Some(p) = &played.paths {
+        writeln!(
+            out,
+            "paths        {} agents x {} ticks (the start and every tick played), {:.2} MB",
+            p.agents,
+            p.ticks,
+            p.bytes as f64 / 1e6
         )?;
     }
     writeln!(out, "state hash   {:016x}", s.final_state_hash)
