@@ -20,6 +20,7 @@
 //! - [`view`]: the page and local web server of `throng view`, replaying a trace in the
 //!   browser.
 //! - [`scen_run`]: running a whole Moving AI scenario file and checking every answer.
+//! - [`file_kind`]: what kind of file a path holds, from its first bytes.
 //!
 //! ```
 //! use throng::{Grid, SearchWorkspace};
@@ -40,6 +41,7 @@
 
 pub mod dstar;
 pub mod error;
+pub mod file_kind;
 pub mod grid;
 pub mod lorr;
 pub mod mapf;

@@ -193,11 +193,11 @@ fn a_file_of_another_kind_is_named_for_what_it_is() {
         ),
         (
             vec!["view", map, "--no-open"],
-            format!("{map} is a Moving AI map, not a throng trace"),
+            format!("{map} is a Moving AI map, not a trace, plan or LoRR output"),
         ),
         (
             vec!["view", s(&f.scenario), "--no-open"],
-            "is a simulation scenario (TOML), not a throng trace".to_string(),
+            "is a simulation scenario (TOML), not a trace, plan or LoRR output".to_string(),
         ),
     ];
     for (args, want) in &cases {

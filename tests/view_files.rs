@@ -386,11 +386,12 @@ fn damaged_plans_and_other_files_are_one_line() {
         "{err}"
     );
     let scen = repo("sims/maps/mapf/random-32-32-10-random-1.scen");
-    assert!(refused(&scen, &[]).contains("is a Moving AI scenario, not a trace"));
+    assert!(refused(&scen, &[]).contains("is a Moving AI .scen file, not a trace"));
     let problem = repo("sims/lorr/random.domain/RANDOM-01.json");
     let err = refused(&problem, &[]);
     assert!(
-        err.contains("is a LoRR problem, not a trace") && err.contains("throng lorr"),
+        err.contains("is a League of Robot Runners problem, not a trace")
+            && err.contains("throng lorr"),
         "{err}"
     );
     let empty = dir.path().join("empty");

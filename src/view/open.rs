@@ -37,7 +37,7 @@ pub fn open(file: &Path, source: MapSource<'_>) -> Result<Replay> {
     let name = file.display().to_string();
     let kind = sniff(&bytes).map_err(|what| {
         let hint = match what {
-            "a LoRR problem" => format!(
+            "a League of Robot Runners problem" => format!(
                 ": play it with `throng lorr {name} --out OUT.json`, then view OUT.json \
                  --problem {name}"
             ),
