@@ -8,7 +8,31 @@ use rayon::prelude::*;
 use throng_core::{CellId, PlannerKind, SearchOptions, SearchWorkspace};
 
 use crate::grid::Grid;
-use crate::{cells, pool, to_py};
+use crate::{cells, pool};
+
+/// The planners `plan` answers with, the one list its check and its error message read: the
+/// optimal searches of one query at a time. The others (`nav`, `auto`, `dstar`, ...) are
+/// simulation planners, refused here.
+const PLAN_PLANNERS: [PlannerKind; 3] =
+    [PlannerKind::AStar, PlannerKind::Jps, PlannerKind::JpsPlus];
+
+/// The planner named `name` when `plan` answers with it; otherwise a ValueError listing exactly
+/// [`PLAN_PLANNERS`].
+fn plan_planner(name: &str) -> PyResult<PlannerKind> {
+    if let Some(kind) = PLAN_PLANNERS.into_iter().find(|p| p.name() == name) {
+        return Ok(kind);
+    }
+    let names: Vec<_> = PLAN_PLANNERS.iter().map(|p| p.name()).collect();
+    let what = if name.parse::<PlannerKind>().is_ok() {
+        "a simulation planner, not one of plan()'s"
+    } else {
+        "an unknown planner"
+    };
+    Err(PyValueError::new_err(format!(
+        "planner {name:?} is {what} (expected one of: {})",
+        names.join(", ")
+    )))
+}
 
 /// What `plan` returns: the paths and their costs.
 type Planned<'py> = (Vec<Bound<'py, PyArray2<i32>>>, Bound<'py, PyArray1<f64>>);
@@ -30,15 +54,7 @@ pub(crate) fn plan<'py>(
     planner: &str,
     threads: usize,
 ) -> PyResult<Planned<'py>> {
-    let kind: PlannerKind = planner.parse().map_err(to_py)?;
-    if !matches!(
-        kind,
-        PlannerKind::AStar | PlannerKind::Jps | PlannerKind::JpsPlus
-    ) {
-        return Err(PyValueError::new_err(format!(
-            "plan() supports the planners astar, jps and jps+, not {planner:?}"
-        )));
-    }
+    let kind = plan_planner(planner)?;
     let g = grid.grid.clone();
     if kind == PlannerKind::JpsPlus {
         // Built once here rather than by the first query of each thread racing for it.
@@ -68,6 +84,7 @@ pub(crate) fn plan<'py>(
                             PlannerKind::JpsPlus => {
                                 ws.find_path_jps_plus(&g, a, b, &SearchOptions::default())
                             }
+                            // A*, the last of PLAN_PLANNERS.
                             _ => ws.find_path(&g, a, b),
                         }
                         .map_err(|e| e.to_string())?;

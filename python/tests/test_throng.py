@@ -2,7 +2,7 @@
 
 import json
 import math
-import os
+import re
 import subprocess
 from pathlib import Path
 
@@ -111,6 +111,33 @@ def test_plan_bad_input():
     wide = np.array([[19, 0, 26], [44, 0, 30]])[:, ::2]
     paths, costs = throng.plan(grid, wide, wide[::-1])
     assert costs[0] == costs[1] > 0
+
+
+def listed_planners(message):
+    """The planner names an error message lists after "expected one of: "."""
+    return re.search(r"expected one of: ([^)]*)\)", message).group(1).split(", ")
+
+
+def test_plan_lists_exactly_the_planners_it_accepts():
+    grid = throng.load_map(MAPS / "arena.map")
+    ok = np.array([[19, 26]])
+    with pytest.raises(ValueError, match='planner "jsp" is an unknown planner') as refused:
+        throng.plan(grid, ok, ok, planner="jsp")
+    listed = listed_planners(str(refused.value))
+    assert listed == ["astar", "jps", "jps+"]
+    for planner in listed:
+        paths, costs = throng.plan(grid, ok, ok[::-1] + [1, 0], planner=planner)
+        assert costs[0] == 1.0 and len(paths[0]) == 2, planner
+    # The engine's other planners (those a Simulation takes) are refused, with the same list.
+    with pytest.raises(ValueError) as refused:
+        throng.Simulation(grid, ok, ok, planner="jsp")
+    others = set(listed_planners(str(refused.value))) - set(listed)
+    assert others >= {"nav", "auto", "dstar"}
+    for planner in others:
+        with pytest.raises(ValueError) as refused:
+            throng.plan(grid, ok, ok, planner=planner)
+        assert f'"{planner}" is a simulation planner' in str(refused.value)
+        assert listed_planners(str(refused.value)) == listed
 
 
 def cli_json(cli, scenario, tmp_path, args=()):
