@@ -1,5 +1,6 @@
 """python/examples/: the sweep example plays and plots, or says in one line which extra it needs."""
 
+import importlib.util
 import subprocess
 import sys
 from pathlib import Path
@@ -29,7 +30,9 @@ def test_the_sweep_example_names_its_extra_when_a_package_is_missing(tmp_path, m
     )
     assert done.returncode == 1
     assert done.stdout == ""
-    named = {"pandas,matplotlib": "pandas and matplotlib are"}.get(missing, f"{missing} is")
+    gone = [m for m in ("pandas", "matplotlib")
+            if m in missing.split(",") or importlib.util.find_spec(m) is None]
+    named = " and ".join(gone) + (" is" if len(gone) == 1 else " are")
     assert done.stderr == (f"sweep_agents.py needs pandas and matplotlib ({named} missing): "
                            'pip install "./python[examples]"\n')
     assert not out.exists()
