@@ -77,9 +77,13 @@ def test_errors(tmp_path, backend):
     # errors="record": the failed runs are rows with an error, the others play as usual.
     rows = sweep(a, seeds=[1, 2], backend=backend, workers=2, as_frame=False, errors="record",
                  agents=[30, 0])
-    assert [("error" in r, r["seed"]) for r in rows] == [(False, 1), (False, 2), (True, 1), (True, 2)]
+    assert [("error" in r, r["seed"]) for r in rows] == [
+        (False, 1), (False, 2), (True, 1), (True, 2)
+    ]
     assert all("override agents: must be 1 to" in r["error"] for r in rows[2:])
-    assert [r["final_state_hash"] for r in rows[:2]] == [expected_hash(a, s, agents=30) for s in (1, 2)]
+    assert [r["final_state_hash"] for r in rows[:2]] == [
+        expected_hash(a, s, agents=30) for s in (1, 2)
+    ]
 
 
 def test_frame(tmp_path):
@@ -162,8 +166,8 @@ def test_a_run_that_kills_its_worker_process_fails_alone(tmp_path):
     """A run out of memory aborts its worker; the others finish and the sweep goes on."""
     a = small_scenario(tmp_path)
     huge = tmp_path / "huge.toml"  # 2^28 cells: more than the 512 MiB the workers may map
-    huge.write_text('ticks = 5\nthreads = 1\nagents = 10\n[map]\n'
-                    'generator = { kind = "random", width = 16384, height = 16384, density = 0.2 }\n')
+    huge.write_text('ticks = 5\nthreads = 1\nagents = 10\n[map]\ngenerator = '
+                    '{ kind = "random", width = 16384, height = 16384, density = 0.2 }\n')
     code = f"""import json, resource, throng
 resource.setrlimit(resource.RLIMIT_AS, (1 << 29, 1 << 29))
 rows = throng.sweep([{str(huge)!r}, {str(a)!r}], seeds=[1], backend="processes", workers=1,

@@ -23,7 +23,9 @@ __all__ = ["run_tasks", "main"]
 # The directory that holds this `throng` package: the workers import the same package, whatever
 # their working directory and however the caller found it (installed, editable, sys.path).
 _PACKAGE_PARENT = os.fspath(Path(__file__).resolve().parents[1])
-_WORKER_CODE = "import sys; sys.path[0] = sys.argv[1]; from throng._sweep_worker import main; main()"
+_WORKER_CODE = (
+    "import sys; sys.path[0] = sys.argv[1]; from throng._sweep_worker import main; main()"
+)
 
 
 def main() -> None:

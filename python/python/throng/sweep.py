@@ -204,10 +204,14 @@ def _run_threads(tasks: list, workers: int | None) -> list:
     The first failed run (``errors="raise"``) or an interrupt cancels the runs not started yet
     rather than waiting for them; the runs under way finish (a run cannot be stopped midway).
     """
-    pool = ThreadPoolExecutor(max_workers=_pool_size(workers, tasks), thread_name_prefix="throng-sweep")
+    pool = ThreadPoolExecutor(_pool_size(workers, tasks), thread_name_prefix="throng-sweep")
     try:
         futures = [pool.submit(_task, t) for t in tasks]
         wait(futures, return_when=FIRST_EXCEPTION)
+        failed = [f for f in futures if f.done() and f.exception() is not None]
+        if failed:
+            pool.shutdown(wait=False, cancel_futures=True)
+            failed[0].result()
         return [f.result() for f in futures]
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
