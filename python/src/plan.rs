@@ -43,7 +43,8 @@ type Planned<'py> = (Vec<Bound<'py, PyArray2<i32>>>, Bound<'py, PyArray1<f64>>);
 /// first, 16 bytes a cell, kept with the grid); `threads` 0 means all cores. Returns
 /// `(paths, costs)`: a list of (len, 2) int32 arrays (empty where unreachable) and a float64
 /// array of path costs (NaN where unreachable). Raises ValueError naming the row for a cell
-/// outside the grid or blocked.
+/// outside the grid or blocked, and for any other planner name (the simulation planners
+/// included), listing the three.
 #[pyfunction]
 #[pyo3(signature = (grid, starts, goals, planner = "jps", threads = 0))]
 pub(crate) fn plan<'py>(
