@@ -1,21 +1,34 @@
 """How crowd size changes a run: the default scenario at several agent counts and seeds.
 
-    pip install ./python matplotlib pandas
-    python python/examples/sweep_agents.py [--backend processes|ray|dask] [--workers N] [--out sweep.png]
+    pip install "./python[examples]"      # the package with pandas and matplotlib
+    python python/examples/sweep_agents.py [--backend threads|processes|ray|dask] [--workers N] [--out sweep.png]
 
-Each (agent count, seed) pair is one run on one thread; ``throng.sweep`` spreads them over the
-worker processes (or over a Ray or Dask cluster: start it, e.g. ``ray.init(address=...)``, and pass
-``--backend ray``). The plot shows, against the number of agents, the makespan and the mean trip
-(sum of costs / agents) with the spread over seeds, and the run's wall time.
+Each (agent count, seed) pair is one run on one thread; ``throng.sweep`` spreads them over
+threads (or over worker processes, or a Ray or Dask cluster: start it, e.g.
+``ray.init(address=...)``, and pass ``--backend ray``). The plot shows, against the number of
+agents, the makespan and the mean trip (sum of costs / agents) with the spread over seeds, and
+the run's wall time.
 """
 
 import argparse
+import importlib
+import sys
 import time
 from pathlib import Path
 
 import throng
+from throng.sweep import BACKENDS
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+def importable(name):
+    """Whether the module `name` can be imported."""
+    try:
+        importlib.import_module(name)
+    except ImportError:
+        return False
+    return True
 
 
 def main():
@@ -23,10 +36,14 @@ def main():
     parser.add_argument("--scenario", default=str(ROOT / "sims" / "default.toml"))
     parser.add_argument("--agents", type=int, nargs="+", default=[1000, 2500, 5000, 10000])
     parser.add_argument("--seeds", type=int, default=3)
-    parser.add_argument("--backend", default="processes", choices=["processes", "ray", "dask"])
+    parser.add_argument("--backend", default="threads", choices=BACKENDS)
     parser.add_argument("--workers", type=int, default=None)
     parser.add_argument("--out", default="sweep.png")
     args = parser.parse_args()
+    missing = [name for name in ("pandas", "matplotlib") if not importable(name)]
+    if missing:
+        sys.exit(f"sweep_agents.py needs pandas and matplotlib ({' and '.join(missing)} "
+                 f"{'is' if len(missing) == 1 else 'are'} missing): pip install \"./python[examples]\"")
 
     t0 = time.perf_counter()
     frame = throng.sweep(

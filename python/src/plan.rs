@@ -8,7 +8,31 @@ use rayon::prelude::*;
 use throng_core::{CellId, PlannerKind, SearchOptions, SearchWorkspace};
 
 use crate::grid::Grid;
-use crate::{cells, pool, to_py};
+use crate::{cells, pool};
+
+/// The planners `plan` answers with, the one list its check and its error message read: the
+/// optimal searches of one query at a time. The others (`nav`, `auto`, `dstar`, ...) are
+/// simulation planners, refused here.
+const PLAN_PLANNERS: [PlannerKind; 3] =
+    [PlannerKind::AStar, PlannerKind::Jps, PlannerKind::JpsPlus];
+
+/// The planner named `name` when `plan` answers with it; otherwise a ValueError listing exactly
+/// [`PLAN_PLANNERS`].
+fn plan_planner(name: &str) -> PyResult<PlannerKind> {
+    if let Some(kind) = PLAN_PLANNERS.into_iter().find(|p| p.name() == name) {
+        return Ok(kind);
+    }
+    let names: Vec<_> = PLAN_PLANNERS.iter().map(|p| p.name()).collect();
+    let what = if name.parse::<PlannerKind>().is_ok() {
+        "a simulation planner, not one of plan()'s"
+    } else {
+        "an unknown planner"
+    };
+    Err(PyValueError::new_err(format!(
+        "planner {name:?} is {what} (expected one of: {})",
+        names.join(", ")
+    )))
+}
 
 /// What `plan` returns: the paths and their costs.
 type Planned<'py> = (Vec<Bound<'py, PyArray2<i32>>>, Bound<'py, PyArray1<f64>>);
@@ -19,7 +43,8 @@ type Planned<'py> = (Vec<Bound<'py, PyArray2<i32>>>, Bound<'py, PyArray1<f64>>);
 /// first, 16 bytes a cell, kept with the grid); `threads` 0 means all cores. Returns
 /// `(paths, costs)`: a list of (len, 2) int32 arrays (empty where unreachable) and a float64
 /// array of path costs (NaN where unreachable). Raises ValueError naming the row for a cell
-/// outside the grid or blocked.
+/// outside the grid or blocked, and for any other planner name (the simulation planners
+/// included), listing the three.
 #[pyfunction]
 #[pyo3(signature = (grid, starts, goals, planner = "jps", threads = 0))]
 pub(crate) fn plan<'py>(
@@ -30,15 +55,7 @@ pub(crate) fn plan<'py>(
     planner: &str,
     threads: usize,
 ) -> PyResult<Planned<'py>> {
-    let kind: PlannerKind = planner.parse().map_err(to_py)?;
-    if !matches!(
-        kind,
-        PlannerKind::AStar | PlannerKind::Jps | PlannerKind::JpsPlus
-    ) {
-        return Err(PyValueError::new_err(format!(
-            "plan() supports the planners astar, jps and jps+, not {planner:?}"
-        )));
-    }
+    let kind = plan_planner(planner)?;
     let g = grid.grid.clone();
     if kind == PlannerKind::JpsPlus {
         // Built once here rather than by the first query of each thread racing for it.
@@ -68,6 +85,7 @@ pub(crate) fn plan<'py>(
                             PlannerKind::JpsPlus => {
                                 ws.find_path_jps_plus(&g, a, b, &SearchOptions::default())
                             }
+                            // A*, the last of PLAN_PLANNERS.
                             _ => ws.find_path(&g, a, b),
                         }
                         .map_err(|e| e.to_string())?;

@@ -2,8 +2,7 @@
 
 import json
 import math
-import os
-import shutil
+import re
 import subprocess
 from pathlib import Path
 
@@ -114,30 +113,45 @@ def test_plan_bad_input():
     assert costs[0] == costs[1] > 0
 
 
-def cli_json(scenario, tmp_path):
-    """`throng run --json` of the scenario, by the built binary or cargo."""
-    return cli_json_args(scenario, tmp_path, [])
+def listed_planners(message):
+    """The planner names an error message lists after "expected one of: "."""
+    return re.search(r"expected one of: ([^)]*)\)", message).group(1).split(", ")
 
 
-def cli_json_args(scenario, tmp_path, args):
-    """`throng run --json` of the scenario with more arguments."""
+def test_plan_lists_exactly_the_planners_it_accepts():
+    grid = throng.load_map(MAPS / "arena.map")
+    ok = np.array([[19, 26]])
+    with pytest.raises(ValueError, match='planner "jsp" is an unknown planner') as refused:
+        throng.plan(grid, ok, ok, planner="jsp")
+    listed = listed_planners(str(refused.value))
+    assert listed == ["astar", "jps", "jps+"]
+    for planner in listed:
+        paths, costs = throng.plan(grid, ok, ok[::-1] + [1, 0], planner=planner)
+        assert costs[0] == 1.0 and len(paths[0]) == 2, planner
+    # The engine's other planners (those a Simulation takes) are refused, with the same list.
+    with pytest.raises(ValueError) as refused:
+        throng.Simulation(grid, ok, ok, planner="jsp")
+    others = set(listed_planners(str(refused.value))) - set(listed)
+    assert others >= {"nav", "auto", "dstar"}
+    for planner in others:
+        with pytest.raises(ValueError) as refused:
+            throng.plan(grid, ok, ok, planner=planner)
+        assert f'"{planner}" is a simulation planner' in str(refused.value)
+        assert listed_planners(str(refused.value)) == listed
+
+
+def cli_json(cli, scenario, tmp_path, args=()):
+    """`throng run --json` of the scenario by the binary `cli` (the `throng_cli` fixture), with
+    more arguments."""
     out = tmp_path / "run.json"
-    for build in ("release", "debug"):
-        exe = ROOT / "target" / build / "throng"
-        if exe.exists():
-            cmd = [str(exe)]
-            break
-    else:
-        if shutil.which("cargo") is None:
-            pytest.skip("no throng binary and no cargo")
-        cmd = ["cargo", "run", "--release", "--quiet", "--"]
-    subprocess.run(cmd + ["run", "-q", "--json", str(out), str(scenario)] + args, cwd=ROOT, check=True)
+    subprocess.run([str(cli), "run", "-q", "--json", str(out), str(scenario), *args], cwd=ROOT,
+                   check=True)
     return json.loads(out.read_text())
 
 
-def test_simulation_matches_cli(tmp_path):
+def test_simulation_matches_cli(tmp_path, throng_cli):
     scenario = ROOT / "sims" / "doors.toml"
-    expected = cli_json(scenario, tmp_path)
+    expected = cli_json(throng_cli, scenario, tmp_path)
     sim = throng.Simulation.from_scenario(scenario)
     first = sim.step()
     assert first["tick"] == 0 and first["agents"] == expected["agents"]
@@ -190,14 +204,24 @@ def test_neighbourhood_and_components():
         throng.Grid.from_array(d, neighbourhood=6)
 
 
-def test_from_scenario_overrides(tmp_path):
-    scenario = ROOT / "sims" / "doors.toml"
-    sim = throng.Simulation.from_scenario(scenario, agents=40, conflicts="avoid", ticks=25)
-    summary = sim.run()
+def overridden_doors():
+    """The summary of doors.toml played with 40 agents, conflicts "avoid", at most 25 ticks."""
+    sim = throng.Simulation.from_scenario(ROOT / "sims" / "doors.toml", agents=40,
+                                          conflicts="avoid", ticks=25)
+    return sim.run()
+
+
+def test_from_scenario_overrides():
+    summary = overridden_doors()
     assert summary["agents"] == 40 and summary["conflicts"] == "avoid" and summary["ticks"] <= 25
-    cli = cli_json_args(scenario, tmp_path, ["--set", "agents=40", "--set", "conflicts=avoid", "--ticks", "25"])
-    assert summary["final_state_hash"] == cli["final_state_hash"]
+    scenario = ROOT / "sims" / "doors.toml"
     with pytest.raises(ValueError, match="override colour: unknown key"):
         throng.Simulation.from_scenario(scenario, colour="red")
     with pytest.raises(ValueError, match="override agents: must be 1 to"):
         throng.Simulation.from_scenario(scenario, agents=0)
+
+
+def test_from_scenario_overrides_match_the_cli_set(tmp_path, throng_cli):
+    cli = cli_json(throng_cli, ROOT / "sims" / "doors.toml", tmp_path,
+                   ["--set", "agents=40", "--set", "conflicts=avoid", "--ticks", "25"])
+    assert overridden_doors()["final_state_hash"] == cli["final_state_hash"]

@@ -72,7 +72,8 @@ def plan(
     """Plans ``starts[i] -> goals[i]`` in parallel (GIL released): a list of (len, 2) int32 paths
     (empty where unreachable) and a float64 array of costs (NaN where unreachable).
     ``planner``: "astar", "jps" or "jps+" (all optimal; "jps+" builds the grid's jump table on
-    first use, 16 bytes a cell, and keeps it with the grid)."""
+    first use, 16 bytes a cell, and keeps it with the grid); any other name, a simulation
+    planner ("nav", "auto", "dstar") included, is a ValueError listing these three."""
 
 class Simulation:
     """A crowd on a grid, played tick by tick on its own pool of worker threads.

@@ -1,4 +1,5 @@
-"""Parameter sweeps: one simulation per (scenario, seed), fanned out over processes, Ray or Dask.
+"""Parameter sweeps: one simulation per (scenario, seed), fanned out over threads, processes,
+Ray or Dask.
 
 ``throng.sweep`` is the documented way to run many simulations at once, on one machine or on a
 cluster. Each run plays one scenario file with one seed on a single worker thread (the parallel
@@ -8,29 +9,30 @@ one run's planning threads share its agents), and returns the same summary as
 
 Backends:
 
-- ``"processes"`` (the default; nothing to install): a pool of worker processes on this machine.
-  The processes are *spawned*, not forked, so a parent that already runs threads (rayon's pool,
-  a notebook's kernel) cannot hand a worker a half-copied lock. As with any spawned process,
-  each worker imports the main module: in a script, call ``sweep`` under
-  ``if __name__ == "__main__":`` (notebooks and ``python -c`` need nothing).
+- ``"threads"`` (the default; nothing to install): a pool of threads in this process. A run
+  releases the GIL while it builds and plays the simulation, so the runs go in parallel, and
+  nothing is imported again: a sweep works the same in a script (with or without
+  ``if __name__ == "__main__":``), from ``python -c``, from standard input and in a notebook.
+- ``"processes"``: a pool of worker processes of our own (``throng._sweep_worker``), each a fresh
+  Python reading its runs over a pipe; it never imports the caller's main module, so it works
+  wherever ``"threads"`` does. A run that kills its worker (out of memory, a crash) fails alone.
 - ``"ray"``: one Ray task per run (``num_cpus=1``). When Ray is not initialised, a local Ray is
   started; on a cluster, call ``ray.init(address=...)`` first and the same call fans out over it.
 - ``"dask"``: one Dask task per run. When a ``dask.distributed`` client exists (``Client(...)``
   connected to a cluster or a ``LocalCluster``), the runs go to it; otherwise Dask's local
-  process scheduler runs them.
+  threaded scheduler runs them.
 
-Every worker must be able to import ``throng`` and read the scenario files at the paths given
-(on a cluster: install the package on the workers and use a shared file system or the same
-checkout).
+Every backend gives each run the same result as a single ``Simulation.from_scenario(path,
+seed=seed, threads=1, **overrides).run()``. Every worker must be able to import ``throng`` and
+read the scenario files at the paths given (on a cluster: install the package on the workers
+and use a shared file system or the same checkout).
 """
 
 from __future__ import annotations
 
 import itertools
 import os
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
-from multiprocessing import get_context
+from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence, Union
 
@@ -38,7 +40,7 @@ __all__ = ["sweep", "run_one"]
 
 PathLike = Union[str, "os.PathLike[str]"]
 
-BACKENDS = ("processes", "ray", "dask")
+BACKENDS = ("threads", "processes", "ray", "dask")
 
 
 def run_one(scenario: PathLike, seed: int, overrides: Mapping[str, Any] | None = None) -> dict:
@@ -99,7 +101,7 @@ def _flatten(row: Mapping[str, Any]) -> dict:
 def sweep(
     scenarios: Union[PathLike, Sequence[PathLike]],
     seeds: Union[int, Iterable[int]] = (1,),
-    backend: str = "processes",
+    backend: str = "threads",
     *,
     workers: int | None = None,
     as_frame: bool | None = None,
@@ -112,9 +114,10 @@ def sweep(
     Args:
         scenarios: a scenario file (TOML, as for ``throng run``) or a list of them.
         seeds: the seeds, or an int ``n`` for the seeds ``0 .. n-1``.
-        backend: ``"processes"``, ``"ray"`` or ``"dask"`` (see the module's documentation).
-        workers: processes to start (``"processes"``; default: all cores) or the number of
-            workers of Dask's local scheduler; Ray and a Dask client use their cluster's size.
+        backend: ``"threads"``, ``"processes"``, ``"ray"`` or ``"dask"`` (see the module's
+            documentation).
+        workers: the runs played at once by ``"threads"``, ``"processes"`` and Dask's local
+            scheduler (default: all cores); Ray and a Dask client use their cluster's size.
         as_frame: return a pandas DataFrame (one row per run, nested summary keys joined with
             dots, the overrides as ``override.<key>``); default: when pandas is installed.
         errors: ``"raise"`` (default) stops at the first failed run with an error naming its
@@ -166,8 +169,12 @@ def sweep(
     if not tasks:
         raise ValueError("nothing to run: no scenario or no seed")
 
-    if backend == "processes":
-        rows = _run_processes(tasks, workers)
+    if backend == "threads":
+        rows = _run_threads(tasks, workers)
+    elif backend == "processes":
+        from ._sweep_worker import run_tasks
+
+        rows = run_tasks(tasks, _pool_size(workers, tasks))
     elif backend == "ray":
         rows = _run_ray(tasks)
     else:
@@ -187,17 +194,27 @@ def sweep(
     return rows
 
 
-def _run_processes(tasks: list, workers: int | None) -> list:
-    workers = min(workers or os.cpu_count() or 1, len(tasks))
+def _pool_size(workers: int | None, tasks: list) -> int:
+    return min(workers or os.cpu_count() or 1, len(tasks))
+
+
+def _run_threads(tasks: list, workers: int | None) -> list:
+    """The runs on a pool of threads (each run releases the GIL), their rows in order.
+
+    The first failed run (``errors="raise"``) or an interrupt cancels the runs not started yet
+    rather than waiting for them; the runs under way finish (a run cannot be stopped midway).
+    """
+    pool = ThreadPoolExecutor(_pool_size(workers, tasks), thread_name_prefix="throng-sweep")
     try:
-        with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:
-            return list(pool.map(_task, tasks))
-    except BrokenProcessPool as e:
-        raise RuntimeError(
-            "a sweep worker process died before returning its run. Worker processes are "
-            "spawned and import the main module: in a script, call sweep() under "
-            "`if __name__ == \"__main__\":`. Otherwise a run ran out of memory or crashed."
-        ) from e
+        futures = [pool.submit(_task, t) for t in tasks]
+        wait(futures, return_when=FIRST_EXCEPTION)
+        failed = [f for f in futures if f.done() and f.exception() is not None]
+        if failed:
+            pool.shutdown(wait=False, cancel_futures=True)
+            failed[0].result()
+        return [f.result() for f in futures]
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _run_ray(tasks: list) -> list:
@@ -225,5 +242,7 @@ def _run_dask(tasks: list, workers: int | None) -> list:
     if client is not None:
         futures = client.map(_task, tasks, pure=False)
         return client.gather(futures)
+    # Threads, as for backend="threads": Dask's local process scheduler would spawn workers that
+    # import the caller's main module.
     delayed = [dask.delayed(_task)(t) for t in tasks]
-    return list(dask.compute(*delayed, scheduler="processes", num_workers=workers))
+    return list(dask.compute(*delayed, scheduler="threads", num_workers=workers))
