@@ -553,6 +553,21 @@ fn json_and_csv_dash_write_to_stdout_and_the_table_to_stderr() {
     assert!(!dir.path().join("-").exists(), "no file named -");
     let o = throng(&["run", path.to_str().unwrap(), "--json", "-", "--csv", "-"]);
     assert_error(&o, &["--json - and --csv -"]);
+    // Binary and picture outputs have no standard-output form: `-` is refused, not a file.
+    for (flag, name) in [
+        ("--trace", "-"),
+        ("--paths", "-"),
+        ("--render", "-"),
+        ("--heatmap", "-"),
+    ] {
+        let o = Command::new(env!("CARGO_BIN_EXE_throng"))
+            .current_dir(dir.path())
+            .args(["run", path.to_str().unwrap(), flag, name, "--ticks", "2"])
+            .output()
+            .unwrap();
+        assert_error(&o, &[&format!("{flag} -")]);
+        assert!(!dir.path().join("-").exists(), "{flag}: no file named -");
+    }
 }
 
 #[test]

@@ -286,6 +286,52 @@ fn every_page_with_rust_code_is_a_doctest() {
     }
 }
 
+/// Every file under `dir` (recursively), as paths from the repository root.
+fn files_under(dir: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut todo = vec![root().join(dir)];
+    while let Some(d) = todo.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                todo.push(path);
+            } else {
+                let rel = path.strip_prefix(root()).unwrap();
+                out.push(rel.to_string_lossy().replace('\\', "/"));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn the_layout_names_every_source_file() {
+    let readme = read("README.md");
+    let layout = readme
+        .split("\n## Layout")
+        .nth(1)
+        .and_then(|rest| rest.split("\n## ").next())
+        .expect("a Layout section");
+    let files = files_under("src");
+    assert!(files.len() > 50, "{files:?}");
+    // A file is named by its path, its path below src/, or its name within its folder's row.
+    let missing: Vec<&String> = files
+        .iter()
+        .filter(|path| {
+            let below_src = path.trim_start_matches("src/");
+            let name = path.rsplit('/').next().unwrap();
+            ![path.as_str(), below_src, name]
+                .iter()
+                .any(|n| layout.contains(&format!("`{n}`")) || layout.contains(&format!("/{n}`")))
+        })
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "the Layout section of README.md names none of {missing:?}"
+    );
+}
+
 #[test]
 fn the_readme_stays_short() {
     let lines = read("README.md").lines().count();

@@ -378,10 +378,22 @@ fn toml_blocks(markdown: &str) -> Vec<String> {
 #[test]
 fn documented_examples_parse_and_build() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    for (doc, base) in [("README.md", root.clone()), ("sims/README.md", sims())] {
+    let mut docs = vec![
+        ("sims/README.md".to_string(), sims(), true),
+        ("docs/scenarios.md".to_string(), root.clone(), true),
+        ("README.md".to_string(), root.clone(), false),
+    ];
+    for entry in std::fs::read_dir(root.join("docs")).unwrap() {
+        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+        if name.ends_with(".md") && name != "scenarios.md" {
+            docs.push((format!("docs/{name}"), root.clone(), false));
+        }
+    }
+    for (doc, base, must_have) in docs {
+        let doc = doc.as_str();
         let text = std::fs::read_to_string(root.join(doc)).unwrap();
         let blocks = toml_blocks(&text);
-        assert!(!blocks.is_empty(), "{doc} has an example");
+        assert!(!must_have || !blocks.is_empty(), "{doc} has an example");
         for block in blocks {
             let s = Scenario::parse(&block, doc, &base).unwrap_or_else(|e| panic!("{e}"));
             s.build().unwrap_or_else(|e| panic!("{doc}: {e}"));

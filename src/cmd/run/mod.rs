@@ -334,6 +334,12 @@ pub(crate) fn run_scenario(args: RunArgs) -> anyhow::Result<ExitCode> {
         if let Some(file) = file
             && !(is_stdout(file) && matches!(flag, "--json" | "--csv"))
         {
+            if is_stdout(file) {
+                bail!(
+                    "{flag} -: only --json and --csv write to standard output; give {flag} a \
+                     file name"
+                );
+            }
             check_writable(flag, file)?;
         }
     }
@@ -356,6 +362,11 @@ pub(crate) fn run_scenario(args: RunArgs) -> anyhow::Result<ExitCode> {
         bail!(
             "--render-size {w}: sets the width of --render and --heatmap pictures, and neither was given"
         );
+    }
+    for (flag, file) in [("--render", &args.render), ("--heatmap", &args.heatmap)] {
+        if file.as_deref().is_some_and(is_stdout) {
+            bail!("{flag} -: pictures are written to files; give {flag} a file name");
+        }
     }
     if let Some(file) = &args.render {
         check_writable("--render", file)?;
