@@ -1,0 +1,231 @@
+//! Recorded results of every shipped problem, so that a change meant to keep behaviour (a
+//! refactor of the simulation core, a faster data structure) is shown to keep it: every
+//! shipped scenario's final state hash, the shipped League of Robot Runners problems' task
+//! counts under each action model, and the plans `throng mapf` returns for shipped MAPF
+//! instances. A change that is meant to alter behaviour updates these values and says why in
+//! its commit.
+//!
+//! The values were recorded with `throng run FILE --json -`, `throng lorr PROBLEM --json
+//! --action-model M` and `throng mapf ... --out PLAN` (the plan's `solution=` lines hashed with
+//! FNV-1a). The same seed gives the same run on any number of threads, so the values hold on
+//! any machine.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Runs `throng` from the repository root; panics with its stderr when it fails.
+fn throng(args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_throng"))
+        .current_dir(root())
+        .args(args)
+        .output()
+        .expect("run throng");
+    assert!(
+        out.status.success(),
+        "throng {}: {}",
+        args.join(" "),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("UTF-8")
+}
+
+fn json(text: &str) -> serde_json::Value {
+    serde_json::from_str(text).unwrap_or_else(|e| panic!("{e}: {text}"))
+}
+
+/// 64-bit FNV-1a of `bytes`.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+#[test]
+fn fnv1a_is_the_reference_function() {
+    assert_eq!(fnv1a(b""), 0xcbf2_9ce4_8422_2325);
+    assert_eq!(fnv1a(b"a"), 0xaf63_dc4c_8601_ec8c);
+}
+
+/// Every scenario file in `sims/`: (file, ticks to play or `None` for the file's own, final
+/// state hash, ticks played, agents arrived, sum of costs).
+const SCENARIOS: [(&str, Option<u64>, &str, u64, u64, u64); 6] = [
+    // 100,000 agents: the first 60 ticks (the first tick plans every agent).
+    (
+        "sims/crowd-100k.toml",
+        Some(60),
+        "610bca6289fe308d",
+        60,
+        968,
+        42251,
+    ),
+    (
+        "sims/crowd-rooms.toml",
+        None,
+        "3eb62b8518da3838",
+        360,
+        1200,
+        298689,
+    ),
+    (
+        "sims/default.toml",
+        None,
+        "61d58179ab05374a",
+        685,
+        10000,
+        2828170,
+    ),
+    ("sims/doors.toml", None, "a4e16a25cb0b2cae", 561, 300, 54053),
+    ("sims/lifelong.toml", None, "ced3d70f7b82a27a", 1000, 0, 0),
+    (
+        "sims/mapf-random-32-32-10.toml",
+        None,
+        "9b71eedae6bc5974",
+        58,
+        100,
+        3270,
+    ),
+];
+
+#[test]
+fn every_shipped_scenario_is_recorded() {
+    let mut files: Vec<String> = std::fs::read_dir(root().join("sims"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .map(|p| format!("sims/{}", p.file_name().unwrap().to_string_lossy()))
+        .collect();
+    files.sort();
+    let recorded: Vec<&str> = SCENARIOS.iter().map(|s| s.0).collect();
+    assert_eq!(files, recorded, "add the new scenario's recorded values");
+}
+
+#[test]
+fn shipped_scenarios_end_in_their_recorded_states() {
+    let mut wrong = Vec::new();
+    for (file, ticks, hash, played, arrived, soc) in SCENARIOS {
+        let ticks = ticks.map(|t| t.to_string());
+        let mut args = vec!["run", file, "--quiet", "--json", "-"];
+        if let Some(t) = &ticks {
+            args.extend(["--ticks", t]);
+        }
+        let v = json(&throng(&args));
+        let got = (
+            v["final_state_hash_hex"].as_str().unwrap_or("").to_string(),
+            v["ticks"].as_u64().unwrap(),
+            v["arrived"].as_u64().unwrap(),
+            v["sum_of_costs"].as_u64().unwrap(),
+        );
+        if got != (hash.to_string(), played, arrived, soc) {
+            wrong.push(format!(
+                "{file}: got {got:?}, recorded {:?}",
+                (hash, played, arrived, soc)
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "\n{}", wrong.join("\n"));
+}
+
+#[test]
+fn shipped_lorr_problems_finish_their_recorded_tasks() {
+    // (problem, action model, tasks finished, errands done, moves) over the problem's 600 steps.
+    let cases = [
+        ("RANDOM-01", "rotate", 581, 2156, 40875),
+        ("RANDOM-01", "free", 724, 2636, 56114),
+        ("RANDOM-02", "rotate", 905, 3387, 68854),
+        ("RANDOM-02", "free", 931, 3495, 97428),
+    ];
+    let mut wrong = Vec::new();
+    for (problem, model, tasks, errands, moves) in cases {
+        let path = format!("sims/lorr/random.domain/{problem}.json");
+        let v = json(&throng(&["lorr", &path, "--action-model", model, "--json"]));
+        let got = (
+            v["tasks_finished"].as_u64().unwrap(),
+            v["errands_done"].as_u64().unwrap(),
+            v["moves"].as_u64().unwrap(),
+        );
+        if got != (tasks, errands, moves) {
+            wrong.push(format!(
+                "{problem} {model}: got {got:?}, recorded {:?}",
+                (tasks, errands, moves)
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "\n{}", wrong.join("\n"));
+}
+
+#[test]
+fn shipped_mapf_instances_get_their_recorded_plans() {
+    // (map, scen, agents, neighbourhood, sum of costs, makespan, FNV-1a of the solution lines).
+    let cases = [
+        (
+            "random-32-32-10",
+            "random-32-32-10-random-1",
+            "100",
+            "4",
+            3128,
+            56,
+            0x2604_f8fc_041c_3a31_u64,
+        ),
+        (
+            "random-32-32-10",
+            "random-32-32-10-random-1",
+            "150",
+            "8",
+            3169,
+            33,
+            0x3663_8861_e2b8_6fb4,
+        ),
+        (
+            "maze-32-32-2",
+            "maze-32-32-2-random-5",
+            "50",
+            "4",
+            3679,
+            124,
+            0x1a1f_9fe9_c427_1569,
+        ),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let mut wrong = Vec::new();
+    for (map, scen, agents, nb, soc, makespan, plan_hash) in cases {
+        let plan = dir.path().join(format!("{map}-{agents}-{nb}.txt"));
+        let map_path = format!("sims/maps/mapf/{map}.map");
+        let scen_path = format!("sims/maps/mapf/{scen}.scen");
+        let args = [
+            "mapf",
+            &map_path,
+            &scen_path,
+            "--agents",
+            agents,
+            "--neighbourhood",
+            nb,
+            "--json",
+            "--out",
+            plan.to_str().unwrap(),
+        ];
+        let v = json(&throng(&args));
+        let text = std::fs::read_to_string(Path::new(&plan)).unwrap();
+        let solution = text
+            .split_once("solution=")
+            .map(|(_, s)| s)
+            .expect("a solution= line");
+        let got = (
+            v["status"].as_str().unwrap_or("").to_string(),
+            v["soc"].as_u64().unwrap(),
+            v["makespan"].as_u64().unwrap(),
+            fnv1a(solution.as_bytes()),
+        );
+        if got != ("solved".to_string(), soc, makespan, plan_hash) {
+            wrong.push(format!(
+                "{map} {agents} agents, {nb}-connected: got {got:?} (hash {:#x}), recorded {:?}",
+                got.3,
+                (soc, makespan, plan_hash)
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "\n{}", wrong.join("\n"));
+}
