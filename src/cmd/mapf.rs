@@ -36,7 +36,7 @@ pub struct MapfArgs {
     /// first solution.
     #[arg(long)]
     anytime: bool,
-    /// Write the plan to FILE in LaCAM's result format (mapf-visualizer replays it).
+    /// Write the plan to FILE in lacam3's result format (mapf-visualizer replays it).
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
     /// Print one JSON object instead of the table.
@@ -95,13 +95,16 @@ pub fn run(args: MapfArgs) -> anyhow::Result<ExitCode> {
         let mut w = BufWriter::new(
             std::fs::File::create(file).with_context(|| format!("writing {}", file.display()))?,
         );
+        // The map's file name without its folder, as lacam3 records it.
+        let map_name = args.map.file_name().unwrap_or(args.map.as_os_str());
         write_plan(
             &mut w,
             &instance,
-            &args.map.display().to_string(),
+            &map_name.to_string_lossy(),
             &plan,
             &costs,
-            stats.time_ms,
+            &stats,
+            args.seed,
         )
         .and_then(|()| w.flush())
         .with_context(|| format!("writing {}", file.display()))?;
