@@ -6,9 +6,9 @@
 //! its commit.
 //!
 //! The values were recorded with `throng run FILE --json -`, `throng lorr PROBLEM --json
-//! --action-model M` and `throng mapf ... --out PLAN` (the plan's `solution=` lines hashed with
-//! FNV-1a). The same seed gives the same run on any number of threads, so the values hold on
-//! any machine.
+//! --action-model M` and `throng mapf ... --out PLAN` (the plan's lines after its `solution=`
+//! line hashed with FNV-1a). The same seed gives the same run on any number of threads, so the
+//! values hold on any machine.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -50,9 +50,12 @@ fn fnv1a_is_the_reference_function() {
     assert_eq!(fnv1a(b"a"), 0xaf63_dc4c_8601_ec8c);
 }
 
-/// Every scenario file in `sims/`: (file, ticks to play or `None` for the file's own, final
-/// state hash, ticks played, agents arrived, sum of costs).
-const SCENARIOS: [(&str, Option<u64>, &str, u64, u64, u64); 6] = [
+/// What a scenario's run is recorded as: (file, ticks to play or `None` for the file's own,
+/// final state hash, ticks played, agents arrived, sum of costs).
+type Recorded = (&'static str, Option<u64>, &'static str, u64, u64, u64);
+
+/// Every scenario file in `sims/`.
+const SCENARIOS: [Recorded; 6] = [
     // 100,000 agents: the first 60 ticks (the first tick plans every agent).
     (
         "sims/crowd-100k.toml",
@@ -210,7 +213,7 @@ fn shipped_mapf_instances_get_their_recorded_plans() {
         let v = json(&throng(&args));
         let text = std::fs::read_to_string(Path::new(&plan)).unwrap();
         let solution = text
-            .split_once("solution=")
+            .split_once("\nsolution=")
             .map(|(_, s)| s)
             .expect("a solution= line");
         let got = (

@@ -240,10 +240,26 @@ fn anytime_lacam_improves_on_its_first_plan() {
             })
             .sum()
     };
-    let (first, _) = solve(&grid, &starts, &goals, &LacamOptions::default()).unwrap();
+    // lacam3's sum of loss: per agent, the steps it is not resting on its goal.
+    let loss = |plan: &[Vec<CellId>]| -> u64 {
+        (0..goals.len())
+            .map(|a| {
+                plan.windows(2)
+                    .filter(|w| w[0][a] != goals[a] || w[1][a] != goals[a])
+                    .count() as u64
+            })
+            .sum()
+    };
+    let (first, first_stats) = solve(&grid, &starts, &goals, &LacamOptions::default()).unwrap();
     let LacamOutcome::Solved(first) = first else {
         panic!("{first:?}")
     };
+    // The counters lacam3 logs: the first solution's cost (the plan returned here), a
+    // checkpoint at 0 ms before any solution, a low-level node or more per high-level one.
+    assert_eq!(first_stats.first_solution_cost, Some(loss(&first)));
+    assert_eq!(first_stats.checkpoints.first(), Some(&None));
+    assert!(first_stats.low_level_nodes >= first_stats.nodes);
+    assert!(first_stats.iterations >= first_stats.nodes);
     let options = LacamOptions {
         anytime: true,
         node_limit: Some(60_000),
@@ -262,4 +278,8 @@ fn anytime_lacam_improves_on_its_first_plan() {
         soc(&first)
     );
     assert!(stats.first_solution_ms.unwrap() <= stats.solution_ms.unwrap());
+    assert!(
+        stats.first_solution_cost.unwrap() > loss(&better),
+        "{stats:?}"
+    );
 }

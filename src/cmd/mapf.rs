@@ -41,7 +41,7 @@ pub struct MapfArgs {
     /// first solution.
     #[arg(long)]
     anytime: bool,
-    /// Write the plan to FILE in LaCAM's result format (mapf-visualizer replays it). The path is
+    /// Write the plan to FILE in lacam3's result format (every header key of lacam3's) (mapf-visualizer replays it). The path is
     /// checked before the search; the file is written after it, solved or not (`solved=0`).
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
@@ -126,8 +126,10 @@ pub fn run(args: MapfArgs) -> anyhow::Result<ExitCode> {
     if let Some(file) = &args.out {
         let what = || format!("writing {}", file.display());
         let mut w = BufWriter::new(std::fs::File::create(file).with_context(what)?);
+        // The map as given (lacam3 writes its file name alone): `throng view PLAN` finds it
+        // from where the plan was made, or next to the plan by its name.
         let map = args.map.display().to_string();
-        let written = write_plan(&mut w, &instance, &map, &plan, &costs, stats.time_ms)
+        let written = write_plan(&mut w, &instance, &map, &plan, &costs, &stats, args.seed)
             .and_then(|()| w.flush());
         if let Err(e) = written {
             // No half-written plan left behind (only the file created here is removed).

@@ -30,4 +30,4 @@ pub mod validate;
 pub use problem::Problem;
 pub use run::{LorrConfig, LorrReport, LorrRun};
 pub use tasks::{TaskBoard, TaskEvent};
-pub use validate::{PlanError, replay};
+pub use validate::{PlanError, action_move, replay};

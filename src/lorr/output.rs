@@ -1,17 +1,24 @@
-//! The competition's output JSON, which PlanViz replays: `actionModel`, `AllValid`,
-//! `teamSize`, `start`, `numTaskFinished`, `sumOfCost`, `makespan`, `actualPaths`,
-//! `plannerPaths`, `plannerTimes`, `errors`, `events`, `tasks`, `actualSchedule` and
-//! `plannerSchedule` (format: the start kit's `Input_Output_Format.md`, v2.1).
+//! The competition's output JSON, which PlanViz replays: every key the 2024 start kit (v2.1.2)
+//! writes, in its order and with its conventions, plus `AllValid` and `sumOfCost` (older
+//! kits' keys, which PlanViz ignores).
 //!
-//! Written as a stream (a WAREHOUSE run is 10,000 agents x 5,000 steps of actions). Under the
-//! free action model `actionModel` is `"MAPF"` and moves are `U`, `D`, `L`, `R` (PlanViz
-//! replays only `MAPF_T`).
+//! Conventions (the start kit's `BaseSystem::saveResults` and `TaskManager`): `version` is
+//! `"2024 LoRR"` (PlanViz picks its parser by it); timestep `t` is the state after `t` moves,
+//! so an event at `t` is an errand reached by the `t`-th move, an assignment made when
+//! planning move `t` is scheduled at `t` (the first ones at 1), tasks revealed at the start
+//! have release time 0 and the others the timestep of the finish that revealed them;
+//! `plannerTimes` has one entry (seconds) per step. Written as a stream (a WAREHOUSE run is
+//! 10,000 agents x 5,000 steps of actions). Under the free action model `actionModel` is
+//! `"MAPF"` and moves are PlanViz's `U` (row + 1), `D` (row - 1), `L`, `R`.
 
 use std::io::{self, Write};
 
 use super::tasks::{NONE, TaskBoard};
 use crate::grid::{CellId, Grid};
 use crate::sim::ActionModel;
+
+/// The format version the start kit writes, which selects PlanViz's 2024 parser.
+pub(crate) const VERSION: &str = "2024 LoRR";
 
 /// Writes the output JSON of a run: `actions` has one string per step (a letter per agent),
 /// `step_ms` the time of each step.
@@ -35,15 +42,10 @@ pub(crate) fn write(
     };
     writeln!(out, "{{")?;
     writeln!(out, "  \"actionModel\": \"{model_name}\",")?;
+    writeln!(out, "  \"version\": \"{VERSION}\",")?;
+    // The plan passed the independent replay before it is written.
     writeln!(out, "  \"AllValid\": \"Yes\",")?;
     writeln!(out, "  \"teamSize\": {agents},")?;
-    write!(out, "  \"start\": [")?;
-    for (a, &s) in starts.iter().enumerate() {
-        let (r, c) = rc(s);
-        let sep = if a + 1 < agents { "," } else { "" };
-        write!(out, "[{r},{c},\"E\"]{sep}")?;
-    }
-    writeln!(out, "],")?;
     writeln!(out, "  \"numTaskFinished\": {},", board.finished())?;
     let cost = actions
         .iter()
@@ -51,6 +53,17 @@ pub(crate) fn write(
         .sum::<usize>();
     writeln!(out, "  \"sumOfCost\": {cost},")?;
     writeln!(out, "  \"makespan\": {},", actions.len())?;
+    // A valid plan, no schedule refused, no step over a time limit (throng has none).
+    writeln!(out, "  \"numPlannerErrors\": 0,")?;
+    writeln!(out, "  \"numScheduleErrors\": 0,")?;
+    writeln!(out, "  \"numEntryTimeouts\": 0,")?;
+    write!(out, "  \"start\": [")?;
+    for (a, &s) in starts.iter().enumerate() {
+        let (r, c) = rc(s);
+        let sep = if a + 1 < agents { "," } else { "" };
+        write!(out, "[{r},{c},\"E\"]{sep}")?;
+    }
+    writeln!(out, "],")?;
     for key in ["actualPaths", "plannerPaths"] {
         writeln!(out, "  \"{key}\": [")?;
         let mut path = Vec::with_capacity(actions.len() * 2);
@@ -76,6 +89,28 @@ pub(crate) fn write(
     }
     writeln!(out, "],")?;
     writeln!(out, "  \"errors\": [],")?;
+    // Each agent's schedule: "timestep:task" each time its task changed (-1: none), comma-
+    // separated with no comma at the end (PlanViz reads each piece as two integers). The
+    // board numbers an assignment by the step that planned it (from 0); the kit by the
+    // timestep at which it holds, the end of that step's move (from 1).
+    let mut schedule = vec![String::new(); agents];
+    for &(step, agent, task) in board.assignments() {
+        let s = &mut schedule[agent as usize];
+        if !s.is_empty() {
+            s.push(',');
+        }
+        let task = if task == NONE { -1 } else { i64::from(task) };
+        s.push_str(&format!("{}:{task}", step + 1));
+    }
+    for key in ["actualSchedule", "plannerSchedule"] {
+        writeln!(out, "  \"{key}\": [")?;
+        for (a, s) in schedule.iter().enumerate() {
+            let sep = if a + 1 < agents { "," } else { "" };
+            writeln!(out, "    \"{s}\"{sep}")?;
+        }
+        writeln!(out, "  ],")?;
+    }
+    writeln!(out, "  \"scheduleErrors\": [],")?;
     write!(out, "  \"events\": [")?;
     let events = board.events();
     for (i, e) in events.iter().enumerate() {
@@ -96,29 +131,7 @@ pub(crate) fn write(
         let sep = if i + 1 < tasks.len() { "," } else { "" };
         writeln!(out, "]]{sep}")?;
     }
-    writeln!(out, "  ],")?;
-    // Each agent's schedule: "step:task" each time it was given a task, comma-separated with
-    // no comma at the end (PlanViz reads each piece as two integers; a trailing comma made
-    // its loader fail on the empty piece).
-    let mut schedule = vec![String::new(); agents];
-    for &(step, agent, task) in board.assignments() {
-        if agent != NONE {
-            let s = &mut schedule[agent as usize];
-            if !s.is_empty() {
-                s.push(',');
-            }
-            s.push_str(&format!("{step}:{task}"));
-        }
-    }
-    for (k, key) in ["actualSchedule", "plannerSchedule"].iter().enumerate() {
-        writeln!(out, "  \"{key}\": [")?;
-        for (a, s) in schedule.iter().enumerate() {
-            let sep = if a + 1 < agents { "," } else { "" };
-            writeln!(out, "    \"{s}\"{sep}")?;
-        }
-        let sep = if k == 0 { "," } else { "" };
-        writeln!(out, "  ]{sep}")?;
-    }
+    writeln!(out, "  ]")?;
     writeln!(out, "}}")?;
     Ok(())
 }

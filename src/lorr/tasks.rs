@@ -57,8 +57,10 @@ pub struct TaskBoard {
     open: usize,
     finished: u64,
     events: Vec<TaskEvent>,
-    /// Every assignment made: (step, agent, task).
+    /// Every change of an agent's task: (step, agent, task or [`NONE`]).
     assignments: Vec<(u64, u32, u32)>,
+    /// Per agent: the task of its last entry in `assignments` (`None`: no entry yet).
+    scheduled: Vec<Option<u32>>,
     width: u32,
 }
 
@@ -76,6 +78,7 @@ impl TaskBoard {
             finished: 0,
             events: Vec::new(),
             assignments: Vec::new(),
+            scheduled: vec![None; agents],
             width: grid.width(),
         };
         board.reveal_up_to(0);
@@ -103,6 +106,11 @@ impl TaskBoard {
     /// order, at step `step`; `positions[a]` is agent `a`'s cell. Puts the agents given a task
     /// in `out`.
     ///
+    /// Records in [`TaskBoard::assignments`] every agent whose task changed since its last
+    /// entry, as the start kit's schedule does: at the first call every agent (with [`NONE`]
+    /// for one left without a task), later an agent given a new task, or left without one
+    /// after finishing its last.
+    ///
     /// Tried and dropped: ranking tasks by distance plus their own length (short tasks first,
     /// since throughput counts tasks): fewer tasks finished on RANDOM-01 and 02 (see the
     /// benchmarks in docs/benchmarks.md).
@@ -123,8 +131,13 @@ impl TaskBoard {
             let task = self.free_tasks.swap_remove(best.1);
             self.tasks[task as usize].agent = agent as u32;
             self.agent_task[agent] = task;
-            self.assignments.push((step, agent as u32, task));
             out.push(agent as u32);
+        }
+        for (agent, &task) in self.agent_task.iter().enumerate() {
+            if self.scheduled[agent] != Some(task) {
+                self.scheduled[agent] = Some(task);
+                self.assignments.push((step, agent as u32, task));
+            }
         }
     }
 
@@ -187,7 +200,8 @@ impl TaskBoard {
         &self.events
     }
 
-    /// Every assignment made, in order: (step, agent, task id).
+    /// Every change of an agent's task, in order: (step of [`TaskBoard::assign`], agent, task
+    /// id or [`NONE`] when it was left without one).
     pub fn assignments(&self) -> &[(u64, u32, u32)] {
         &self.assignments
     }
@@ -250,6 +264,27 @@ mod tests {
             .collect();
         assert_eq!(events, vec![(1, 0, 1, 1), (2, 0, 1, 2), (2, 1, 0, 1)]);
         assert_eq!(board.tasks()[1].finished_at, Some(2));
+    }
+
+    #[test]
+    fn the_schedule_records_every_change_of_task_none_included() {
+        let grid = Grid::from_ascii("....").unwrap();
+        // Two tasks revealed at a time for three agents: agent 2 is left without one.
+        let mut board = TaskBoard::new(&grid, vec![vec![1], vec![2]], 3, 2);
+        let mut changed = Vec::new();
+        board.assign(0, &[0, 3, 2], &mut changed);
+        assert_eq!(board.assignments(), &[(0, 0, 0), (0, 1, 1), (0, 2, NONE)]);
+        // Agent 0 finishes task 0; task 2 is revealed and agent 0 takes it: one entry, none
+        // for the agents whose task did not change.
+        board.arrive(1, &[1, 3, 2], &mut changed);
+        board.assign(1, &[1, 3, 2], &mut changed);
+        assert_eq!(board.assignments()[3..], [(1, 0, 2)]);
+        board.assign(2, &[1, 3, 2], &mut changed);
+        assert_eq!(
+            board.assignments().len(),
+            4,
+            "no entry while nothing changes"
+        );
     }
 
     #[test]

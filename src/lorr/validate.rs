@@ -2,9 +2,10 @@
 //! step, replayed from the starts. Written apart from the simulation so that it can judge it.
 //!
 //! Rotate model (`MAPF_T`): `F` moves one cell the way the agent faces (onto a free cell of
-//! the map), `R` / `C` turn it clockwise / counter-clockwise, `W` waits. Free model: `U`, `D`,
-//! `L`, `R` move one cell up (north), down, left or right, `W` waits. After every step no two
-//! agents share a cell and no two swapped cells ([`crate::mapf::check_step`]).
+//! the map), `R` / `C` turn it clockwise / counter-clockwise, `W` waits. Free model (`MAPF`):
+//! PlanViz's letters as PlanViz replays them: `U` moves one row down (south, row + 1), `D` one
+//! row up (north), `L` / `R` one column left / right, `W` waits. After every step no two agents
+//! share a cell and no two swapped cells ([`crate::mapf::check_step`]).
 
 use crate::grid::{CellId, Direction, Grid};
 use crate::mapf::check_step;
@@ -94,22 +95,8 @@ pub fn replay(
                 letter,
                 model,
             };
-            let dir = match (model, letter) {
-                (_, 'W') => None,
-                (ActionModel::Rotate, 'F') => Some(headings[agent].direction()),
-                (ActionModel::Rotate, 'R') => {
-                    headings[agent] = headings[agent].clockwise();
-                    None
-                }
-                (ActionModel::Rotate, 'C') => {
-                    headings[agent] = headings[agent].counter_clockwise();
-                    None
-                }
-                (ActionModel::Free, 'U') => Some(Direction::North),
-                (ActionModel::Free, 'D') => Some(Direction::South),
-                (ActionModel::Free, 'L') => Some(Direction::West),
-                (ActionModel::Free, 'R') => Some(Direction::East),
-                _ => return Err(unknown),
+            let Some(dir) = action_move(model, letter, &mut headings[agent]) else {
+                return Err(unknown);
             };
             next[agent] = match dir {
                 None => from,
@@ -134,11 +121,46 @@ pub fn replay(
     Ok((cells, headings))
 }
 
-/// The free model's letter for a straight move (`U`, `D`, `L`, `R`).
+/// What one action letter of an output file does under `model`: the direction the robot moves
+/// (`Some(None)`: it stays), its heading turned in place for the rotate model's `R` and `C`;
+/// `None` for a letter the model does not have. The replay here and `throng view` read the
+/// letters through this one table.
+pub fn action_move(
+    model: ActionModel,
+    letter: char,
+    heading: &mut Heading,
+) -> Option<Option<Direction>> {
+    Some(match (model, letter) {
+        (_, 'W') => None,
+        (ActionModel::Rotate, 'F') => Some(heading.direction()),
+        (ActionModel::Rotate, 'R') => {
+            *heading = heading.clockwise();
+            None
+        }
+        (ActionModel::Rotate, 'C') => {
+            *heading = heading.counter_clockwise();
+            None
+        }
+        (ActionModel::Free, letter) => Some(
+            [
+                Direction::North,
+                Direction::South,
+                Direction::West,
+                Direction::East,
+            ]
+            .into_iter()
+            .find(|&d| free_letter(d) == Some(letter))?,
+        ),
+        _ => return None,
+    })
+}
+
+/// The free model's letter for a straight move, PlanViz's: `U` south (row + 1), `D` north,
+/// `L` west, `R` east.
 pub fn free_letter(dir: Direction) -> Option<char> {
     match dir {
-        Direction::North => Some('U'),
-        Direction::South => Some('D'),
+        Direction::South => Some('U'),
+        Direction::North => Some('D'),
         Direction::West => Some('L'),
         Direction::East => Some('R'),
         _ => None,
@@ -188,9 +210,13 @@ mod tests {
     }
 
     #[test]
-    fn free_plans_use_compass_letters() {
+    fn free_plans_use_planviz_letters() {
         let grid = Grid::from_ascii("...\n...").unwrap();
-        let (end, _) = replay(&grid, &[0], ActionModel::Free, &["R", "D", "L", "U", "W"]).unwrap();
+        // PlanViz replays `U` as a step to the next row (row + 1), `D` to the row before.
+        let (end, _) = replay(&grid, &[0], ActionModel::Free, &["U"]).unwrap();
+        assert_eq!(end, vec![grid.cell(0, 1).unwrap()]);
+        assert!(replay(&grid, &[0], ActionModel::Free, &["D"]).is_err());
+        let (end, _) = replay(&grid, &[0], ActionModel::Free, &["R", "U", "L", "D", "W"]).unwrap();
         assert_eq!(end, vec![0]);
         assert!(replay(&grid, &[0], ActionModel::Free, &["F"]).is_err());
         assert!(replay(&grid, &[0], ActionModel::Free, &["L"]).is_err());

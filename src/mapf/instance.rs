@@ -1,11 +1,12 @@
 //! One-shot MAPF instances (a map and the first `k` lines of a `.scen` file) and their plans:
-//! the field's measures (sum of costs, makespan and their lower bounds) and the plan file read
-//! by LaCAM's tools and mapf-visualizer.
+//! the field's measures (sum of costs, sum of loss, makespan and their lower bounds) and the
+//! plan file of lacam3's result format, which mapf-visualizer replays.
 
 use std::io::{self, Write};
 use std::path::Path;
 
 use super::distances::{GoalDistances, UNREACHABLE};
+use super::lacam::LacamStats;
 use crate::error::{Error, ParseError, Result};
 use crate::grid::{CellId, Grid, Neighborhood};
 use crate::movingai::{ScenFile, load_map};
@@ -85,6 +86,9 @@ impl Instance {
 pub struct PlanCosts {
     /// Sum over agents of the timestep from which it stays on its goal.
     pub soc: u64,
+    /// Sum over agents of the steps it is not resting on its goal (off it before or after
+    /// the step): the sum of costs less the waits on the goal before leaving it again.
+    pub sum_of_loss: u64,
     /// Sum over agents of the moves from its start to its goal alone on the map.
     pub soc_lb: u64,
     /// Timesteps of the plan.
@@ -101,6 +105,7 @@ pub fn plan_costs(
 ) -> PlanCosts {
     let mut costs = PlanCosts {
         soc: 0,
+        sum_of_loss: 0,
         soc_lb: 0,
         makespan: plan.len().saturating_sub(1) as u64,
         makespan_lb: 0,
@@ -111,6 +116,10 @@ pub fn plan_costs(
             t -= 1;
         }
         costs.soc += t as u64;
+        costs.sum_of_loss += plan
+            .windows(2)
+            .filter(|w| w[0][a] != goal || w[1][a] != goal)
+            .count() as u64;
         let d = distances.get(a as u32, start);
         if d != UNREACHABLE {
             costs.soc_lb += u64::from(d);
@@ -120,23 +129,30 @@ pub fn plan_costs(
     costs
 }
 
-/// Writes a plan in the text format of LaCAM's result files, which mapf-visualizer replays:
-/// `key=value` header lines (`agents`, `map_file`, `solver`, `solved`, `soc`, `soc_lb`,
-/// `makespan`, `makespan_lb`, `comp_time` in ms, `starts`, `goals`), then `solution=` and one
-/// line per timestep `t:(x,y),(x,y),...,` (x the column, a comma after every pair).
+/// Writes a plan in the text format of lacam3's result files, which mapf-visualizer replays:
+/// `key=value` header lines, the keys and their order lacam3's (`agents`, `map_file` (the
+/// map's file name, without its folder), `solver`, `solved`, `soc`, `soc_lb`, `makespan`,
+/// `makespan_lb`, `sum_of_loss`, `sum_of_loss_lb`, `comp_time` (ms), `seed`, `checkpoints`
+/// (-1 before a solution, a comma after each), `comp_time_initial_solution`,
+/// `cost_initial_solution` (-1 without one), `search_iteration`, `num_high_level_node`,
+/// `num_low_level_node`, `starts`, `goals`), then `solution=` and one line per timestep
+/// `t:(x,y),(x,y),...,` (x the column, a comma after every pair). mapf-visualizer reads only
+/// the lines with `:(`, the solution's.
 ///
 /// ```
 /// use throng::Grid;
 /// use throng::mapf::instance::{Instance, PlanCosts, write_plan};
+/// use throng::mapf::lacam::LacamStats;
 ///
 /// let grid = Grid::from_ascii("...")?;
 /// let c = |x| grid.cell(x, 0).unwrap();
 /// let instance = Instance { grid: grid.clone(), starts: vec![c(0)], goals: vec![c(1)] };
 /// let plan = vec![vec![c(0)], vec![c(1)]];
-/// let costs = PlanCosts { soc: 1, soc_lb: 1, makespan: 1, makespan_lb: 1 };
+/// let costs = PlanCosts { soc: 1, sum_of_loss: 1, soc_lb: 1, makespan: 1, makespan_lb: 1 };
 /// let mut out = Vec::new();
-/// write_plan(&mut out, &instance, "x.map", &plan, &costs, 0.5)?;
+/// write_plan(&mut out, &instance, "x.map", &plan, &costs, &LacamStats::default(), 0)?;
 /// let text = String::from_utf8(out).unwrap();
+/// assert!(text.starts_with("agents=1\nmap_file=x.map\n"));
 /// assert!(text.ends_with("solution=\n0:(0,0),\n1:(1,0),\n"));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
@@ -149,7 +165,8 @@ pub fn write_plan(
     map_file: &str,
     plan: &[Vec<CellId>],
     costs: &PlanCosts,
-    comp_time_ms: f64,
+    stats: &LacamStats,
+    seed: u64,
 ) -> io::Result<()> {
     let grid = &instance.grid;
     let cells = |out: &mut dyn Write, config: &[CellId]| -> io::Result<()> {
@@ -159,6 +176,8 @@ pub fn write_plan(
         }
         Ok(())
     };
+    // lacam3 writes -1 for a value it does not have.
+    let or_minus_one = |v: Option<u64>| v.map_or(-1, |v| v as i64);
     writeln!(out, "agents={}", instance.starts.len())?;
     writeln!(out, "map_file={map_file}")?;
     writeln!(out, "solver=throng-lacam")?;
@@ -167,7 +186,27 @@ pub fn write_plan(
     writeln!(out, "soc_lb={}", costs.soc_lb)?;
     writeln!(out, "makespan={}", costs.makespan)?;
     writeln!(out, "makespan_lb={}", costs.makespan_lb)?;
-    writeln!(out, "comp_time={comp_time_ms:.0}")?;
+    writeln!(out, "sum_of_loss={}", costs.sum_of_loss)?;
+    writeln!(out, "sum_of_loss_lb={}", costs.soc_lb)?;
+    writeln!(out, "comp_time={:.0}", stats.time_ms)?;
+    writeln!(out, "seed={seed}")?;
+    write!(out, "checkpoints=")?;
+    for &c in &stats.checkpoints {
+        write!(out, "{},", or_minus_one(c))?;
+    }
+    writeln!(out)?;
+    match stats.first_solution_ms {
+        Some(ms) => writeln!(out, "comp_time_initial_solution={ms:.0}")?,
+        None => writeln!(out, "comp_time_initial_solution=-1")?,
+    }
+    writeln!(
+        out,
+        "cost_initial_solution={}",
+        or_minus_one(stats.first_solution_cost)
+    )?;
+    writeln!(out, "search_iteration={}", stats.iterations)?;
+    writeln!(out, "num_high_level_node={}", stats.nodes)?;
+    writeln!(out, "num_low_level_node={}", stats.low_level_nodes)?;
     write!(out, "starts=")?;
     cells(out, &instance.starts)?;
     writeln!(out)?;

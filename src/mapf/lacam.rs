@@ -70,8 +70,11 @@ pub enum LacamOutcome {
     Unfinished,
 }
 
+/// Interval of [`LacamStats::checkpoints`], milliseconds (lacam3's `checkpoints-duration`).
+pub const CHECKPOINT_MS: f64 = 5000.0;
+
 /// Counters of a [`solve`] call.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct LacamStats {
     /// High-level nodes made (distinct configurations met).
     pub nodes: usize,
@@ -86,6 +89,25 @@ pub struct LacamStats {
     pub solution_ms: Option<f64>,
     /// Times an anytime search found a cheaper plan than its best.
     pub improvements: usize,
+    /// Iterations of the search loop (lacam3's `search_iteration`).
+    pub iterations: usize,
+    /// Constraint sets made: the low-level nodes (lacam3's `num_low_level_node`).
+    pub low_level_nodes: usize,
+    /// The cost of the first solution found: per step, the agents not resting on their goal
+    /// (its sum of loss; lacam3's `cost_initial_solution`). `None`: none was found.
+    pub first_solution_cost: Option<u64>,
+    /// The best solution's cost at 0 ms and every [`CHECKPOINT_MS`] after it while the search
+    /// ran (`None`: no solution yet), as lacam3 records its `checkpoints`.
+    pub checkpoints: Vec<Option<u64>>,
+}
+
+impl LacamStats {
+    /// Adds the checkpoints due by `elapsed_ms`, each with the cost `best`.
+    fn checkpoint(&mut self, elapsed_ms: f64, best: Option<u64>) {
+        while elapsed_ms >= self.checkpoints.len() as f64 * CHECKPOINT_MS {
+            self.checkpoints.push(best);
+        }
+    }
 }
 
 /// A high-level node.
@@ -173,6 +195,8 @@ pub fn solve(
     nodes.push(root);
     open.push(0);
     stats.nodes = 1;
+    stats.low_level_nodes = 1;
+    stats.checkpoint(0.0, None);
 
     // Anytime search: the goal's node, once found.
     let mut best: Option<u32> = None;
@@ -180,15 +204,25 @@ pub fn solve(
         Some(goal) => LacamOutcome::Solved(backtrack(nodes, goal)),
         None => fallback,
     };
+    let ms = |t0: Instant| t0.elapsed().as_secs_f64() * 1e3;
     let outcome = loop {
+        stats.iterations += 1;
+        let best_cost = best.map(|goal| nodes[goal as usize].g);
+        stats.checkpoint(ms(t0), best_cost);
         let Some(&top) = open.last() else {
             break solved(&nodes, best, LacamOutcome::NoSolution);
         };
         if nodes[top as usize].config == goals {
             if !options.anytime {
-                stats.first_solution_ms = Some(t0.elapsed().as_secs_f64() * 1e3);
+                stats.first_solution_ms = Some(ms(t0));
                 stats.solution_ms = stats.first_solution_ms;
-                break LacamOutcome::Solved(backtrack(&nodes, top));
+                let plan = backtrack(&nodes, top);
+                stats.first_solution_cost = Some(
+                    plan.windows(2)
+                        .map(|w| step_cost(&w[0], &w[1], goals))
+                        .sum(),
+                );
+                break LacamOutcome::Solved(plan);
             }
             open.pop(); // the goal is never expanded
             continue;
@@ -240,6 +274,7 @@ pub fn solve(
                 child.to.push(cell);
                 node.pending.push_back(child);
             }
+            stats.low_level_nodes += len;
         }
 
         // A successor under the constraint.
@@ -298,7 +333,10 @@ pub fn solve(
             if next == goals {
                 let now = Some(t0.elapsed().as_secs_f64() * 1e3);
                 match best {
-                    None => stats.first_solution_ms = now,
+                    None => {
+                        stats.first_solution_ms = now;
+                        stats.first_solution_cost = Some(child.g);
+                    }
                     Some(goal) if child.g < nodes[goal as usize].g => stats.improvements += 1,
                     Some(_) => {}
                 }
@@ -312,8 +350,15 @@ pub fn solve(
         nodes.push(child);
         open.push(id);
         stats.nodes += 1;
+        stats.low_level_nodes += 1;
     };
-    stats.time_ms = t0.elapsed().as_secs_f64() * 1e3;
+    stats.time_ms = ms(t0);
+    let final_cost = match (&outcome, best) {
+        (_, Some(goal)) => Some(nodes[goal as usize].g),
+        (LacamOutcome::Solved(_), None) => stats.first_solution_cost,
+        _ => None,
+    };
+    stats.checkpoint(stats.time_ms, final_cost);
     if let LacamOutcome::Solved(plan) = &outcome {
         for (t, pair) in plan.windows(2).enumerate() {
             check_step(grid, &pair[0], &pair[1]).map_err(|e| {

@@ -18,7 +18,8 @@ use serde::Deserialize;
 use super::json_lines::element_line;
 use super::replay::{ReplayStreams, ReplayWriter};
 use crate::error::{Error, ParseError, Result, read_text};
-use crate::grid::{CellId, Direction, Grid, Neighborhood};
+use crate::grid::{CellId, Grid, Neighborhood};
+use crate::lorr::action_move;
 use crate::sim::{ActionModel, Heading};
 use crate::trace::TraceMap;
 
@@ -341,22 +342,9 @@ impl LorrOutput {
         for t in 0..self.steps {
             for a in 0..robots {
                 let letter = self.action(a, t);
-                let dir = match (self.model, letter) {
-                    (_, b'W') => None,
-                    (ActionModel::Rotate, b'F') => Some(headings[a].direction()),
-                    (ActionModel::Rotate, b'R') => {
-                        headings[a] = headings[a].clockwise();
-                        None
-                    }
-                    (ActionModel::Rotate, b'C') => {
-                        headings[a] = headings[a].counter_clockwise();
-                        None
-                    }
-                    (ActionModel::Free, b'U') => Some(Direction::North),
-                    (ActionModel::Free, b'D') => Some(Direction::South),
-                    (ActionModel::Free, b'L') => Some(Direction::West),
-                    (ActionModel::Free, b'R') => Some(Direction::East),
-                    _ => {
+                let dir = match action_move(self.model, char::from(letter), &mut headings[a]) {
+                    Some(dir) => dir,
+                    None => {
                         return Err(at(
                             "actualPaths",
                             a,
