@@ -10,6 +10,7 @@ use std::time::Duration;
 use throng::lorr::{LorrConfig, LorrRun, Problem};
 use throng::mapf::instance::Instance;
 use throng::mapf::lacam::{LacamOptions, LacamOutcome, solve};
+use throng::sim::ActionModel;
 use throng::trace::TraceReader;
 use throng::view::{MapSource, PlanFile, ReplayKind, open};
 use throng::{CellId, Neighborhood};
@@ -234,6 +235,55 @@ fn a_lorr_output_reads_back_as_the_run_played_it() {
     .unwrap();
     assert_eq!(by_map.trace, replay.trace);
     assert_eq!(by_map.headings, replay.headings);
+}
+
+#[test]
+fn a_free_model_lorr_output_reads_back_as_the_run_played_it() {
+    // The free model's letters (U, D, L, R) read by the viewer as the run wrote them.
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("free.json");
+    let problem_path = repo("sims/lorr/random.domain/RANDOM-01.json");
+    let steps = 30;
+    let o = throng(&[
+        "lorr",
+        problem_path.to_str().unwrap(),
+        "--action-model",
+        "free",
+        "--steps",
+        &steps.to_string(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let problem = Problem::load(&problem_path).unwrap();
+    let config = LorrConfig {
+        action_model: ActionModel::Free,
+        ..LorrConfig::default()
+    };
+    let mut run = LorrRun::new(&problem, config).unwrap();
+    let cells_now = |run: &LorrRun| -> Vec<CellId> {
+        run.simulation()
+            .agents()
+            .iter()
+            .map(|(_, a)| a.position())
+            .collect()
+    };
+    let mut cells = vec![cells_now(&run)];
+    for _ in 0..steps {
+        run.step();
+        cells.push(cells_now(&run));
+    }
+    let moved = cells.windows(2).any(|w| w[0] != w[1]);
+    assert!(moved, "robots moved");
+    let replay = open(
+        &out,
+        MapSource {
+            map: None,
+            problem: Some(&problem_path),
+        },
+    )
+    .unwrap();
+    assert_eq!(trace_cells(&replay.trace), cells, "the replay's cells");
 }
 
 /// A small LoRR output of RANDOM-01 and the problem path.

@@ -2,8 +2,10 @@
 //! replays it): `actionModel` (`MAPF_T`: `F`orward, clockwise `R`, counter-clockwise `C`,
 //! `W`ait; `MAPF`: `U`, `D`, `L`, `R`, `W`), `start` (`[row, column, heading]` per robot),
 //! `actualPaths` (per robot its actions joined by commas), and for the goals shown, `tasks`
-//! (`[id, revealed at, [row, column, ...]]`), `actualSchedule` (per robot `step:task,...`) and
-//! `events` (`[step, robot, task, errands done]`). Other keys are skipped.
+//! (`[id, revealed at, [row, column, ...]]`), `actualSchedule` (per robot `t:task,...`, the
+//! start kit's convention: the task holds from timestep `t`, so it is the robot's goal from the
+//! state at `t - 1` on, and task `-1` is none) and `events` (`[t, robot, task, errands done]`,
+//! the errand reached with the robot's `t`-th move). Other keys are skipped.
 //!
 //! The file does not name its map: [`LorrOutput::replay`] plays the actions on a map given
 //! apart, checking every robot's start and every move (on the map, onto a free cell), and
@@ -55,8 +57,9 @@ pub struct LorrOutput {
     pub steps: usize,
     /// Errands (`(row, column)`) by task id.
     tasks: HashMap<u64, (Vec<(u64, u64)>, usize)>,
-    /// Per robot: `(step, task)` each time it was given a task.
-    schedule: Vec<Vec<(u64, u64)>>,
+    /// Per robot: `(timestep, task)` each time its task changed (`None`: no task), the task
+    /// holding from that timestep.
+    schedule: Vec<Vec<(u64, Option<u64>)>>,
     /// `(step, robot, task, errands done)`.
     events: Vec<(u64, u64, u64, u64)>,
 }
@@ -181,9 +184,13 @@ impl LorrOutput {
         for (a, s) in json.actual_schedule.iter().enumerate() {
             let mut entries = Vec::new();
             for piece in s.split(',').filter(|p| !p.trim().is_empty()) {
-                let entry = piece
-                    .split_once(':')
-                    .and_then(|(st, t)| Some((st.trim().parse().ok()?, t.trim().parse().ok()?)));
+                let entry = piece.split_once(':').and_then(|(st, t)| {
+                    let task = match t.trim() {
+                        "-1" => None,
+                        t => Some(t.parse().ok()?),
+                    };
+                    Some((st.trim().parse().ok()?, task))
+                });
                 let Some(entry) = entry else {
                     return Err(at(
                         "actualSchedule",
@@ -303,7 +310,9 @@ impl LorrOutput {
         for (a, entries) in self.schedule.iter().enumerate() {
             let mut last = 0;
             for &(step, task) in entries {
-                if !errands.contains_key(&task) {
+                if let Some(task) = task
+                    && !errands.contains_key(&task)
+                {
                     return Err(at(
                         "actualSchedule",
                         a,
@@ -452,13 +461,15 @@ impl Goals {
                 self.task[a] = None;
             }
         }
+        // A task that holds from timestep `step + 1` was given while planning the move from the
+        // state at `step`: it is the goal shown from `step` on.
         for (a, entries) in out.schedule.iter().enumerate() {
             while let Some(&(s, task)) = entries.get(self.next_schedule[a]) {
-                if s != step {
+                if s > step + 1 {
                     break;
                 }
                 self.next_schedule[a] += 1;
-                self.task[a] = Some(task);
+                self.task[a] = task;
                 self.done[a] = 0;
             }
         }
