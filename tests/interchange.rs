@@ -661,7 +661,7 @@ fn mapf_plan_file_has_every_header_key_of_lacam3s() {
         let our_map = std::path::Path::new(&ours_map["map_file"]);
         assert_eq!(
             our_map.file_name().and_then(|n| n.to_str()),
-            Some(&*theirs["map_file"]),
+            Some(theirs["map_file"]),
             "map_file"
         );
         for k in [
