@@ -16,11 +16,11 @@
 //!
 //! The state is sparse: an open-addressing hash table from cell id to a 24-byte slot (`g`,
 //! `rhs`, queue position) for each cell the search touched, plus the queue (20 bytes per queued
-//! cell, padded to 24) and the path. Nothing is sized by the map, so thousands of agents fit
-//! (figures in `benches/dstar.rs`). [`DStarLite::memory_bytes`] reports the bytes held;
-//! with [`DStarLite::set_max_bytes`], a resumed search whose state grows past the budget starts
-//! over from scratch (counted in [`DStarStats::budget_resets`]), and a fresh search that
-//! exceeds it gives up with [`SearchOutcome::BudgetExhausted`] and releases its memory.
+//! cell, padded to 24) and the path. Nothing is sized by the map, so thousands of agents fit.
+//! [`DStarLite::memory_bytes`] reports the bytes held; with [`DStarLite::set_max_bytes`], a
+//! resumed search whose state grows past the budget starts over from scratch (counted in
+//! [`DStarStats::budget_resets`]), and a fresh search that exceeds it gives up with
+//! [`SearchOutcome::BudgetExhausted`] and releases its memory.
 //!
 //! # Costs
 //!
@@ -31,40 +31,16 @@
 //! search started; a change that makes terrain cheaper than that, or turns a uniform grid into
 //! a weighted one, makes the agent start over (counted in [`DStarStats::restarts`]).
 //!
-//! # Measured: repair vs A* from scratch
+//! # When it pays
 //!
-//! `cargo bench --bench dstar -- --quick` (2-core AMD EPYC VM, one run; 256 x 256 maps, 4 long
-//! trips each; the agent walks 10% of its path, then 1 to 6 cells of its path are blocked
-//! 6 steps ahead of it or 12 steps before the goal; every repair checked against A* first).
-//! Mean µs and nodes expanded per repair; A* is a warm [`crate::SearchWorkspace`] from the
-//! agent's cell on the changed map; "fresh" is a new agent's first D* Lite plan:
-//!
-//! | map | change | repair µs | A* µs | A* / repair | repair nodes | A* nodes | fresh nodes | bytes per agent |
-//! |---|---|---|---|---|---|---|---|---|
-//! | open | ahead | 40 | 13 | 0.33x | 135 | 191 | 2,000 | 251 K |
-//! | random 10% | ahead | 56 | 228 | 4.1x | 173 | 4,916 | 5,260 | 327 K |
-//! | rooms | ahead | 72 | 246 | 3.4x | 310 | 6,371 | 6,810 | 482 K |
-//! | maze | ahead | 121 | 1,107 | 9.1x | 22 | 13,500 | 18,296 | 707 K |
-//! | open | goal | 207 | 17 | 0.08x | 732 | 335 | 1,618 | 251 K |
-//! | random 10% | goal | 616 | 223 | 0.36x | 2,356 | 4,994 | 4,813 | 327 K |
-//! | rooms | goal | 2,024 | 344 | 0.17x | 7,392 | 6,966 | 6,365 | 462 K |
-//! | maze | goal | 4,335 | 1,010 | 0.23x | 22,859 | 13,506 | 18,286 | 706 K |
-//!
-//! D* Lite wins when the change is near the agent, which is where an agent sees changes:
-//! 3.4x to 9x faster than A* on obstacles, rooms and mazes, with 20 to 600 times fewer
-//! expansions. It loses when the change is near the goal: its search tree is rooted at the
-//! goal, so a cut there invalidates the `g` of everything behind it and the repair costs more
-//! than a new search (4x to 12x slower than A*). On an open map A* is too cheap to beat (it
-//! walks straight at the goal); D* Lite's fixed costs (hash lookups, path extraction) dominate.
-//! A first plan costs 3x to 20x an A* query: D* Lite's second key breaks `k1` ties toward the
-//! goal side, the opposite of the A*'s deeper-first tie-break, so on open ground it expands
-//! ten times more, and each expansion probes a hash table instead of flat arrays.
-//!
-//! Memory is about 35 to 45 bytes per touched cell (slot, hash index, queue entry, growth
-//! slack): 250 K to 700 K per agent for these trips of 190 to 1,850 cells, where a full
-//! per-cell copy of the map state would be 1 MiB at 16 bytes per cell, and it does not grow
-//! with the map. Thousands of agents with long trips need the budget
-//! ([`DStarLite::set_max_bytes`]).
+//! A repair beats a new A* search when the change is near the agent, which is where an agent
+//! sees changes (several times faster on obstacles, rooms and mazes, with far fewer
+//! expansions). It loses when the change is near the goal, where the search tree is rooted,
+//! and on open maps, where A* runs straight at the goal; a first plan costs more than an A*
+//! query (hash probes instead of flat arrays, ties broken toward the goal side). Memory is
+//! about 35 to 45 bytes per touched cell and does not grow with the map; thousands of agents
+//! with long trips need the budget ([`DStarLite::set_max_bytes`]). Figures (`cargo bench
+//! --bench dstar`): `docs/performance.md`.
 //!
 //! ```
 //! use throng::dstar::DStarLite;

@@ -12,8 +12,8 @@
 //! precomputed instead, as two *stop planes* per copy (one per scan direction: a bit set where
 //! a scan going that way stops), so a scan is one load and a find-first-set per 56 cells, and
 //! one load of the walkable bits where it stops to tell a wall from a jump point
-//! ([`BitRows::jump_forward`]). Measured: fewer instructions per query than the
-//! three-line scan (21% to 36%) on the Moving AI maps benchmarked in `search/jps.rs`.
+//! ([`BitRows::jump_forward`]): fewer instructions per query than the three-line scan
+//! (`docs/performance.md`).
 //!
 //! Rows are contiguous in the row-major copy, so east and west scans read them directly; north
 //! and south scans would need one load per cell there, so a second, transposed copy stores each
@@ -28,8 +28,7 @@
 //! scan makes (eight bytes at once) therefore stays inside the buffer, and the edge of the grid
 //! reads as a wall without a bounds test. A 512 x 512 map takes 6 planes of 514 lines of
 //! 81 bytes, about 250 KB (0.75 bytes per cell plus padding), next to the 262 KB of the grid's
-//! move table. Building them costs about 60 instructions per cell (a fifth of what building the
-//! whole grid costs: 300M instructions for a 1024 x 1024 map).
+//! move table; building them costs a fifth of what building the whole grid costs.
 //!
 //! # Keeping in step with the grid
 //!

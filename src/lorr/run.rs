@@ -25,20 +25,16 @@ pub struct LorrConfig {
     pub parallel: bool,
     /// Rotate model: what a step onto a cell costs more, in
     /// [`crate::search::turning::ACTION_COST`]ths of a step, for each other agent whose
-    /// route crosses it the other way (routes keep to lanes). Default: 16, one step (means of
-    /// seeds 0-5 on RANDOM-01 / RANDOM-02: 557 / 850 tasks at 6, 581 / 849 at 16, 568 / 845 at
-    /// 24).
+    /// route crosses it the other way, so that routes keep to lanes. Default: 16, one step
+    /// (tasks finished at other values: `docs/performance.md`).
     pub flow_weight: u32,
     /// Rotate model: what a step onto a cell where an agent stands costs more (same units).
-    /// Without it robots route into jams, which then grow: on CITY-01 the tasks finished per
-    /// 300 steps fell from 597 to 248 over the run (4,194 in all); with it they hold at about
-    /// 820 (7,691). Default: 16, one step.
+    /// Without it robots route into jams, which then grow and hold the tasks finished down.
+    /// Default: 16, one step.
     pub occupied_weight: u32,
     /// Rotate model: a robot that has not moved for this many steps is routed again (0:
-    /// never). Measured with the lane cost at 6/16, means of seeds 0-5 (RANDOM-01 / RANDOM-02)
-    /// and CITY-01: never 520 /
-    /// 665 / 7,691 tasks; after 2 steps 553 / 801 / 7,720; after 1, 557 / 850 / 7,621.
-    /// Default: 1.
+    /// never). Default: 1 (the most tasks on RANDOM-01 and RANDOM-02 of 0, 1 and 2:
+    /// `docs/performance.md`).
     pub reroute_after: u32,
 }
 

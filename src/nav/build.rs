@@ -12,13 +12,10 @@ use crate::grid::{CellId, Grid};
 /// runs get one at each end (the rule of Botea, Müller and Schaeffer's HPA*).
 pub(crate) const SINGLE_ENTRANCE_MAX: u32 = 6;
 
-/// Runs longer than this get a third pair in their middle: on open maps a route through the
+/// Runs at least this long get a third pair in their middle: on open maps a route through the
 /// ends of a wide opening bends away from the straight line more than string pulling can
-/// recover. Longest quarter of `AcrosstheCape` (768 x 768, open terrain): mean length 1.0103
-/// of optimal with two pairs, 1.0021 with the middle one (3,943 points instead of 2,731,
-/// 58 instead of 50 µs per query); `random512-10-0` gains 24 points (6,448), length 1.0096
-/// instead of 1.0097. A middle pair from 13 cells on: 1.0019 and 1.0081, 4,271 and 6,746
-/// points; on every long run: 1.0018 and 1.0065, 4,505 and 7,712 points, 69 and 96 µs.
+/// recover (longest quarter of `AcrosstheCape`: mean length 1.0103 of optimal without it,
+/// 1.0021 with it; the thresholds tried are in `docs/performance.md`).
 pub(crate) const MIDDLE_ENTRANCE_MIN: u32 = 21;
 
 /// Settings of [`NavGraph::build`].
@@ -30,7 +27,7 @@ pub struct NavOptions {
 }
 
 impl NavOptions {
-    /// The default cluster side, chosen by measurement (see the [module docs](super)).
+    /// The default cluster side, chosen by measurement (`docs/performance.md`).
     pub const DEFAULT_CLUSTER_SIZE: u32 = 32;
     /// The smallest cluster side [`NavGraph::build`] accepts.
     pub const MIN_CLUSTER_SIZE: u32 = 4;

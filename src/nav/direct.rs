@@ -3,11 +3,7 @@
 //! The points earn their place by making long trips cheap where an optimal search has to
 //! expand many cells (random obstacles, rooms and doors). On maps of wide open areas JPS+
 //! crosses the whole map in a few dozen jump points and is faster than routing through the
-//! points, stitching and straightening, while giving optimal paths. Measured on the longest
-//! quarter of the Moving AI queries (mean µs per query, one run, steady state): `AR0011SR`
-//! 102 jump points expanded or pushed per query, JPS+ 5.7 µs against 24.5 µs through the
-//! points; `den520d` 226, 14.1 µs against 16.8; `Berlin_1_256` 419, 20.3 against 19.0;
-//! `AcrosstheCape` 1,421, 88 against 51; `random512-10-0` 12,716, 1,017 against 72.
+//! points, stitching and straightening, while giving optimal paths.
 //!
 //! The graph decides once, when it is built or loaded, from work that does not depend on the
 //! machine (so the same map always gets the same answer, and a simulation stays deterministic):
@@ -17,15 +13,13 @@
 //!
 //! The same module decides which optimal search answers the trips the points leave to a
 //! direct search (within neighbouring clusters; `auto`'s short trips): JPS+ where the grid has
-//! its jump table, online JPS otherwise. Both beat A* on short trips of every Moving AI map
-//! measured (steady state, trips of optimal length below 64, µs per query, A* / JPS / JPS+):
-//! `8room_000` 9.74 / 1.55 / 1.09, `AcrosstheCape` 1.88 / 0.39 / 0.23, `random512-10-0`
-//! 3.21 / 2.02 / 2.36 (one run; docs/benchmarks.md has every map). The table pays except where straight jumps keep being cut short by
-//! forced neighbours (scattered obstacles: there JPS+ only adds the table's cache misses), so
-//! it is built with the graph unless more than [`MAX_FORCED_SHARE`] of the map's straight moves
-//! enter a jump point (straight jumps shorter than about 10 cells on average; `Grid::forced_share`:
-//! `random512-10-0` 0.17, the other maps 0.005 to 0.05), and always where every query is
-//! answered directly.
+//! its jump table, online JPS otherwise; both beat A* on short trips of every Moving AI map
+//! measured. The table pays except where straight jumps keep being cut short by forced
+//! neighbours (scattered obstacles: there JPS+ only adds the table's cache misses), so it is
+//! built with the graph unless more than [`MAX_FORCED_SHARE`] of the map's straight moves enter
+//! a jump point (straight jumps shorter than about 10 cells on average; `Grid::forced_share`),
+//! and always where every query is answered directly. The measurements behind both thresholds:
+//! `docs/performance.md`.
 
 use crate::grid::{CellId, Grid, Neighborhood};
 use crate::search::{SearchOptions, SearchOutcome, SearchWorkspace};

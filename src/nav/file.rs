@@ -20,9 +20,8 @@
 //! cost must be the one its tree walk gives, to the bit: a damaged or edited file is refused,
 //! never turned into illegal or wrongly priced paths.
 //!
-//! The checksum is XXH3 (format 3; format 2 used FNV-1a): on the 386 MiB file of a 2048 x 2048
-//! random map, FNV-1a took 421 ms of a 2.28 s load, XXH3 takes 16 ms (load 1.85 s; best of 3,
-//! idle machine). The rest of the load is decoding and rebuilding the edge lists.
+//! The checksum is XXH3 (format 3; format 2 used FNV-1a, 26 times slower: a large file's load
+//! is then mostly decoding and rebuilding the edge lists; figures in `docs/performance.md`).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

@@ -222,8 +222,8 @@ impl NavGraph {
 
     /// Factor on the heuristic of the search over the points: 1 (the default) finds the
     /// cheapest chain of stored routes; `w > 1` (weighted A*) finds one at most `w` times as
-    /// costly while expanding far fewer points. Measured on `random512-10-0` (see the
-    /// [module docs](super)): 1.01 cuts the points expanded per long query by 30% and makes
+    /// costly while expanding far fewer points. Measured on `random512-10-0`
+    /// (`docs/performance.md`): 1.01 cuts the points expanded per long query by 30% and makes
     /// paths 0.3% longer on average.
     ///
     /// # Errors

@@ -12,7 +12,7 @@
 //! the tie-break that lets A* run straight at the goal instead of widening along a front of
 //! equal-`f` cells. There is no decrease-key: a cell whose cost improves is pushed again and its
 //! stale entry is skipped when popped, which for a radix heap costs almost nothing.
-//! Measurements against binary, 4-ary and indexed heaps are in the search module docs.
+//! Measurements against binary, 4-ary and indexed heaps: `docs/performance.md`.
 //!
 //! Layout: bucket 0 holds only cell ids (its key is `last`), and a push whose key is not above
 //! `last` goes straight there, with no bucket arithmetic. The 64 other buckets are tracked by a

@@ -2,132 +2,63 @@
 //! Maps", AAAI 2011, with the block-based scans and intercardinal pruning of their "Improving
 //! Jump Point Search", ICAPS 2014) for uniform-cost 8-connected grids without corner cutting.
 //!
-//! JPS is A* over a sparse set of cells, the *jump points*. Expanding a jump point does not
-//! generate its eight neighbours: it scans ("jumps") in a few directions along the grid, and
-//! only generates the cells where a scan has to stop because the optimal continuation may turn
-//! there. Everything else about the search is A*'s: the same workspace
-//! arrays (generation stamps, exact fixed-point `g`, the radix-heap open list), the octile
-//! heuristic, the LIFO tie-break among equal `f`, and the same outcomes.
+//! JPS is A* over a sparse set of cells, the *jump points*: expanding one scans ("jumps") in a
+//! few directions and generates only the cells where a scan must stop because an optimal path
+//! may turn there. Everything else is A*'s: exact fixed-point `g`, the radix-heap open list,
+//! the octile heuristic, the LIFO tie-break, the same outcomes and the same optimal paths.
 //!
 //! # The rules, for no corner cutting
 //!
-//! The original paper lets a diagonal squeeze past one blocked cell. Here (as in the Moving AI
-//! benchmarks and [`Grid::moves`](crate::Grid::moves)) a diagonal move is legal only when *both*
-//! orthogonal cells beside it are walkable. That changes where the pruning rules find forced
-//! neighbours (the rules below are those of Harabor and Grastien's later "JPS+" paper, SoCS
-//! 2012, derived here from scratch). Write `p` for the cell the search came from and `n` for
-//! the cell it moved to; a neighbour `m` of `n` is *pruned* when some path from `p` to `m` that
-//! avoids `n` is no longer than `p, n, m`, with ties going to the path that moves diagonally
-//! first (the canonical order that makes the pruning consistent).
+//! A diagonal move is legal only when *both* orthogonal cells beside it are walkable (as in
+//! the Moving AI benchmarks and [`Grid::moves`](crate::Grid::moves)), which moves the forced
+//! neighbours of the original paper (the rules of the authors' SoCS 2012 "JPS+" paper, derived
+//! here from scratch). With `p` the cell the search came from and `n` the cell it moved to, a
+//! neighbour `m` of `n` is pruned when a path from `p` to `m` avoiding `n` is no longer than
+//! `p, n, m`, ties going to the path that moves diagonally first.
 //!
-//! - **Straight move**, say east (`p` = west of `n`). West: `p` itself. North-west: reached from
-//!   `p` by one straight step (1 < 1 + sqrt 2). North: reached from `p` by the diagonal `p` to
-//!   north of `n` (sqrt 2 < 2), a move that is legal exactly when the cell north of `p` is
-//!   walkable (its other side is `n` itself). North-east: `p`, north of `n`, north-east costs
-//!   sqrt 2 + 1, the same as `p, n`, north-east, and is diagonal-first, so it wins the tie, again
-//!   exactly when north of `p` is walkable. So the only **forced** neighbours are: north and
-//!   north-east of `n` when north of `n` is walkable and north of `p` is blocked, and the same
-//!   to the south. East is the natural neighbour. The successor directions of a jump point
-//!   reached by a straight move are therefore that direction plus, on each side where the cell
-//!   beside the jump point is walkable but the cell beside its predecessor is not, the side
-//!   direction and the diagonal between the two. In [`MoveSet`](crate::grid::MoveSet) terms:
-//!   the side bits of `moves[n] & !moves[p]`.
-//! - **Diagonal move**, say north-east (`p` = south-west of `n`; both west and south of `n`
-//!   are walkable, or the move would be illegal). West and south of `n` are one straight step
-//!   from `p`. North-west of `n`: `p`, west, north-west costs 2 < 2 sqrt 2, and south-east
-//!   likewise. So a diagonal move has **no forced neighbours**; only the natural ones remain:
-//!   north, east and north-east. (With corner cutting, a blocked west or south cell is what
-//!   forces neighbours during diagonal moves; without it such a move cannot happen at all.)
+//! - **Straight move**, say east: north-west and west of `n` are reached from `p` directly;
+//!   north (by the diagonal `p` to north of `n`) and north-east (`p`, north of `n`,
+//!   north-east: the same cost as through `n`, diagonal first) are reached around `n` exactly
+//!   when the cell north of `p` is walkable. So north and north-east of `n` are **forced** when
+//!   north of `n` is walkable and north of `p` is blocked, and the same to the south: in
+//!   [`MoveSet`](crate::grid::MoveSet) terms, the side bits of `moves[n] & !moves[p]`.
+//! - **Diagonal move**, say north-east: west and south of `n` are walkable (or the move would
+//!   be illegal), so every other neighbour is reached around `n` as cheaply: **no forced
+//!   neighbours**, only north, east and north-east remain.
 //!
-//! A straight jump steps on while the move is legal and stops at the first cell with a forced
-//! neighbour (it returns nothing when it hits a wall). A diagonal jump stops at the first cell
-//! from which the straight jump along either of its two orthogonal components finds a jump
-//! point; it returns nothing when the next diagonal move is illegal. The start cell's
-//! successors are all its legal moves. Every cell an optimal diagonal-first path visits is
-//! either skipped by a jump (its pruned neighbourhood has only the natural continuation) or is
-//! a jump point where the path turns, which is the argument of the paper's optimality theorem;
-//! `tests/jps_reference.rs` checks the result against a reference Dijkstra on thousands of
-//! random maps, mazes and rooms, and on every shipped Moving AI query.
+//! A straight jump stops at the first cell with a forced neighbour (nothing at a wall); a
+//! diagonal jump stops at the first cell from which the straight jump along either of its two
+//! components finds a jump point (nothing when the next diagonal move is illegal). The start's
+//! successors are all its legal moves. Every cell of an optimal diagonal-first path is either
+//! skipped by a jump or a jump point where the path turns (the paper's optimality argument);
+//! `tests/jps_reference.rs` checks the results against a reference Dijkstra.
 //!
-//! # Improving JPS: block scans, diagonals on the spot, the goal in sight
+//! # Block scans, diagonals on the spot, the goal in sight
 //!
-//! Harabor and Grastien's "Improving Jump Point Search" (ICAPS 2014) makes online JPS several
-//! times faster with two changes, both here (our own implementation of the published ideas),
-//! plus a third that their reference code uses:
-//!
-//! - **Block-based scans.** A straight scan reads the walkable cells packed one bit per cell
-//!   ([`crate::grid`]'s `bits.rs`: a row-major copy for east and west, a transposed copy for
-//!   north and south) and decides 56 cells with one 64-bit load. The forced-neighbour test of
-//!   those 56 cells is a function of three lines of bits; the grid keeps it precomputed as a
-//!   *stop plane* per scan direction (blocked, or walkable with a forced neighbour when entered
-//!   that way), updated with the walkable bits on every edit, so a scan is one load per 56
-//!   cells and, where it stops, one more to tell a wall from a jump point.
-//! - **Diagonal jump points expanded on the spot** ("intercardinal pruning"). Expanding a
-//!   diagonal jump point `t` reached in direction `D` does exactly three things: scan the two
-//!   components of `D` from `t` and continue diagonally. The diagonal walk already ran both
-//!   component scans to find `t`, so putting `t` on the open list would repeat them later.
-//!   Instead the walk pushes the straight jump points those scans found (with `t` as their
-//!   origin) and walks on, until the next diagonal move is illegal. `t` itself is never on the
-//!   open list. The walk stops early where plain JPS would not have pushed `t` (it is closed,
-//!   or already reached at least as cheaply), so the search generates the same jump points as
-//!   plain JPS, only sooner.
-//! - **The goal in sight.** Before scanning, an expansion checks whether the goal is reached by
-//!   a diagonal-first octile path (`min(|dx|, |dy|)` diagonal moves, then straight ones) along a
-//!   direction the pruning keeps. If so the goal is pushed alone: its cost through this cell is
-//!   the heuristic's, which no other successor can beat. Every scan that could pass over the
-//!   goal runs inside that direction's octant, so the scans themselves never look for it.
+//! - A straight scan reads the walkable cells packed one bit per cell (`grid/bits.rs`, a
+//!   row-major copy and a transposed one) and the grid's precomputed *stop planes*, so it
+//!   decides 56 cells per 64-bit load.
+//! - A diagonal jump point is expanded on the spot rather than pushed: its walk already ran
+//!   both component scans, so it pushes the straight jump points they found (with itself as
+//!   their origin) and walks on. It stops where plain JPS would not have pushed it (closed, or
+//!   reached as cheaply before), so the search generates the same jump points, only sooner.
+//! - Before scanning, an expansion checks whether the goal lies on a diagonal-first octile
+//!   path along a direction the pruning keeps; if so the goal is pushed alone (no successor can
+//!   beat it), and the scans never look for it.
 //!
 //! # Bookkeeping
 //!
-//! A generated jump point records `g`, the direction of the jump that reached it (what the
-//! pruning rules need at expansion) and the cell that jump came from, packed in one 16-byte
-//! record per cell (the workspace's `JumpNode`, in place of A*'s separate stamp, cost and
-//! parent arrays) so that touching a cell touches one cache line: JPS touches few cells, far
-//! apart, and waits on memory more than it computes. A diagonal jump point expanded on the
-//! spot, and the cell where a path to the goal in sight turns, get the same record without
-//! being pushed. The full cell-by-cell path is rebuilt by following the origins from the goal
-//! and stepping along each jump. An origin is still the right one when the path is rebuilt: an
-//! expanded jump point was closed when it generated the jump, so its record has not changed
-//! since; a cell recorded on the spot may be recorded again later (only ever more cheaply), but
-//! only for jump points off the final path (on an optimal path every prefix is optimal, so the
-//! `g` it gave its jump points is the least there is). Costs are exact integers.
-//!
-//! The node budget ([`SearchOptions::node_budget`]) and [`SearchStats::expanded`] count jump
-//! points taken off the open list and expanded, not cells scanned nor diagonal jump points
-//! expanded on the spot; [`SearchStats::pushed`] counts jump points put on the open list. On
-//! weighted grids and 4-connected grids, [`SearchWorkspace::find_path_jps`] answers with A*
-//! (and A*'s counters).
-//!
-//! # Measurements
-//!
-//! Instructions inside `find_path_jps` (callgrind) for every query of each `.scen` file, one
-//! row per step (AR0011SR: `bg512`, 1280 queries; AcrosstheCape: `sc1`, 768 x 768, 2940;
-//! Berlin_1_256: 910; den520d: 870; random512-10-0: 1780; 8room_000: 2140):
-//!
-//! | step | AR0011SR | AcrosstheCape | Berlin | den520d | random512 | 8room |
-//! |---|---|---|---|---|---|---|
-//! | before: `MoveSet` byte scans (SWAR east/west, cell by cell north/south) | 467M | 4996M | 218M | 177M | 3796M | 5705M |
-//! | bit-packed block scans, three lines per load | 128M | 1667M | 106M | 84M | 4078M | 6597M |
-//! | + diagonal jump points expanded on the spot | 152M | 1614M | 98M | 81M | 3770M | 5353M |
-//! | + the goal in sight (scans no longer test for it) | 115M | 1426M | 87M | 70M | 3728M | 5002M |
-//! | + stop planes: one load per 56 cells | 74M | 960M | 64M | 50M | 2928M | 3681M |
-//! | + path cost summed over the runs of the walk back (current) | 71M | 957M | 64M | 49M | 2978M | 3704M |
-//! | stop planes without diagonals on the spot | 65M | 1123M | 77M | 57M | 3520M | 4680M |
-//!
-//! Expanding diagonals on the spot costs more than it saves only on AR0011SR, whose wide open
-//! areas make walks long and many of them never needed; it is kept. Also tried: deferring the
-//! rest of a walk once its `f` rises above the expanded cell's (push the next diagonal cell as
-//! a jump point instead): 81M / 1127M / 77M / 58M on the first four maps, worse everywhere; the
-//! three planes of a line side by side in one buffer (for cache locality): 18% more
-//! instructions on AR0011SR and the same simulated cache misses. The next-to-last row's change
-//! is for time rather than instructions: the path cost used to be summed from the cells'
-//! coordinates, a division per path cell. In time the scans are bound by cache misses as much
-//! as by instructions: every diagonal step reads a new line of each copy and of the move table
-//! (callgrind's cache model: about 2,200 first-level read misses per query on AR0011SR, 4 to 5
-//! per diagonal step).
-//!
-//! Wall-clock against warthog (ShortestPathLab's C++ reference, `jps2` = block scans and
-//! intercardinal pruning, online): see docs/benchmarks.md.
+//! A generated jump point records `g`, the direction of the jump that reached it and the cell
+//! it came from in one 16-byte record (the workspace's `JumpNode`: JPS touches few cells, far
+//! apart, so one cache line per cell). The path is rebuilt by following the origins back from
+//! the goal and stepping along each jump. The origins read then are the right ones: an
+//! expanded jump point's record no longer changes, and a cell recorded on the spot is recorded
+//! again (more cheaply) only for jump points off the final path, as every prefix of an optimal
+//! path is optimal. The node budget
+//! ([`SearchOptions::node_budget`]) and [`SearchStats::expanded`] count jump points taken off
+//! the open list, [`SearchStats::pushed`] those put on it. Weighted and 4-connected grids are
+//! answered by A*. The measurements of each step, and what was tried and dropped:
+//! `docs/performance.md`.
 //!
 //! [`SearchStats::expanded`]: super::SearchStats::expanded
 //! [`SearchStats::pushed`]: super::SearchStats::pushed

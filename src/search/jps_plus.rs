@@ -12,22 +12,10 @@
 //! path (diagonal, then straight) is legal when a walk along the table's entries in that
 //! direction, from stop to stop, reaches its end before a wall.
 //!
-//! Measured (`cargo bench --bench jps`, docs/benchmarks.md): against online JPS, 2.1x faster on
-//! `AR0011SR`, 1.3-1.4x on `Berlin_1_256`, `den520d` and `8room_000`, 6% slower on
-//! `random512-10-0` (every obstacle is a stop there: jumps are a few cells long either way and
-//! the table costs cache misses); against warthog's `jps2+`, 1.2x-2.6x faster on every map of
-//! the comparison in docs/benchmarks.md. Timed in steady state, the workspace's pages mapped first
-//! ([`SearchWorkspace::prefault`]): before that, page faults on the first touches of the
-//! per-cell arrays made JPS+ look level with `jps2+` on `AR0011SR` (its longest quarter: 14.9
-//! µs a query before, 5.8 µs once prefaulted).
-//!
-//! Tried and dropped: origins recorded at the expanded cell rather than at each diagonal stop
-//! (as warthog does), the path rebuilt by octile steps: 5-11% more expansions and more
-//! instructions; a binary heap instead of the bucketed open list: 9-19% more instructions; the
-//! path cost counted as straight and diagonal steps instead of summed step by step: no gain in
-//! time (the sum is not the bottleneck); transparent huge pages for the table and the
-//! workspace: large gains where the system gives them to every mapping, but asking for them
-//! per mapping needs `unsafe` (`madvise`), so they are left to the system's setting.
+//! The table pays on maps with open areas and corridors; among scattered obstacles, where
+//! every jump is a few cells long either way, it only adds cache misses (the navigation graph
+//! builds it only where it pays: `nav/direct.rs`). Measurements, and what was tried and
+//! dropped: `docs/performance.md`.
 
 use super::jps::{DIAGONAL_TOWARDS, Jumps};
 use super::{QueryError, SearchOptions, SearchOutcome, SearchWorkspace};

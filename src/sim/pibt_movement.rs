@@ -37,8 +37,8 @@
 //!
 //! # Cost
 //! Agents at their goal or without a route are not ranked unless pushed
-//! ([`Candidates::stay_first`]): in a settling one-shot crowd most agents never are. The
-//! default scenario's movement phase (10,000 agents) takes 2 to 5 ms per tick on 2 cores.
+//! ([`Candidates::stay_first`]): in a settling one-shot crowd most agents never are (the
+//! movement phase's cost per tick: `docs/benchmarks.md`).
 //!
 //! # Determinism and threads
 //! Candidates are ranked in parallel (each agent's ranking depends only on its own route and

@@ -13,9 +13,8 @@
 //! operating system maps page by page as searches first touch them, so a worker costs memory
 //! only for the part of the map its searches reach, and the first tick pays page faults for
 //! those cells only, not for the whole map. There is deliberately no warm-up that would touch
-//! every page ahead of time: it would cost every worker the whole map. Measured on a 4096 x
-//! 4096 random map (1 agent, 2 threads): peak RSS 428 MB against 556 MB when the arrays were
-//! written whole at creation, and the first plan 16 ms against 73 ms.
+//! every page ahead of time: it would cost every worker the whole map (figures on a 4096 x 4096
+//! map: `docs/performance.md`).
 
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -438,7 +437,7 @@ fn detour_exit(job: &PlanJob, nearby: Nearby<'_>) -> Option<usize> {
 const DETOUR_NODES_PER_BOX_CELL: u64 = 16;
 
 /// Cells an A* of about the cost of a plan through the navigation points searches across
-/// (default scenario: nav plans take 40 to 70 µs, A* plans that long).
+/// (measured on the default scenario: `docs/performance.md`).
 const NAV_PLAN_CELLS: u32 = 160;
 
 /// Whether the job is a trip through the navigation points (when there is a graph): a plan of
