@@ -2,40 +2,36 @@
 //! cell goes before it must stop.
 //!
 //! Online Jump Point Search ([`SearchWorkspace::find_path_jps`]) spends its time scanning lines
-//! of cells for the next jump point. Those scans depend only on the map, not on the query, so
-//! JPS+ (S. Rabin, "JPS+: An Extreme A* Speed Optimization for Static Uniform Cost Grids",
-//! Game AI Pro 2, 2015; D. Harabor and A. Grastien, "Improving Jump Point Search", ICAPS 2014)
-//! answers them ahead of time: one signed distance per cell and move. The search then jumps in
-//! one table read instead of a scan ([`SearchWorkspace::find_path_jps_plus`]).
+//! for the next jump point, and those scans depend only on the map. JPS+ (S. Rabin, "JPS+: An
+//! Extreme A* Speed Optimization for Static Uniform Cost Grids", Game AI Pro 2, 2015; Harabor
+//! and Grastien, ICAPS 2014) answers them ahead of time, so that a jump is one table read
+//! ([`SearchWorkspace::find_path_jps_plus`]).
 //!
 //! # What an entry means
 //!
 //! Entry `e` of cell `c` in direction `d`:
 //!
 //! - `e > 0`: the jump stops `e` steps away. Straight (`d` in 0..4): at the first cell with a
-//!   forced neighbour when entered moving `d` (the rule of `search/jps.rs`; the same cells where
-//!   the online scans stop). Diagonal: at the first cell whose straight entries along either of
-//!   `d`'s two components are positive, which is where online JPS with intercardinal pruning
-//!   expands a diagonal jump point.
-//! - `e <= 0`: no stop before a wall: `-e` legal moves in direction `d`, then the next one is
-//!   illegal (blocked, a cut corner, or the edge of the map). `0` when the first move is illegal.
+//!   forced neighbour when entered moving `d` (the rule of `search/jps.rs`, where the online
+//!   scans stop). Diagonal: at the first cell whose straight entries along either of `d`'s two
+//!   components are positive, where online JPS expands a diagonal jump point.
+//! - `e <= 0`: no stop before a wall: `-e` legal moves in direction `d`, then an illegal one
+//!   (blocked, a cut corner, or the edge of the map).
 //!
-//! The wall distances of the negative entries, and the fact that every cell before a stop is
-//! walkable, let the search test in a few reads whether the goal lies on a jump's line.
-//!
-//! Entries are `i16` (16 bytes a cell: the eight entries of a cell share one cache line). A run
-//! longer than [`MAX_RUN`] (only possible on maps wider or taller than that) is cut by an extra
-//! stop, a cell treated as a jump point although nothing is forced there: the search may push
-//! it, and expanding it only continues the same way, so the paths stay optimal.
+//! The wall distances, and the fact that every cell before a stop is walkable, let the search
+//! test in a few reads whether the goal lies on a jump's line. Entries are `i16` (a cell's eight
+//! share one cache line); a run longer than [`MAX_RUN`] is cut by an extra stop, a cell treated
+//! as a jump point although nothing is forced there, which only continues the same way, so
+//! paths stay optimal.
 //!
 //! # Keeping in step with the grid
 //!
-//! The [`Grid`](super::Grid) builds its table on first use (only JPS+ needs it) and repairs it in
-//! [`Grid::apply`](super::Grid::apply): the straight entries of the rows and columns through and
-//! beside each changed cell are recomputed, and every cell whose straight entries or legal
+//! The [`Grid`](super::Grid) builds its table on first use and repairs it in
+//! [`Grid::apply`](super::Grid::apply): the straight entries of the rows and columns through
+//! and beside each changed cell are recomputed, then every cell whose straight entries or legal
 //! moves changed seeds a walk back along the four diagonals through it, recomputing diagonal
-//! entries until one comes out unchanged (the cells before it depend on nothing that changed).
-//! `edits_match_a_fresh_build` checks the result against a fresh build after random edits.
+//! entries until one comes out unchanged. `edits_match_a_fresh_build` checks the result against
+//! a fresh build after random edits.
 //!
 //! [`SearchWorkspace::find_path_jps`]: crate::SearchWorkspace::find_path_jps
 //! [`SearchWorkspace::find_path_jps_plus`]: crate::SearchWorkspace::find_path_jps_plus

@@ -21,7 +21,7 @@
 //!   north-east: the same cost as through `n`, diagonal first) are reached around `n` exactly
 //!   when the cell north of `p` is walkable. So north and north-east of `n` are **forced** when
 //!   north of `n` is walkable and north of `p` is blocked, and the same to the south: in
-//!   [`MoveSet`](crate::grid::MoveSet) terms, the side bits of `moves[n] & !moves[p]`.
+//!   [`MoveSet`] terms, the side bits of `moves[n] & !moves[p]`.
 //! - **Diagonal move**, say north-east: west and south of `n` are walkable (or the move would
 //!   be illegal), so every other neighbour is reached around `n` as cheaply: **no forced
 //!   neighbours**, only north, east and north-east remain.
