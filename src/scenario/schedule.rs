@@ -264,7 +264,7 @@ fn rect_changes(
     CellChange::rect(grid, x0, y0, x1, y1, walkable).map_err(|e| e.to_string())
 }
 
-/// Gaps of 1 to 3 walkable cells in lines of walls (see the [module docs](self)).
+/// Gaps of 1 to 3 walkable cells in lines of walls (see the [module docs](super)).
 fn wall_gaps(grid: &Grid) -> Vec<Vec<CellId>> {
     let (w, h) = (i64::from(grid.width()), i64::from(grid.height()));
     let cell = |x: i64, y: i64| grid.cell(x as u32, y as u32).expect("inside");

@@ -10,6 +10,7 @@ use toml::Spanned;
 use crate::grid::procgen::MapGenerator;
 use crate::sim::SimConfig;
 
+/// The whole file: the top-level keys and every table.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RawScenario {
@@ -30,6 +31,7 @@ pub(super) struct RawScenario {
     pub(super) planner_mix: Option<Spanned<BTreeMap<String, Spanned<f64>>>>,
 }
 
+/// One `[[changes]]` entry: a tick and `block` or `open` (checked in `parse.rs`).
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RawChange {
@@ -38,6 +40,7 @@ pub(super) struct RawChange {
     pub(super) open: Option<Spanned<[u32; 4]>>,
 }
 
+/// The `[doors]` table.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RawDoors {
@@ -47,6 +50,7 @@ pub(super) struct RawDoors {
     pub(super) seed: u64,
 }
 
+/// The `[map]` table: `file` or `generator` (checked in `parse.rs`).
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RawMap {
@@ -57,6 +61,7 @@ pub(super) struct RawMap {
     pub(super) neighbourhood: Option<Spanned<i64>>,
 }
 
+/// `placement.kind`.
 #[derive(Deserialize, Clone, Copy, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub(super) enum PlacementKind {
@@ -65,6 +70,7 @@ pub(super) enum PlacementKind {
     Scen,
 }
 
+/// The `[placement]` table: the kind and the keys of every kind (checked in `parse.rs`).
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RawPlacement {
