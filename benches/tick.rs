@@ -54,7 +54,8 @@ use criterion::{Criterion, SamplingMode};
 use rayon::ThreadPool;
 use throng::CellId;
 use throng::planner::PlannerKind;
-use throng::sim::{AgentState, ConflictMode, Scenario, Simulation, TickReport};
+use throng::scenario::Scenario;
+use throng::sim::{AgentState, ConflictMode, Simulation, TickReport};
 
 /// The scenario every benchmark plays.
 const SCENARIO: &str = "sims/default.toml";

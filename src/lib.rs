@@ -15,6 +15,9 @@
 //!   and an independent checker of joint steps ([`mapf::check_step`]).
 //! - [`lorr`]: League of Robot Runners problems (lifelong tasks, robots that turn) played on
 //!   the simulation.
+//! - [`scenario`]: scenario files (`sims/*.toml`): a whole simulation run described in TOML,
+//!   read, checked and built into a [`sim::Simulation`], with its scripted map changes.
+//! - [`report`]: the JSON summary of a run (`throng run --json`).
 //! - [`trace`]: binary traces of simulation runs (`throng run --trace`), written as the run
 //!   plays and read back to replay it (`throng view`).
 //! - [`view`]: the page and local web server of `throng view`, replaying a trace in the
@@ -49,7 +52,9 @@ pub mod movingai;
 pub mod nav;
 pub mod planner;
 pub mod render;
+pub mod report;
 pub mod scen_run;
+pub mod scenario;
 pub mod search;
 pub mod sim;
 pub mod trace;

@@ -465,7 +465,7 @@ fn sim_pibt_solves_the_shipped_mapf_scenario_at_450_agents_in_both_neighbourhood
         (450, Neighborhood::Four),
         (450, Neighborhood::Eight),
     ] {
-        let mut scenario = throng::sim::Scenario::load(&path).unwrap();
+        let mut scenario = throng::scenario::Scenario::load(&path).unwrap();
         scenario.agents = agents;
         scenario.neighbourhood = neighbourhood;
         assert_eq!(

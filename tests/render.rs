@@ -9,7 +9,8 @@ use std::process::{Command, Output};
 use tempfile::TempDir;
 use throng::Grid;
 use throng::render::{HeatOf, Heatmap};
-use throng::sim::{ConflictMode, Scenario, SimConfig, Simulation};
+use throng::scenario::Scenario;
+use throng::sim::{ConflictMode, SimConfig, Simulation};
 
 fn throng(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_throng"))

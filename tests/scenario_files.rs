@@ -4,7 +4,8 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use throng::sim::{AgentState, Placement, Scenario};
+use throng::scenario::{Placement, Scenario};
+use throng::sim::AgentState;
 use throng::{Error, ParseError};
 
 fn sims() -> PathBuf {

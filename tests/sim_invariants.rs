@@ -802,7 +802,7 @@ fn agent_waiting_for_a_deferred_replan_does_not_step_into_a_new_wall() {
 /// checking every invariant each tick; returns the final state hash and the cells changed.
 fn play_doors(planner: PlannerKind, threads: usize, ticks: u64) -> (u64, usize) {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("sims/doors.toml");
-    let mut scenario = throng::sim::Scenario::load(path).unwrap();
+    let mut scenario = throng::scenario::Scenario::load(path).unwrap();
     scenario.sim.planner = planner;
     scenario.ticks = ticks;
     let pool = rayon::ThreadPoolBuilder::new()
@@ -835,7 +835,7 @@ fn doors_scenario_keeps_agents_off_shut_doors_and_is_deterministic() {
 #[test]
 fn scenario_play_runs_the_schedule() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("sims/doors.toml");
-    let mut scenario = throng::sim::Scenario::load(path).unwrap();
+    let mut scenario = throng::scenario::Scenario::load(path).unwrap();
     scenario.ticks = 100;
     let mut plans = 0;
     let sim = scenario.play(|_, r| plans += r.plans).unwrap();
@@ -863,7 +863,7 @@ fn scenario_play_runs_the_schedule() {
 /// `threads`; returns the final state hash and how many agents use D* Lite.
 fn play_mixed_doors(threads: usize, ticks: u64) -> (u64, usize) {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("sims/doors.toml");
-    let mut scenario = throng::sim::Scenario::load(path).unwrap();
+    let mut scenario = throng::scenario::Scenario::load(path).unwrap();
     scenario.sim.planner = PlannerKind::AStar;
     scenario.planner_mix = vec![(PlannerKind::DStar, 0.5)];
     scenario.ticks = ticks;

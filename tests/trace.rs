@@ -4,7 +4,8 @@
 use std::collections::HashMap;
 
 use throng::grid::{CellChange, Direction};
-use throng::sim::{AgentId, Command, ConflictMode, Scenario, SimConfig, Simulation};
+use throng::scenario::Scenario;
+use throng::sim::{AgentId, Command, ConflictMode, SimConfig, Simulation};
 use throng::trace::{
     Event, Move, Section, Step, TickRecord, TraceAgent, TraceError, TraceMap, TraceOptions,
     TraceReader, TraceRecorder, TraceWriter,

@@ -16,7 +16,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use throng::lorr::{LorrConfig, LorrRun, Problem};
-use throng::sim::Scenario;
+use throng::scenario::Scenario;
 use throng::trace::{TraceOptions, TraceRecorder};
 
 /// The moving agents' colour of group 0 in viewer.js (`COLOURS.moving`).

@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use libfuzzer_sys::fuzz_target;
-use throng::sim::{MapSource, Scenario};
+use throng::scenario::{MapSource, Scenario};
 
 /// The map a fuzzed scenario may name as `maps/arena.map` (49 x 49); any other file is looked
 /// for in a folder that does not exist, so no fuzz input reads the disk.

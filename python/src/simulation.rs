@@ -16,9 +16,9 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use throng_core::CellId;
 use throng_core::grid::{CellChange, Direction};
-use throng_core::sim::{
-    AgentAction, AgentId, AgentSet, ChangeSchedule, RunJson, Scenario, SimConfig, TickReport,
-};
+use throng_core::report::RunJson;
+use throng_core::scenario::{ChangeSchedule, Scenario};
+use throng_core::sim::{AgentAction, AgentId, AgentSet, SimConfig, TickReport};
 
 use crate::grid::Grid;
 use crate::{cells, cells_checked, pool, py_to_json, to_dict, to_py};
@@ -339,21 +339,14 @@ impl Simulation {
                 let grid = self.sim.grid();
                 to_dict(
                     py,
-                    &RunJson {
-                        scenario: "python",
-                        scenario_file: "",
-                        map: format!("grid {} x {}", grid.width(), grid.height()),
-                        seed: config.seed,
-                        planner: config.planner,
-                        conflicts: config.conflicts,
-                        action_model: config.action_model,
-                        lifelong: config.lifelong,
-                        max_plans_per_tick: config.max_plans_per_tick,
-                        sum_of_costs_covers: summary.sum_of_costs_covers(),
-                        summary: &summary,
-                        final_state_hash_hex: format!("{:016x}", summary.final_state_hash),
-                        setup_s: self.setup_s,
-                    },
+                    &RunJson::new(
+                        "python",
+                        "",
+                        format!("grid {} x {}", grid.width(), grid.height()),
+                        config,
+                        &summary,
+                        self.setup_s,
+                    ),
                 )
             }
         }

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use anyhow::bail;
 pub(crate) use throng::file_kind::FileKind;
-use throng::sim::{MapSource, Placement, Scenario};
+use throng::scenario::{MapSource, Placement, Scenario};
 
 /// What to do with a file of `kind` instead, for `file`.
 fn hint(kind: FileKind, file: &str) -> String {

@@ -125,7 +125,7 @@ impl SimConfig {
     }
 
     /// The first setting a scenario file may not hold, as its key (`sim.node_budget`) and what
-    /// is wrong, or `None`. Scenario files and overrides ([`crate::sim::Scenario::set`]) both
+    /// is wrong, or `None`. Scenario files and overrides ([`crate::scenario::Scenario::set`]) both
     /// check with it.
     pub(crate) fn problem(&self) -> Option<(&'static str, String)> {
         if self.max_plans_per_tick == Some(0) {

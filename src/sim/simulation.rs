@@ -416,7 +416,7 @@ impl Simulation {
     /// Edits the map now (between ticks). Agents whose remaining path crosses a cell that is
     /// no longer walkable stop and ask for a new plan. A cell an agent stands on cannot be
     /// blocked (the agent would stand in a wall): such a batch is refused whole, as scenario
-    /// schedules avoid by leaving those cells out ([`crate::sim::ChangeSchedule`]).
+    /// schedules avoid by leaving those cells out ([`crate::scenario::ChangeSchedule`]).
     ///
     /// # Errors
     /// As [`Grid::apply`], and [`Error::CellOccupied`] when a change blocks a cell an agent

@@ -22,7 +22,7 @@ pub(super) fn play_interleaved(
         ticks: Vec<(u32, f64)>,
         setup_s: f64,
         done: bool,
-        schedule: throng::sim::ChangeSchedule,
+        schedule: throng::scenario::ChangeSchedule,
     }
     let mut copies = Vec::with_capacity(variants.len());
     for &(variant, n) in variants {

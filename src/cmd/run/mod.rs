@@ -8,7 +8,8 @@ use std::time::Instant;
 
 use anyhow::{Context, bail};
 use serde::Serialize;
-use throng::sim::{RunSummary, Scenario, TickReport};
+use throng::scenario::Scenario;
+use throng::sim::{RunSummary, TickReport};
 
 mod compare;
 mod output;
@@ -272,7 +273,7 @@ struct BatchSpeedup {
 #[derive(Serialize)]
 struct JsonSummary<'a> {
     #[serde(flatten)]
-    run: throng::sim::RunJson<'a>,
+    run: throng::report::RunJson<'a>,
     #[serde(skip_serializing_if = "Option::is_none")]
     compare: Option<Comparison>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -585,7 +586,7 @@ struct TraceTo<'a> {
 /// is in crowd `i % groups`; other placements have no groups.
 fn agent_groups(scenario: &Scenario, agents: usize) -> Vec<u32> {
     match scenario.placement {
-        throng::sim::Placement::Crowds { groups, .. } if groups > 0 => {
+        throng::scenario::Placement::Crowds { groups, .. } if groups > 0 => {
             (0..agents).map(|i| i as u32 % groups).collect()
         }
         _ => Vec::new(),
@@ -617,7 +618,7 @@ mod tests {
         // The constant must name the file default.toml gives, or the binary would look for the
         // map on disk again.
         assert!(
-            matches!(&built_in.map, throng::sim::MapSource::Text { file, .. } if file == DEFAULT_MAP_FILE),
+            matches!(&built_in.map, throng::scenario::MapSource::Text { file, .. } if file == DEFAULT_MAP_FILE),
             "{:?}",
             built_in.map_label()
         );

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use anyhow::bail;
 use throng::grid::procgen::MapGenerator;
-use throng::sim::{MapSource, Scenario};
+use throng::scenario::{MapSource, Scenario};
 
 use super::{RunArgs, default_scenario};
 use crate::cmd::file_kind::{self, FileKind};

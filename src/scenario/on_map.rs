@@ -2,7 +2,8 @@
 //! another scenario's settings (the command line takes `sims/default.toml`'s), played on that
 //! map with agents placed at random, so that a user's map runs without a scenario file.
 
-use super::{MapSource, Origin, Placement, Scenario};
+use super::origin::Origin;
+use super::{MapSource, Placement, Scenario};
 use crate::error::{Error, Result};
 
 impl Scenario {
@@ -14,7 +15,7 @@ impl Scenario {
     ///
     /// ```
     /// use throng::grid::procgen::MapGenerator;
-    /// use throng::sim::{MapSource, Scenario};
+    /// use throng::scenario::{MapSource, Scenario};
     ///
     /// let settings = Scenario::parse(
     ///     "agents = 1\nticks = 40\n[map]\ngenerator = { kind = \"maze\", width = 9, height = 9, corridor = 1 }\n",
@@ -71,10 +72,7 @@ impl Scenario {
             agents,
             map,
             placement: Placement::Random,
-            origin: Origin {
-                file: label.to_string(),
-                lines: Vec::new(),
-            },
+            origin: Origin::new(label),
             ..self.clone()
         };
         scenario.check()?;

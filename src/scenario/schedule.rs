@@ -1,38 +1,16 @@
 //! Scripted map changes of a scenario: `[[changes]]` rectangles and the `[doors]` generator,
-//! turned into a schedule of [`CellChange`] batches by tick.
-//!
-//! ```toml
-//! [[changes]]
-//! tick = 50
-//! block = [10, 0, 10, 20]         # x0, y0, x1, y1 (inclusive rectangle)
-//! [[changes]]
-//! tick = 80
-//! open = [10, 0, 10, 20]
-//!
-//! [doors]                         # `count` doors, each shut or opened at random every
-//! count = 20                      # `period` ticks (tick period, 2 * period, ...)
-//! period = 40
-//! seed = 3                        # default 0
-//! ```
-//!
-//! Doors are gaps of 1 to 3 walkable cells in a line of walls (a vertical or horizontal run
-//! bounded by blocked cells at both ends, with walkable cells on both sides), the doorways of
-//! a rooms map; on a map without such gaps, single walkable cells. They are chosen among the
-//! cells walkable at the start, seeded by `seed`; all start open. At every multiple of
-//! `period` each door is drawn shut or open (one chance in two).
-//!
-//! A change never blocks a cell an agent stands on: [`ChangeSchedule::queue_due`] drops such
-//! cells from the batch when it is queued, just before the tick that applies it (the cell stays
-//! walkable until its next scheduled change). Everything depends only on the file and the
-//! agents' positions, so the same file gives the same run on any number of threads.
+//! turned into a schedule of [`CellChange`] batches by tick and queued on the simulation as
+//! their ticks come. The file format and the rules (doors, cells under agents) are in the
+//! [module docs](super).
 
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 
-use super::command::Command;
-use super::simulation::Simulation;
+use super::Scenario;
+use crate::error::{Error, ParseError, Result};
 use crate::grid::{CellChange, CellId, Grid};
+use crate::sim::{Command, Simulation};
 
 /// One `[[changes]]` entry: block or open an inclusive rectangle of cells at a tick.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -247,18 +225,46 @@ impl ChangeSchedule {
     }
 }
 
+impl Scenario {
+    /// the `[[changes]]` rectangles, then the doors. Queue them with
+    /// [`ChangeSchedule::queue_due`] before each step (as [`play`](Self::play) does).
+    ///
+    /// # Errors
+    /// [`Error::Parse`] at the line of a rectangle outside the map.
+    pub fn schedule(&self, grid: &Grid) -> Result<ChangeSchedule> {
+        let mut entries = Vec::new();
+        for (i, c) in self.changes.iter().enumerate() {
+            let batch = rect_changes(grid, c.rect, c.walkable).map_err(|m| {
+                let key = if c.walkable { "open" } else { "block" };
+                let message = format!("changes[{i}].{key}: {m}");
+                Error::from(if c.line > 0 {
+                    ParseError::at(&self.origin.file, c.line, message)
+                } else {
+                    ParseError::whole(&self.origin.file, message)
+                })
+            })?;
+            entries.push((c.tick, batch));
+        }
+        let schedule = ChangeSchedule::new(entries);
+        Ok(match &self.doors {
+            Some(doors) => schedule.with_doors(grid, doors, self.ticks),
+            None => schedule,
+        })
+    }
+}
+
 /// The changes making every cell of `rect` (`[x0, y0, x1, y1]`, inclusive) walkable or
 /// blocked ([`CellChange::rect`]), or a message when it is not inside the grid or not ordered.
-pub(crate) fn rect_changes(
+fn rect_changes(
     grid: &Grid,
     rect: [u32; 4],
     walkable: bool,
-) -> Result<Vec<CellChange>, String> {
+) -> std::result::Result<Vec<CellChange>, String> {
     let [x0, y0, x1, y1] = rect;
     CellChange::rect(grid, x0, y0, x1, y1, walkable).map_err(|e| e.to_string())
 }
 
-/// Gaps of 1 to 3 walkable cells in lines of walls (see the [module docs](self)).
+/// Gaps of 1 to 3 walkable cells in lines of walls (see the [module docs](super)).
 fn wall_gaps(grid: &Grid) -> Vec<Vec<CellId>> {
     let (w, h) = (i64::from(grid.width()), i64::from(grid.height()));
     let cell = |x: i64, y: i64| grid.cell(x as u32, y as u32).expect("inside");
@@ -318,7 +324,7 @@ fn wall_gaps(grid: &Grid) -> Vec<Vec<CellId>> {
 /// The door changes of `doors` on `grid` for ticks below `ticks`, all drawn at once: what the
 /// schedule's stream must give, one batch at a time (kept for that test).
 #[cfg(test)]
-pub(crate) fn door_changes(grid: &Grid, doors: &Doors, ticks: u64) -> Vec<(u64, Vec<CellChange>)> {
+fn door_changes(grid: &Grid, doors: &Doors, ticks: u64) -> Vec<(u64, Vec<CellChange>)> {
     let mut rng = ChaCha8Rng::seed_from_u64(doors.seed);
     let mut pool = wall_gaps(grid);
     if pool.is_empty() {

@@ -4,10 +4,10 @@
 //! An override goes through the same checks as the file: a value out of range, of the wrong
 //! type or for an unknown key is an [`Error::Invalid`] naming the key.
 
-use super::config::SimConfig;
-use super::scenario::Scenario;
+use super::Scenario;
 use crate::error::{Error, Result};
 use crate::grid::Neighborhood;
+use crate::sim::SimConfig;
 
 /// Keys at the top of a scenario file that an override may set.
 const TOP_KEYS: [&str; 5] = ["seed", "ticks", "threads", "agents", "neighbourhood"];
@@ -19,7 +19,8 @@ impl Scenario {
     /// `null`.
     ///
     /// ```
-    /// use throng::sim::{ConflictMode, Scenario};
+    /// use throng::scenario::Scenario;
+    /// use throng::sim::ConflictMode;
     /// use serde_json::json;
     ///
     /// let mut s = Scenario::parse(
