@@ -116,6 +116,8 @@ pub struct ScenReport {
     pub jump_table_bytes: Option<usize>,
     /// The first failing queries, in file order (at most [`MAX_LISTED_FAILURES`]).
     pub failures: Vec<QueryFailure>,
+    /// Every failing query, listed in [`failures`](Self::failures) or not.
+    pub failed: usize,
 }
 
 impl ScenReport {
@@ -208,6 +210,7 @@ pub fn run_scen_with_nav(
         jump_table_ms: None,
         jump_table_bytes: None,
         failures: Vec::new(),
+        failed: 0,
     };
     if options.planner == PlannerKind::JpsPlus {
         // Built ahead, as a navigation graph is, so that no query's time includes it.
@@ -290,6 +293,7 @@ pub fn run_scen_with_nav(
                 }
             }
         };
+        report.failed += usize::from(failure.is_some());
         if let Some((kind, detail)) = failure
             && report.failures.len() < MAX_LISTED_FAILURES
         {

@@ -232,24 +232,20 @@ fn a_file_of_another_kind_is_named_for_what_it_is() {
 }
 
 /// A `.scen` made for another map of the same size (the issue's maze scen on the random map):
-/// `mapf` warns with both names, then refuses the first blocked start naming the file and line.
+/// `mapf` refuses the first blocked start naming the file and line, with the map the scen
+/// names as the cause, in one line.
 #[test]
 fn mapf_names_the_map_a_scen_was_made_for() {
     let map = shipped("mapf/random-32-32-10.map");
     let scen = shipped("mapf/maze-32-32-2-random-5.scen");
     let o = throng(&["mapf", s(&map), s(&scen), "--agents", "10"]);
-    assert_eq!(o.status.code(), Some(2));
-    let err = stderr(&o);
-    let lines: Vec<&str> = err.lines().collect();
-    assert_eq!(lines.len(), 2, "{err}");
+    assert_one_line_error(&o, "maze-32-32-2-random-5.scen:5: start (18, 2) is blocked");
     assert!(
-        lines[0].starts_with("throng: warning: ")
-            && lines[0].contains("maze-32-32-2-random-5.scen:2: names map \"maze-32-32-2.map\", run on random-32-32-10.map"),
-        "{err}"
-    );
-    assert!(
-        lines[1].contains("maze-32-32-2-random-5.scen:5: start (18, 2) is blocked"),
-        "{err}"
+        stderr(&o).contains(
+            "maze-32-32-2-random-5.scen:2: names map \"maze-32-32-2.map\", run on random-32-32-10.map"
+        ),
+        "{}",
+        stderr(&o)
     );
     // Another size cannot be meant: one error line with both maps.
     let o = throng(&["mapf", s(&shipped("arena.map")), s(&scen), "--agents", "10"]);
@@ -412,4 +408,50 @@ fn mapf_checks_its_output_path_before_solving() {
     // nav checks its --out before building.
     let o = throng(&["nav", s(&map), "-o", s(&missing)]);
     assert_one_line_error(&o, "--out");
+}
+
+/// The files a command takes beside its main one (`view --map`, `view --problem`) and a
+/// problem's own parts given in its place are named for what they are too.
+#[test]
+fn secondary_files_of_another_kind_are_named_for_what_they_are() {
+    let f = files();
+    let out = s(&f.lorr_output);
+    let cases: Vec<(Vec<&str>, String)> = vec![
+        (
+            vec!["view", out, "--problem", s(&f.map), "--no-open"],
+            format!(
+                "--problem: {} is a Moving AI map, not a League of Robot Runners problem",
+                s(&f.map)
+            ),
+        ),
+        (
+            vec!["view", out, "--problem", out, "--no-open"],
+            format!(
+                "--problem: {out} is a League of Robot Runners output file, not a League of \
+                 Robot Runners problem"
+            ),
+        ),
+        (
+            vec!["view", out, "--map", s(&f.scenario), "--no-open"],
+            format!(
+                "--map: {} is a simulation scenario (TOML), not a Moving AI map",
+                s(&f.scenario)
+            ),
+        ),
+    ];
+    for (args, want) in &cases {
+        assert_one_line_error(&throng(args), want);
+    }
+    // A LoRR problem's agents file, or an empty file, given as the problem.
+    let agents = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("sims/lorr/random.domain/agents/random_32_32_20_100.agents");
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("empty.json");
+    std::fs::write(&empty, "").unwrap();
+    for file in [agents.as_path(), empty.as_path()] {
+        assert_one_line_error(
+            &throng(&["lorr", s(file)]),
+            &format!("{}:1: not a League of Robot Runners problem", s(file)),
+        );
+    }
 }

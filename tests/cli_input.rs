@@ -174,7 +174,7 @@ fn usage_errors_are_one_line() {
     // unknown flag with a tip to write `-- -4`.
     assert_one_line_error(
         &throng(&["mapf", "m", "s", "--agents", "1", "--neighbourhood", "-4"]),
-        "--neighbourhood -4: unknown neighborhood",
+        "--neighbourhood -4: unknown neighbourhood",
     );
     assert_one_line_error(
         &throng(&["run", "--compare-conflicts", "-1"]),
@@ -316,6 +316,13 @@ fn no_length_ratio_is_claimed_for_queries_not_answered() {
     let length = text.lines().find(|l| l.starts_with("length")).unwrap();
     assert!(!length.contains("1.0000"), "{length}");
     assert!(length.contains("no ratio"), "{length}");
+    // 130 failures: 20 listed, and the rest counted rather than dropped.
+    assert_eq!(v["failed"], 130);
+    assert_eq!(
+        text.lines().filter(|l| l.starts_with("  line ")).count(),
+        20
+    );
+    assert!(text.contains("... and 110 more failing queries"), "{text}");
     // A budget that stops only some queries: the ratios are over those answered, and say so.
     let o = throng(&["scen", &scen, "--budget", "200", "--json"]);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();

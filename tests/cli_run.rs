@@ -587,8 +587,13 @@ fn a_run_cut_short_says_its_sum_of_costs_covers_the_arrived_agents_only() {
         "{out}"
     );
     assert_eq!(v["sum_of_costs_covers"], "arrived_agents");
+    assert!(
+        out.contains("--ticks N plays longer"),
+        "the tick limit is named: {out}"
+    );
     let out = ok(&["run", s, "--json", full.to_str().unwrap()]);
     assert!(!out.contains("arrived agents only"), "{out}");
+    assert!(!out.contains("plays longer"), "{out}");
     let v = json(&full);
     assert_eq!(v["all_arrived"], true);
     assert_eq!(v["sum_of_costs_covers"], "all_agents");

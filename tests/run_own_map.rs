@@ -171,9 +171,10 @@ fn a_map_file_runs_with_its_agents_at_random_distinct_starts_and_goals() {
     ]);
     // The table and the JSON say which map was played and with what.
     assert!(
-        out.contains("scenario     rooms: 60 agents placed at random"),
+        out.contains("scenario     rooms: agents placed at random"),
         "{out}"
     );
+    assert!(out.contains("setup        60 agents,"), "{out}");
     assert!(out.contains(&format!("map          {}", s(&map))), "{out}");
     assert!(
         out.contains("planner auto, conflicts pibt, action model free"),
@@ -370,6 +371,18 @@ fn combinations_that_cannot_apply_are_one_line_errors() {
                 "--map",
                 s(&map),
                 "--agents",
+                "5",
+                "--set",
+                "agents=7",
+            ],
+            "--agents 5 and --set agents=7 both give the number of agents",
+        ),
+        (
+            vec![
+                "run",
+                "--map",
+                s(&map),
+                "--agents",
                 "5000",
                 "--paths",
                 s(&paths),
@@ -383,7 +396,7 @@ fn combinations_that_cannot_apply_are_one_line_errors() {
         (vec!["run", "--generate", "random:9"], "expected WxH"),
         (
             vec!["run", "--generate", "random:9x9:2"],
-            "density must be between 0 and 1",
+            "density must be from 0 to below 1",
         ),
         (
             vec!["run", "--map", "no-such.map"],

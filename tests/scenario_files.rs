@@ -675,3 +675,24 @@ fn robots_that_turn_need_pibt() {
     let bad = small("[sim]\naction_model = \"fly\"\n");
     parse_error(&bad, 7, &["sim.action_model", "unknown variant"]);
 }
+
+#[test]
+fn a_file_of_another_kind_loaded_as_a_scenario_is_named() {
+    // The library's loader (Python's `Simulation.from_scenario` goes through it) names the
+    // kind instead of failing on the first TOML line.
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let err = Scenario::load(root.join("sims/maps/arena.map"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.ends_with("arena.map is a Moving AI map, not a simulation scenario (TOML)"),
+        "{err}"
+    );
+    let err = Scenario::load(root.join("sims/lorr/random.domain/RANDOM-01.json"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("is a League of Robot Runners problem"),
+        "{err}"
+    );
+}

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use anyhow::Context;
+use anyhow::{Context, bail};
 use serde::Serialize;
 use throng::mapf::GoalDistances;
 use throng::mapf::instance::{Instance, plan_costs, write_plan};
@@ -96,10 +96,20 @@ fn load_instance(args: &MapfArgs) -> anyhow::Result<Instance> {
     file_kind::expect(&args.scen, FileKind::Scen)?;
     let grid: Grid = load_map(&args.map)?.with_neighborhood(args.neighbourhood);
     let scen = ScenFile::load(&args.scen)?;
-    if let Some(other) = scen.check_map(Some(&args.map), &grid)? {
-        eprintln!("throng: warning: {other}");
+    let other_map = scen.check_map(Some(&args.map), &grid)?;
+    match Instance::from_scen(grid, &scen, args.agents) {
+        // The instance does not fit the map: one line, the name the scen gives as the cause.
+        Err(e) => match other_map {
+            Some(other) => bail!("{e} ({other})"),
+            None => Err(e.into()),
+        },
+        Ok(instance) => {
+            if let Some(other) = other_map {
+                eprintln!("throng: warning: {other}");
+            }
+            Ok(instance)
+        }
     }
-    Ok(Instance::from_scen(grid, &scen, args.agents)?)
 }
 
 /// Runs `throng mapf`: exit status 0 when solved, 1 when not, errors as for every subcommand.

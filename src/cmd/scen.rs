@@ -240,6 +240,13 @@ fn print_report(out: &mut impl Write, r: &ScenReport, grid: &Grid) -> io::Result
     for f in &r.failures {
         writeln!(out, "  line {}: {}: {}", f.line, f.kind, f.detail)?;
     }
+    if r.failed > r.failures.len() {
+        writeln!(
+            out,
+            "  ... and {} more failing queries (--json counts them all)",
+            r.failed - r.failures.len()
+        )?;
+    }
     writeln!(out)
 }
 

@@ -32,6 +32,14 @@ pub(crate) struct ViewArgs {
 pub(crate) fn run(args: ViewArgs) -> anyhow::Result<ExitCode> {
     // Checked whole before serving: the page can trust what it is given, and a damaged file is
     // reported here, with the line or offset, rather than as a blank page.
+    if let Some(map) = &args.map {
+        super::file_kind::expect(map, super::file_kind::FileKind::Map)
+            .map_err(|e| e.context("--map"))?;
+    }
+    if let Some(problem) = &args.problem {
+        super::file_kind::expect(problem, super::file_kind::FileKind::LorrProblem)
+            .map_err(|e| e.context("--problem"))?;
+    }
     let source = MapSource {
         map: args.map.as_deref(),
         problem: args.problem.as_deref(),

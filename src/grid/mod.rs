@@ -75,7 +75,7 @@ impl std::str::FromStr for Neighborhood {
             "4" | "four" => Ok(Neighborhood::Four),
             "8" | "eight" => Ok(Neighborhood::Eight),
             _ => Err(Error::Invalid(format!(
-                "unknown neighborhood {s:?} (expected 4 or 8)"
+                "unknown neighbourhood {s:?} (expected 4 or 8)"
             ))),
         }
     }

@@ -27,8 +27,8 @@ mod spec;
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum MapGenerator {
-    /// Every cell blocked independently with probability `density` (0 to 1), like the Moving
-    /// AI `random512-10` maps.
+    /// Every cell blocked independently with probability `density` (0 to below 1), like the
+    /// Moving AI `random512-10` maps.
     Random {
         /// Columns.
         width: u32,
@@ -74,9 +74,9 @@ impl MapGenerator {
                 height,
                 density,
             } => {
-                if !(0.0..=1.0).contains(&density) {
+                if !(0.0..1.0).contains(&density) {
                     return Err(Error::InvalidGrid(format!(
-                        "density {density} is not between 0 and 1"
+                        "density {density} is not from 0 to below 1 (1 blocks every cell)"
                     )));
                 }
                 let cells = checked_cell_count(width, height)?;

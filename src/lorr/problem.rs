@@ -133,6 +133,18 @@ impl Problem {
         dir: &Path,
         mut read: impl FnMut(Part, &Path) -> Result<Cow<'a, str>>,
     ) -> Result<Problem> {
+        // Another kind of file (a map, an agents file, an empty file) is named as not a
+        // problem, rather than by the JSON parser's first complaint.
+        let body = text.trim_start_matches('\u{feff}').trim_start();
+        if !body.starts_with('{') {
+            return Err(ParseError::at(
+                file,
+                1,
+                "not a League of Robot Runners problem: expected a JSON object naming mapFile, \
+                 agentFile, taskFile, teamSize and numTasksReveal",
+            )
+            .into());
+        }
         let json: ProblemJson = serde_json::from_str(text).map_err(|e| {
             let msg = e.to_string();
             // serde_json appends " at line L column C": the line goes in front instead.

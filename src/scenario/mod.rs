@@ -99,9 +99,8 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-#[cfg(doc)]
-use crate::error::Error;
-use crate::error::{Result, read_text};
+use crate::error::{Error, Result, read_text};
+use crate::file_kind::FileKind;
 use crate::grid::procgen::MapGenerator;
 use crate::grid::{Grid, Neighborhood};
 use crate::movingai::{MapOptions, load_map, parse_map};
@@ -228,6 +227,17 @@ impl Scenario {
     pub fn load(path: impl AsRef<Path>) -> Result<Scenario> {
         let path = path.as_ref();
         let text = read_text(path)?;
+        // A map, a trace or a LoRR problem given as a scenario is named for what it is.
+        if let Some(kind) = FileKind::of_bytes(text.as_bytes())
+            && kind != FileKind::Scenario
+        {
+            return Err(Error::Invalid(format!(
+                "{} is {}, not {}",
+                path.display(),
+                kind.describe(),
+                FileKind::Scenario.describe()
+            )));
+        }
         let base = path.parent().unwrap_or(Path::new(""));
         let mut scenario = Self::parse(&text, &path.display().to_string(), base)?;
         if scenario.name.is_empty() {

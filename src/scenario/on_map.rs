@@ -65,8 +65,9 @@ impl Scenario {
         }
         let scenario = Scenario {
             name: name.to_string(),
+            // No count here: `--set agents=N` may change it after; the setup line says it.
             description: format!(
-                "{agents} agents placed at random, the other settings from {}",
+                "agents placed at random, the other settings from {}",
                 self.file()
             ),
             agents,

@@ -302,6 +302,11 @@ pub(crate) fn run_scenario(args: RunArgs) -> anyhow::Result<ExitCode> {
     }
     file_kind::expect_scenario_files(&scenario)?;
     if let Some(other) = scenario.scen_map_mismatch()? {
+        // Placed on the map first (cheap: a .scen placement): when the agents do not fit the
+        // map, the other map the .scen names is the cause, said in the one error line.
+        if let Err(e) = scenario.build() {
+            bail!("{e} ({other})");
+        }
         eprintln!("throng: warning: {other}");
     }
     if let Some(seed) = args.seed {

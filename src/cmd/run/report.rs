@@ -63,6 +63,8 @@ pub(super) fn print_run(
         s.ticks,
         if played.finished_early {
             " (every agent done)"
+        } else if !config.lifelong && !s.all_arrived {
+            " (the tick limit, before every agent arrived: --ticks N plays longer)"
         } else {
             ""
         },

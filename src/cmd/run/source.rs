@@ -13,6 +13,14 @@ use crate::cmd::file_kind::{self, FileKind};
 
 /// The scenario the flags name, before `--set`, `--seed`, `--ticks` and `--threads`.
 pub(super) fn chosen_scenario(args: &RunArgs) -> anyhow::Result<Scenario> {
+    if let Some(n) = args.agents
+        && let Some(set) = args
+            .set
+            .iter()
+            .find(|a| a.split('=').next().map(str::trim) == Some("agents"))
+    {
+        bail!("--agents {n} and --set {set} both give the number of agents: give one");
+    }
     let own_map = match (&args.map, &args.generate) {
         (Some(_), Some(_)) => bail!("--map and --generate both give the map: give one"),
         (Some(file), None) => Some(format!("--map {}", file.display())),

@@ -143,8 +143,9 @@ impl MapGenerator {
             ));
         }
         match *self {
-            MapGenerator::Random { density, .. } if !(0.0..=1.0).contains(&density) => {
-                Err(format!("density must be between 0 and 1, got {density}"))
+            // 1 would block every cell: no map to play on.
+            MapGenerator::Random { density, .. } if !(0.0..1.0).contains(&density) => {
+                Err(format!("density must be from 0 to below 1, got {density}"))
             }
             MapGenerator::Rooms { room, door, .. } if room == 0 || door == 0 || door > room => Err(
                 format!("rooms need 1 <= door <= room, got room {room} and door {door}"),
@@ -210,7 +211,8 @@ mod tests {
             ("random:64", "size \"64\": expected WxH"),
             ("random:64xa", "height \"a\""),
             ("random:64x64:lots", "density \"lots\""),
-            ("random:64x64:1.5", "density must be between 0 and 1"),
+            ("random:64x64:1.5", "density must be from 0 to below 1"),
+            ("random:10x10:1", "density must be from 0 to below 1"),
             ("random:0x64", "at least 1"),
             ("maze:64x64:2:3", "too many parts"),
             ("rooms:64x64:3:5", "1 <= door <= room"),
