@@ -17,7 +17,7 @@
 //! for a few paths, and refuses requests whose `Host` header names another host (so that a web
 //! page elsewhere cannot reach it through DNS rebinding).
 
-mod file_kind;
+mod sniff;
 mod json_lines;
 mod lorr_file;
 mod open;
@@ -25,7 +25,7 @@ mod plan_file;
 pub mod replay;
 mod server;
 
-pub use file_kind::sniff;
+pub use sniff::sniff;
 pub use lorr_file::LorrOutput;
 pub use open::{MapSource, open};
 pub use plan_file::{GridPlan, PlanFile};

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use super::file_kind::sniff;
+use super::sniff::sniff;
 use super::lorr_file::{LorrOutput, map_needed};
 use super::plan_file::{PlanFile, map_not_found};
 use super::replay::{Replay, ReplayKind, ReplayWriter};
