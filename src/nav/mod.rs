@@ -31,8 +31,9 @@
 //! [`NavGraph::find_path`] with a per-thread [`NavWorkspace`]:
 //!
 //! 1. start and goal in the same or neighbouring clusters, or every query on maps where long
-//!    trips take few jump points: a direct optimal search, JPS+ where the graph built the
-//!    grid's jump table, JPS otherwise (the `direct` module says when each pays);
+//!    trips take few jump points: a direct optimal search, JPS+ where the graph chose the
+//!    grid's jump table ([`NavGraph::uses_jump_table`]), JPS otherwise (the `direct` module
+//!    says when each pays);
 //! 2. otherwise the start is connected to every point of its cluster, and every point of the
 //!    goal's cluster to the goal, by walking the points' stored trees (a few hundred steps in
 //!    all, where a Dijkstra over two clusters took 40% of the query), and A* runs over the
