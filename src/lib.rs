@@ -11,6 +11,9 @@
 //!   moves and the map changes, with memory sized by the cells searched.
 //! - [`nav`]: navigation points ([`nav::NavGraph`]): routes prepared ahead of time and
 //!   stitched for long trips.
+//! - [`planner`]: one interface to every planner ([`Planner`]: the [`PlannerKind`] chosen and
+//!   the navigation graph it needs, answering `plan(start, goal)` with a path, cost and
+//!   counters).
 //! - [`mapf`]: multi-agent solvers: [`mapf::Pibt`] (one collision-free step of every agent)
 //!   and an independent checker of joint steps ([`mapf::check_step`]).
 //! - [`lorr`]: League of Robot Runners problems (lifelong tasks, robots that turn) played on
@@ -62,7 +65,7 @@ pub mod view;
 
 pub use error::{Error, ParseError, Result};
 pub use grid::{CellId, Grid, Neighborhood};
-pub use planner::PlannerKind;
+pub use planner::{Plan, PlanWorkspace, Planner, PlannerKind};
 pub use search::{QueryError, SearchOptions, SearchOutcome, SearchStats, SearchWorkspace};
 
 /// The README's examples, compiled and run as doctests so the README stays true.

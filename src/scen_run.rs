@@ -1,7 +1,8 @@
 //! Running every query of a Moving AI scenario file and judging the answers.
 //!
-//! Each path is checked by [`Grid::path_cost`] (legal moves only) and its cost compared with the
-//! optimal length of the file. Only the planner call is timed; checking is not.
+//! Each query is a [`Planner`] query; each path is checked by [`Grid::path_cost`] (legal moves
+//! only) and its cost compared with the optimal length of the file. Only the planner call is
+//! timed; checking is not.
 
 use std::time::Instant;
 
@@ -11,9 +12,9 @@ use serde::Serialize;
 use crate::error::Result;
 use crate::grid::{CellId, Grid};
 use crate::movingai::ScenFile;
-use crate::nav::{NavGraph, NavOptions, NavWorkspace};
-use crate::planner::PlannerKind;
-use crate::search::{QueryError, SearchOptions, SearchOutcome, SearchWorkspace};
+use crate::nav::{NavGraph, NavOptions};
+use crate::planner::{Planner, PlannerKind};
+use crate::search::{SearchOptions, SearchOutcome};
 
 /// How many failing queries a report lists in detail.
 pub const MAX_LISTED_FAILURES: usize = 20;
@@ -154,32 +155,23 @@ pub fn run_scen(grid: &Grid, scen: &ScenFile, options: &ScenRunOptions) -> Resul
 /// `nav` and `auto` planners, ignored by the others).
 ///
 /// # Errors
-/// As [`run_scen`]; [`crate::Error::Invalid`] when the planner needs a graph and none is given
-/// or it does not match the grid.
+/// As [`run_scen`]; as [`Planner::new`] ([`crate::Error::Invalid`] when the planner needs a
+/// graph and none is given or it does not match the grid).
 pub fn run_scen_with_nav(
     grid: &Grid,
     scen: &ScenFile,
     options: &ScenRunOptions,
     nav: Option<&NavGraph>,
 ) -> Result<ScenReport> {
-    let nav = if options.planner.uses_nav() {
-        match nav {
-            Some(nav) if nav.matches(grid) => Some(nav),
-            Some(_) => {
-                return Err(crate::Error::Invalid(
-                    "the navigation graph was made for another map".into(),
-                ));
-            }
-            None => {
-                return Err(crate::Error::Invalid(format!(
-                    "planner {} needs a navigation graph",
-                    options.planner
-                )));
-            }
-        }
-    } else {
-        None
-    };
+    // `jps+` builds the grid's jump table here, ahead, as a navigation graph is built ahead,
+    // so that no query's time includes it.
+    let t0 = Instant::now();
+    let built = options.planner == PlannerKind::JpsPlus && !grid.has_jump_table();
+    let planner = Planner::new(grid, options.planner, nav)?.with_options(SearchOptions {
+        node_budget: options.node_budget,
+    });
+    let jump_table_ms = built.then(|| t0.elapsed().as_secs_f64() * 1e3);
+    let nav = planner.nav();
     let cells = scen.resolve(grid)?;
     let mut hist = Histogram::<u64>::new(3).expect("3 significant figures is valid");
     let mut report = ScenReport {
@@ -207,26 +199,21 @@ pub fn run_scen_with_nav(
         nav_memory_bytes: nav.map(NavGraph::memory_bytes),
         nav_points: nav.map(NavGraph::node_count),
         nav_direct: nav.map(NavGraph::searches_directly),
-        jump_table_ms: None,
-        jump_table_bytes: None,
+        jump_table_ms,
+        // `jps+`; `nav` and `auto` where the graph chose the table for its direct searches
+        // (see `nav/direct.rs`).
+        jump_table_bytes: planner.uses_jump_table().then(|| grid.prepare_jump_table()),
         failures: Vec::new(),
         failed: 0,
     };
-    if options.planner == PlannerKind::JpsPlus {
-        // Built ahead, as a navigation graph is, so that no query's time includes it.
-        let t0 = Instant::now();
-        let built = !grid.has_jump_table();
-        report.jump_table_bytes = Some(grid.prepare_jump_table());
-        report.jump_table_ms = built.then(|| t0.elapsed().as_secs_f64() * 1e3);
-    } else if nav.is_some() && grid.has_jump_table() {
-        // Built with the navigation graph for its direct searches (see `nav/direct.rs`).
-        report.jump_table_bytes = Some(grid.prepare_jump_table());
-    }
-    let mut answerer = Answerer::new(grid, options, nav);
+    let mut ws = planner.workspace(grid);
+    // Steady-state query times: the first touch of each page of the workspace would otherwise
+    // cost a page fault inside some query's time.
+    ws.prefault(grid);
     if options.warm_up {
         for &(start, goal) in &cells {
             // Only the warming matters; the timed pass below checks every answer.
-            let _ = answerer.answer(start, goal);
+            let _ = planner.plan(grid, &mut ws, start, goal);
         }
     }
     let promises_optimal = options.planner.is_optimal();
@@ -236,31 +223,31 @@ pub fn run_scen_with_nav(
 
     for (query, &(start, goal)) in scen.queries.iter().zip(&cells) {
         let t0 = Instant::now();
-        let (result, by_nav) = answerer.answer(start, goal);
+        let result = planner.plan(grid, &mut ws, start, goal);
         let ns = t0.elapsed().as_nanos();
         total_ns += ns;
         hist.record(u64::try_from(ns).unwrap_or(u64::MAX).max(1))
             .expect("auto-resizing histogram accepts any value");
-        let (path, expanded) = answerer.answer_path(by_nav);
-        total_expanded += expanded;
+        // A rejected query expands nothing.
+        total_expanded += result.as_ref().map_or(0, |plan| plan.stats.expanded);
 
-        let failure = match result {
+        let failure = match result.map(|plan| (plan.outcome, plan.path)) {
             Err(e) => {
                 report.invalid += 1;
                 Some(("invalid", e.to_string()))
             }
-            Ok(SearchOutcome::Unreachable) => {
+            Ok((SearchOutcome::Unreachable, _)) => {
                 report.unreachable += 1;
                 Some((
                     "unreachable",
                     format!("no path found, optimal {}", query.optimal),
                 ))
             }
-            Ok(SearchOutcome::BudgetExhausted) => {
+            Ok((SearchOutcome::BudgetExhausted, _)) => {
                 report.budget_exhausted += 1;
                 Some(("budget", "node budget exhausted".to_string()))
             }
-            Ok(SearchOutcome::Found { cost }) => {
+            Ok((SearchOutcome::Found { cost }, path)) => {
                 match judge_path(grid, path, start, goal, cost) {
                     Err(why) => {
                         report.illegal += 1;
@@ -316,81 +303,6 @@ pub fn run_scen_with_nav(
         report.max_len_ratio = Some(ratio_max);
     }
     Ok(report)
-}
-
-/// The planner of a run with its workspaces: answers one query at a time.
-struct Answerer<'a> {
-    grid: &'a Grid,
-    planner: PlannerKind,
-    nav: Option<&'a NavGraph>,
-    search_options: SearchOptions,
-    workspace: SearchWorkspace,
-    nav_ws: NavWorkspace,
-    /// The `dstar` planner answers each query from scratch (cleared state, no node budget).
-    dstar: crate::dstar::DStarLite,
-}
-
-impl<'a> Answerer<'a> {
-    fn new(grid: &'a Grid, options: &ScenRunOptions, nav: Option<&'a NavGraph>) -> Self {
-        let mut workspace = SearchWorkspace::for_grid(grid);
-        // Steady-state query times: the first touch of each page of the workspace would
-        // otherwise cost a page fault inside some query's time.
-        workspace.prefault();
-        let mut nav_ws = NavWorkspace::new();
-        if nav.is_some() {
-            nav_ws.prefault(grid);
-        }
-        Answerer {
-            grid,
-            planner: options.planner,
-            nav,
-            search_options: SearchOptions {
-                node_budget: options.node_budget,
-            },
-            workspace,
-            nav_ws,
-            dstar: crate::dstar::DStarLite::new(0),
-        }
-    }
-
-    /// Plans one query; also says whether the navigation points answered it.
-    fn answer(
-        &mut self,
-        start: CellId,
-        goal: CellId,
-    ) -> (std::result::Result<SearchOutcome, QueryError>, bool) {
-        let (grid, options) = (self.grid, &self.search_options);
-        let by_nav = self.nav.is_some() && self.planner.plans_by_nav(grid, start, goal);
-        let result = match (self.planner, self.nav) {
-            (PlannerKind::DStar, _) => {
-                self.dstar.set_goal(goal);
-                self.dstar.clear();
-                self.dstar.plan(grid, start)
-            }
-            (PlannerKind::Jps, _) => self.workspace.find_path_jps(grid, start, goal, options),
-            (PlannerKind::JpsPlus, _) => self
-                .workspace
-                .find_path_jps_plus(grid, start, goal, options),
-            (_, Some(nav)) if by_nav => {
-                nav.find_path_with(grid, &mut self.nav_ws, start, goal, options)
-            }
-            // `auto`'s short trips.
-            (PlannerKind::Auto, _) => self.workspace.find_path_direct(grid, start, goal, options),
-            _ => self.workspace.find_path_with(grid, start, goal, options),
-        };
-        (result, by_nav)
-    }
-
-    /// The path and expansion count of the last answer.
-    fn answer_path(&self, by_nav: bool) -> (&[CellId], u64) {
-        if self.planner == PlannerKind::DStar {
-            (self.dstar.path(), self.dstar.stats().expanded)
-        } else if by_nav {
-            (self.nav_ws.path(), self.nav_ws.stats().expanded)
-        } else {
-            (self.workspace.path(), self.workspace.stats().expanded)
-        }
-    }
 }
 
 /// Checks a returned path: right endpoints, legal moves, and a reported cost that matches the

@@ -5,46 +5,41 @@ use numpy::{IntoPyArray, PyArray1, PyArray2};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use rayon::prelude::*;
-use throng_core::{CellId, PlannerKind, SearchOptions, SearchWorkspace};
+use throng_core::nav::{NavGraph, NavOptions};
+use throng_core::{CellId, PlanWorkspace, Planner, PlannerKind};
 
 use crate::grid::Grid;
 use crate::{cells, pool};
 
-/// The planners `plan` answers with, the one list its check and its error message read: the
-/// optimal searches of one query at a time. The others (`nav`, `auto`, `dstar`, ...) are
-/// simulation planners, refused here.
-const PLAN_PLANNERS: [PlannerKind; 3] =
-    [PlannerKind::AStar, PlannerKind::Jps, PlannerKind::JpsPlus];
-
-/// The planner named `name` when `plan` answers with it; otherwise a ValueError listing exactly
-/// [`PLAN_PLANNERS`].
+/// The planner named `name` (every planner, [`PlannerKind::ALL`]); otherwise a ValueError
+/// listing them all.
 fn plan_planner(name: &str) -> PyResult<PlannerKind> {
-    if let Some(kind) = PLAN_PLANNERS.into_iter().find(|p| p.name() == name) {
+    if let Some(kind) = PlannerKind::ALL.into_iter().find(|p| p.name() == name) {
         return Ok(kind);
     }
-    let names: Vec<_> = PLAN_PLANNERS.iter().map(|p| p.name()).collect();
-    let what = if name.parse::<PlannerKind>().is_ok() {
-        "a simulation planner, not one of plan()'s"
-    } else {
-        "an unknown planner"
-    };
+    let names: Vec<_> = PlannerKind::ALL.iter().map(|p| p.name()).collect();
     Err(PyValueError::new_err(format!(
-        "planner {name:?} is {what} (expected one of: {})",
+        "planner {name:?} is an unknown planner (expected one of: {})",
         names.join(", ")
     )))
 }
 
+/// One query's answer: the cost and the path (NaN and empty where unreachable), or why the
+/// query was refused.
+type Answer = Result<(f64, Vec<CellId>), String>;
+
 /// What `plan` returns: the paths and their costs.
 type Planned<'py> = (Vec<Bound<'py, PyArray2<i32>>>, Bound<'py, PyArray1<f64>>);
 
-/// Plans the queries `starts[i] -> goals[i]` in parallel (one search workspace per worker,
+/// Plans the queries `starts[i] -> goals[i]` in parallel (one planner workspace per worker,
 /// the GIL released). `starts` and `goals` are integer arrays of shape (k, 2), x then y;
-/// `planner` is "astar", "jps" or "jps+" (all optimal; "jps+" builds the grid's jump table
-/// first, 16 bytes a cell, kept with the grid); `threads` 0 means all cores. Returns
+/// `planner` is any planner of the engine ("astar", "jps", "jps+", "nav", "auto", "dstar"):
+/// "jps+" builds the grid's jump table first (16 bytes a cell, kept with the grid); "nav" and
+/// "auto" build the grid's navigation points first, on each call (they plan through them);
+/// "dstar" plans each query from scratch. `threads` 0 means all cores. Returns
 /// `(paths, costs)`: a list of (len, 2) int32 arrays (empty where unreachable) and a float64
 /// array of path costs (NaN where unreachable). Raises ValueError naming the row for a cell
-/// outside the grid or blocked, and for any other planner name (the simulation planners
-/// included), listing the three.
+/// outside the grid or blocked, and for an unknown planner name, listing them all.
 #[pyfunction]
 #[pyo3(signature = (grid, starts, goals, planner = "jps", threads = 0))]
 pub(crate) fn plan<'py>(
@@ -57,10 +52,6 @@ pub(crate) fn plan<'py>(
 ) -> PyResult<Planned<'py>> {
     let kind = plan_planner(planner)?;
     let g = grid.grid.clone();
-    if kind == PlannerKind::JpsPlus {
-        // Built once here rather than by the first query of each thread racing for it.
-        g.prepare_jump_table();
-    }
     let s = cells(py, &g, "starts", starts)?;
     let t = cells(py, &g, "goals", goals)?;
     if s.len() != t.len() {
@@ -71,33 +62,35 @@ pub(crate) fn plan<'py>(
         )));
     }
     let pool = pool(threads)?;
-    let results: Vec<Result<(f64, Vec<CellId>), String>> = py.detach(|| {
+    let results: PyResult<Vec<Answer>> = py.detach(|| {
         pool.install(|| {
-            s.par_iter()
+            // `nav` and `auto` plan through the navigation points: built here (the rule of
+            // `Planner`), on this call's threads.
+            let nav = kind
+                .uses_nav()
+                .then(|| NavGraph::build(&g, &NavOptions::default()))
+                .transpose()
+                .map_err(|e| PyValueError::new_err(e.to_string()))?;
+            // Made once here (`jps+` builds the grid's jump table) rather than by the first
+            // query of each thread.
+            let planner = Planner::new(&g, kind, nav.as_ref())
+                .map_err(|e| PyValueError::new_err(e.to_string()))?;
+            Ok(s.par_iter()
                 .zip(t.par_iter())
                 .map_init(
-                    || SearchWorkspace::for_grid(&g),
-                    |ws, (&a, &b)| {
-                        let outcome = match kind {
-                            PlannerKind::Jps => {
-                                ws.find_path_jps(&g, a, b, &SearchOptions::default())
-                            }
-                            PlannerKind::JpsPlus => {
-                                ws.find_path_jps_plus(&g, a, b, &SearchOptions::default())
-                            }
-                            // A*, the last of PLAN_PLANNERS.
-                            _ => ws.find_path(&g, a, b),
-                        }
-                        .map_err(|e| e.to_string())?;
-                        Ok(match outcome.cost() {
-                            Some(c) => (c, ws.path().to_vec()),
+                    || planner.workspace(&g),
+                    |ws: &mut PlanWorkspace, (&a, &b)| {
+                        let plan = planner.plan(&g, ws, a, b).map_err(|e| e.to_string())?;
+                        Ok(match plan.cost() {
+                            Some(c) => (c, plan.path.to_vec()),
                             None => (f64::NAN, Vec::new()),
                         })
                     },
                 )
-                .collect()
+                .collect())
         })
     });
+    let results = results?;
     let mut paths = Vec::with_capacity(results.len());
     let mut costs = Vec::with_capacity(results.len());
     for (row, r) in results.into_iter().enumerate() {

@@ -124,20 +124,39 @@ def test_plan_lists_exactly_the_planners_it_accepts():
     with pytest.raises(ValueError, match='planner "jsp" is an unknown planner') as refused:
         throng.plan(grid, ok, ok, planner="jsp")
     listed = listed_planners(str(refused.value))
-    assert listed == ["astar", "jps", "jps+"]
+    # Every planner of the engine: the same list a Simulation gives when it refuses a name.
+    with pytest.raises(ValueError) as refused_by_sim:
+        throng.Simulation(grid, ok, ok, planner="jsp")
+    assert listed == listed_planners(str(refused_by_sim.value))
+    assert listed == ["astar", "jps", "jps+", "nav", "auto", "dstar"]
     for planner in listed:
         paths, costs = throng.plan(grid, ok, ok[::-1] + [1, 0], planner=planner)
         assert costs[0] == 1.0 and len(paths[0]) == 2, planner
-    # The engine's other planners (those a Simulation takes) are refused, with the same list.
-    with pytest.raises(ValueError) as refused:
-        throng.Simulation(grid, ok, ok, planner="jsp")
-    others = set(listed_planners(str(refused.value))) - set(listed)
-    assert others >= {"nav", "auto", "dstar"}
-    for planner in others:
-        with pytest.raises(ValueError) as refused:
-            throng.plan(grid, ok, ok, planner=planner)
-        assert f'"{planner}" is a simulation planner' in str(refused.value)
-        assert listed_planners(str(refused.value)) == listed
+
+
+@pytest.mark.parametrize("planner", ["nav", "auto", "dstar"])
+def test_plan_with_the_simulation_planners(planner):
+    """`nav` and `auto` (through the navigation points, built by the call) give legal paths no
+    shorter than the optimal ones; `dstar` the optimal ones."""
+    grid = throng.load_map(MAPS / "8room_000.map")
+    starts, goals, optimal = scen_queries("8room_000")
+    # Short trips (searched directly) and the longest (through the points).
+    pick = np.r_[0:40, len(starts) - 40:len(starts)]
+    starts, goals, optimal = starts[pick], goals[pick], optimal[pick]
+    paths, costs = throng.plan(grid, starts, goals, planner=planner, threads=2)
+    if planner == "dstar":
+        np.testing.assert_allclose(costs, optimal, atol=1e-4)
+    else:
+        assert (costs >= optimal - 1e-4).all() and (costs <= optimal * 1.1 + 1e-4).all()
+    for path, s, g, cost in zip(paths, starts, goals, costs):
+        assert (path[0] == s).all() and (path[-1] == g).all()
+        assert grid.passable[path[:, 1], path[:, 0]].all()
+        steps = np.abs(np.diff(path, axis=0))
+        assert len(steps) == 0 or steps.max() <= 1
+        lengths = np.where(steps.sum(axis=1) == 2, math.sqrt(2), 1.0)
+        assert lengths.sum() == pytest.approx(cost)
+    # The same answers on one thread as on two.
+    assert (throng.plan(grid, starts, goals, planner=planner, threads=1)[1] == costs).all()
 
 
 def cli_json(cli, scenario, tmp_path, args=()):

@@ -59,7 +59,7 @@ fn prepare_nav(map: &Path, out: &Path, cluster: u32) -> anyhow::Result<ExitCode>
         nav.memory_bytes() as f64 / (1 << 20) as f64,
         bytes as f64 / (1 << 20) as f64,
     )?;
-    if grid.has_jump_table() {
+    if nav.uses_jump_table() {
         writeln!(
             io::stdout().lock(),
             "jump table for the direct searches: {:.1} MiB in memory, built again on load",

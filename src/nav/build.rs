@@ -48,7 +48,8 @@ impl NavGraph {
     ///
     /// On uniform 8-connected grids it also builds the grid's jump table (16 bytes a cell, kept
     /// by the grid: [`Grid::has_jump_table`]) unless straight jumps keep stopping on this map,
-    /// for the trips it searches directly; [`NavGraph::load`] does the same.
+    /// for the trips it searches directly ([`NavGraph::uses_jump_table`]); [`NavGraph::load`]
+    /// does the same.
     ///
     /// ```
     /// use throng::Grid;
@@ -156,7 +157,7 @@ impl NavGraph {
         self.map_hash = map_hash(grid);
         self.link(grid);
         // The map may have become open enough for direct searches, or too cluttered for them.
-        self.direct_search = super::direct::prepare_direct_searches(grid);
+        self.direct = super::direct::prepare_direct_searches(grid);
         Ok(n)
     }
 }

@@ -12,17 +12,19 @@
 //! pushed average at most [`DIRECT_WORK`].
 //!
 //! The same module decides which optimal search answers the trips the points leave to a
-//! direct search (within neighbouring clusters; `auto`'s short trips): JPS+ where the grid has
-//! its jump table, online JPS otherwise; both beat A* on short trips of every Moving AI map
-//! measured. The table pays except where straight jumps keep being cut short by forced
-//! neighbours (scattered obstacles: there JPS+ only adds the table's cache misses), so it is
-//! built with the graph unless more than [`MAX_FORCED_SHARE`] of the map's straight moves enter
-//! a jump point (straight jumps shorter than about 10 cells on average; `Grid::forced_share`),
-//! and always where every query is answered directly. The measurements behind both thresholds:
-//! `docs/performance.md`.
+//! direct search (within neighbouring clusters; `auto`'s short trips): JPS+ (the grid's jump
+//! table, built with the graph) or online JPS, chosen from the map alone when the graph is
+//! built, loaded or repaired, and recorded in the graph ([`NavGraph::uses_jump_table`]): a
+//! table some other planner built earlier on the same grid does not change it. Both beat A* on
+//! short trips of every Moving AI map measured. The table pays except where straight jumps keep
+//! being cut short by forced neighbours (scattered obstacles: there JPS+ only adds the table's
+//! cache misses), so it is chosen unless more than [`MAX_FORCED_SHARE`] of the map's straight
+//! moves enter a jump point (straight jumps shorter than about 10 cells on average;
+//! `Grid::forced_share`), and always where every query is answered directly. The measurements
+//! behind both thresholds: `docs/performance.md`.
 
 use crate::grid::{CellId, Grid, Neighborhood};
-use crate::search::{SearchOptions, SearchOutcome, SearchWorkspace};
+use crate::search::{QueryError, SearchOptions, SearchOutcome, SearchWorkspace};
 
 /// Jump points expanded plus pushed per long trip, on average, up to which JPS+ answers every
 /// query: about where the two cost the same (see the module docs).
@@ -35,19 +37,47 @@ const SAMPLES: u64 = 32;
 /// built for the graph's direct searches (see the module docs).
 pub(crate) const MAX_FORCED_SHARE: f64 = 0.1;
 
-/// Decides how `grid`'s navigation graph searches directly: returns whether it answers every
-/// query by JPS+ ([`prefers_direct_search`]), and builds the grid's jump table where JPS+ is
-/// the faster direct search (see the module docs).
-pub(crate) fn prepare_direct_searches(grid: &Grid) -> bool {
+/// How a navigation graph searches directly, decided from the map alone (never from what an
+/// earlier call left on the grid, such as a jump table built for another planner).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct DirectSearches {
+    /// Every query is answered by a direct search ([`prefers_direct_search`]).
+    pub(crate) all: bool,
+    /// Direct searches are JPS+ (the grid's jump table), not online JPS.
+    pub(crate) jump_table: bool,
+}
+
+/// Decides how `grid`'s navigation graph searches directly (see [`DirectSearches`] and the
+/// module docs), and builds the grid's jump table now where the choice is JPS+, so that no
+/// query pays for it.
+pub(crate) fn prepare_direct_searches(grid: &Grid) -> DirectSearches {
     if grid.is_weighted() || grid.neighborhood() != Neighborhood::Eight {
-        return false; // searched by A* whatever the choice
+        return DirectSearches::default(); // searched by A* whatever the choice
     }
-    let direct = prefers_direct_search(grid);
-    // A table built earlier stays (the grid repairs it on every edit): no need to measure.
-    if direct || (!grid.has_jump_table() && grid.forced_share() <= MAX_FORCED_SHARE) {
+    let all = prefers_direct_search(grid);
+    let jump_table = all || grid.forced_share() <= MAX_FORCED_SHARE;
+    if jump_table {
         grid.prepare_jump_table();
     }
-    direct
+    DirectSearches { all, jump_table }
+}
+
+/// The direct search of a navigation graph (and of `auto`'s short trips): JPS+ when the graph
+/// chose the jump table ([`DirectSearches::jump_table`]), online JPS otherwise; both answer
+/// with A* on weighted and 4-connected grids.
+pub(crate) fn search_directly(
+    ws: &mut SearchWorkspace,
+    jump_table: bool,
+    grid: &Grid,
+    start: CellId,
+    goal: CellId,
+    options: &SearchOptions,
+) -> Result<SearchOutcome, QueryError> {
+    if jump_table {
+        ws.find_path_jps_plus(grid, start, goal, options)
+    } else {
+        ws.find_path_jps(grid, start, goal, options)
+    }
 }
 
 /// Whether every query on `grid` (uniform and 8-connected) is best answered by a direct JPS+
@@ -104,7 +134,8 @@ mod tests {
     fn open_maps_search_directly_noisy_ones_do_not() {
         // An open room: every long trip is a jump or two, and the table gets built.
         let open = Grid::new(200, 200).unwrap();
-        assert!(prepare_direct_searches(&open));
+        let choice = prepare_direct_searches(&open);
+        assert!(choice.all && choice.jump_table);
         assert!(open.has_jump_table());
         // Scattered single obstacles: forced neighbours everywhere, thousands of jump points.
         let mut rng = 7u64;
@@ -117,7 +148,7 @@ mod tests {
             })
             .collect();
         let noisy = Grid::from_walkable(200, 200, walkable).unwrap();
-        assert!(!prepare_direct_searches(&noisy));
+        assert_eq!(prepare_direct_searches(&noisy), DirectSearches::default());
         assert!(
             noisy.forced_share() > MAX_FORCED_SHARE,
             "straight jumps are cut short everywhere"
@@ -126,6 +157,9 @@ mod tests {
             !noisy.has_jump_table(),
             "no table where straight jumps keep stopping: online JPS is faster"
         );
+        // A table some other planner built earlier does not change the choice.
+        noisy.prepare_jump_table();
+        assert_eq!(prepare_direct_searches(&noisy), DirectSearches::default());
         // Rooms joined by doors (the shipped Moving AI `8room_000`): not direct (many jump
         // points per long trip), but the table pays for the trips searched directly.
         let rooms = crate::movingai::load_map(concat!(
@@ -133,19 +167,23 @@ mod tests {
             "/sims/maps/8room_000.map"
         ))
         .unwrap();
-        assert!(!prepare_direct_searches(&rooms));
+        let choice = prepare_direct_searches(&rooms);
+        assert!(!choice.all && choice.jump_table);
         assert!(rooms.has_jump_table());
         // Weighted and 4-connected grids are searched by A*: never direct.
         let weighted = Grid::new(50, 50)
             .unwrap()
             .with_costs(vec![2.0; 2500])
             .unwrap();
-        assert!(!prepare_direct_searches(&weighted));
+        assert_eq!(
+            prepare_direct_searches(&weighted),
+            DirectSearches::default()
+        );
         assert!(!weighted.has_jump_table());
         let four = Grid::new(50, 50)
             .unwrap()
             .with_neighborhood(Neighborhood::Four);
-        assert!(!prepare_direct_searches(&four));
+        assert_eq!(prepare_direct_searches(&four), DirectSearches::default());
         assert!(!four.has_jump_table());
     }
 }

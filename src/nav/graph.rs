@@ -2,6 +2,7 @@
 
 use crate::grid::{CellId, Direction, Grid, Neighborhood};
 
+use super::direct::DirectSearches;
 use super::landmarks::{LANDMARKS, Landmarks};
 use super::local::Rect;
 
@@ -201,9 +202,9 @@ pub struct NavGraph {
     pub(crate) landmarks: Landmarks,
     /// Factor on the search's heuristic (see [`NavGraph::set_heuristic_weight`]).
     pub(crate) weight: f64,
-    /// Whether every query is answered by a direct JPS+ search: on maps where long trips take
-    /// JPS+ few jump points it is optimal and faster than the points (see `direct.rs`).
-    pub(crate) direct_search: bool,
+    /// How the graph searches directly: every query (on maps where long trips take JPS+ few
+    /// jump points, optimal and faster than the points), and by JPS+ or JPS (see `direct.rs`).
+    pub(crate) direct: DirectSearches,
 }
 
 impl NavGraph {
@@ -212,7 +213,17 @@ impl NavGraph {
     /// through the points; decided when the graph is built or loaded (see
     /// [`NavGraph::find_path`]).
     pub fn searches_directly(&self) -> bool {
-        self.direct_search
+        self.direct.all
+    }
+
+    /// Whether the searches this graph makes directly on the grid (trips within neighbouring
+    /// clusters, every trip where [`searches_directly`](Self::searches_directly), and the short
+    /// trips of the `auto` planner) are JPS+, reading the grid's jump table, rather than online
+    /// JPS. Decided from the map alone when the graph is built, loaded or repaired (JPS+ unless
+    /// straight jumps keep stopping on the map); the graph then builds the table, and the grid
+    /// keeps it up to date. Weighted and 4-connected grids are searched by A* either way.
+    pub fn uses_jump_table(&self) -> bool {
+        self.direct.jump_table
     }
 
     /// Side of a cluster, in cells.
@@ -357,7 +368,7 @@ impl NavGraph {
             edges: Vec::new(),
             landmarks: Landmarks::default(),
             weight: 1.0,
-            direct_search: super::direct::prepare_direct_searches(grid),
+            direct: super::direct::prepare_direct_searches(grid),
         };
         match landmarks {
             Some(dist) => {

@@ -19,8 +19,9 @@
 //! [`NavGraph::find_path`] with a per-thread [`NavWorkspace`]:
 //!
 //! 1. start and goal in the same or neighbouring clusters, or every query on maps where long
-//!    trips take few jump points: a direct optimal search, JPS+ where the graph built the
-//!    grid's jump table, JPS otherwise (`direct.rs` says when each pays);
+//!    trips take few jump points: a direct optimal search, JPS+ where the graph chose the
+//!    grid's jump table ([`NavGraph::uses_jump_table`]), JPS otherwise (the `direct` module
+//!    says when each pays);
 //! 2. otherwise start and goal are joined to the points of their clusters by walking the
 //!    points' trees, and A* runs over the points, its heuristic the larger of the octile
 //!    distance and the landmark bound (ALT), its keys rounded to 1/64 of a unit so that ties

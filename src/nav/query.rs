@@ -14,8 +14,9 @@ impl NavGraph {
     /// A path from `start` to `goal` through the navigation points, cell by cell in
     /// [`NavWorkspace::path`]: legal, continuous, close to optimal but not always optimal.
     ///
-    /// Trips within one cluster or between neighbouring clusters are searched directly (JPS on
-    /// uniform 8-connected grids, JPS+ when the grid has its jump table, A* otherwise) and are
+    /// Trips within one cluster or between neighbouring clusters are searched directly (on
+    /// uniform 8-connected grids JPS+ where the graph chose the jump table,
+    /// [`NavGraph::uses_jump_table`], JPS elsewhere; A* otherwise) and are
     /// optimal; on maps where long trips take JPS+ only a few jump points, every trip is
     /// ([`NavGraph::searches_directly`]).
     ///
@@ -71,7 +72,7 @@ impl NavGraph {
         let cg = self.cluster_of_xy(gx, gy);
         let near = (cs % self.clusters_x).abs_diff(cg % self.clusters_x) <= 1
             && (cs / self.clusters_x).abs_diff(cg / self.clusters_x) <= 1;
-        if self.direct_search || near || !self.abstract_search(grid, ws, start, goal, cs, cg) {
+        if self.direct.all || near || !self.abstract_search(grid, ws, start, goal, cs, cg) {
             return Ok(self.direct(grid, ws, start, goal, options));
         }
         self.stitch(grid, ws, start, goal);
@@ -92,8 +93,8 @@ impl NavGraph {
         Ok(SearchOutcome::Found { cost })
     }
 
-    /// The optimal search on the grid: JPS+ when the grid has its jump table, else JPS
-    /// ([`find_path_direct`](crate::search::SearchWorkspace::find_path_direct)).
+    /// The optimal search on the grid: JPS+ where the graph chose the jump table, else JPS
+    /// ([`NavGraph::uses_jump_table`]).
     fn direct(
         &self,
         grid: &Grid,
@@ -102,10 +103,15 @@ impl NavGraph {
         goal: CellId,
         options: &SearchOptions,
     ) -> SearchOutcome {
-        let outcome = ws
-            .search
-            .find_path_direct(grid, start, goal, options)
-            .expect("endpoints were validated");
+        let outcome = super::direct::search_directly(
+            &mut ws.search,
+            self.direct.jump_table,
+            grid,
+            start,
+            goal,
+            options,
+        )
+        .expect("endpoints were validated");
         ws.stats = ws.search.stats();
         ws.path.clear();
         ws.path.extend_from_slice(ws.search.path());

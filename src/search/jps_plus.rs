@@ -140,22 +140,4 @@ impl SearchWorkspace {
         };
         Ok(self.run_jumps(grid, &jumps, start, goal, options))
     }
-
-    /// The fastest optimal search the grid is prepared for: JPS+ when it has its jump table
-    /// (see `nav/direct.rs` for where the navigation graph builds one), online JPS otherwise;
-    /// both answer with A* on weighted and 4-connected grids. The direct searches of the
-    /// navigation points and `auto`'s short trips.
-    pub(crate) fn find_path_direct(
-        &mut self,
-        grid: &Grid,
-        start: CellId,
-        goal: CellId,
-        options: &SearchOptions,
-    ) -> Result<SearchOutcome, QueryError> {
-        if grid.has_jump_table() {
-            self.find_path_jps_plus(grid, start, goal, options)
-        } else {
-            self.find_path_jps(grid, start, goal, options)
-        }
-    }
 }

@@ -1,13 +1,16 @@
 //! The planning phase: collect the agents that need a plan, plan them in parallel, apply.
 //!
-//! Each rayon worker uses its own [`NavWorkspace`] (whose [`SearchWorkspace`] serves the grid
-//! searches), kept in a per-stage thread-local ([`ThreadLocal`]): the workspaces survive from
-//! tick to tick, so planning does not allocate once warm. Workers take the jobs one at a time,
-//! the most expensive first (estimated by the distance searched across), from a shared counter;
-//! each job's lock is only ever taken by the worker running it. Replans around other agents
-//! first try a short detour back onto the agent's path ([`SimConfig::detours`]). A plan depends
-//! only on the grid, the agent's start and goal and the occupancy snapshot taken before the
-//! phase, never on which thread ran it, so any number of threads gives the same plans.
+//! Each plan is a [`Planner`] query (the agent's planner, else the config's, with the
+//! simulation's navigation graph), except replans around other agents and the repairs of a
+//! `dstar` agent's own search, which only a simulation makes. Each rayon worker uses its own
+//! [`PlanWorkspace`], kept in a per-stage thread-local ([`ThreadLocal`]): the workspaces
+//! survive from tick to tick, so planning does not allocate once warm. Workers take the jobs
+//! one at a time, the most expensive first (estimated by the distance searched across), from a
+//! shared counter; each job's lock is only ever taken by the worker running it. Replans around
+//! other agents first try a short detour back onto the agent's path ([`SimConfig::detours`]).
+//! A plan depends only on the grid, the agent's start and goal and the occupancy snapshot
+//! taken before the phase, never on which thread ran it, so any number of threads gives the
+//! same plans.
 //!
 //! Memory: a worker's per-cell arrays (11 bytes a cell) are allocated zeroed, which the
 //! operating system maps page by page as searches first touch them, so a worker costs memory
@@ -27,9 +30,10 @@ use super::agent::{AgentSet, AgentState, PlanReason};
 use super::config::SimConfig;
 use super::occupancy::Occupancy;
 use crate::dstar::DStarLite;
+use crate::error::Result;
 use crate::grid::{CellId, Grid};
-use crate::nav::{NavGraph, NavWorkspace};
-use crate::planner::PlannerKind;
+use crate::nav::NavGraph;
+use crate::planner::{PlanWorkspace, Planner, PlannerKind};
 use crate::search::{QueryError, SearchOptions, SearchOutcome, SearchWorkspace};
 
 /// One plan to make. Jobs (and their path buffers) are kept between ticks and reused.
@@ -104,10 +108,10 @@ impl PlanningTotals {
 /// it on their own [`AgentSet`].
 #[derive(Default)]
 pub struct PlanningStage {
-    /// One workspace per worker, made on first use: the navigation queries of `nav` and
-    /// `auto` use it whole, every other plan its grid search workspace, so that a worker holds
-    /// one set of per-cell arrays, not one per planner.
-    workspaces: ThreadLocal<RefCell<NavWorkspace>>,
+    /// One workspace per worker, made on first use: every planner's queries and the replans
+    /// around agents share it, so that a worker holds one set of per-cell arrays, not one per
+    /// planner.
+    workspaces: ThreadLocal<RefCell<PlanWorkspace>>,
     /// Locked only by the worker running the job (uncontended), so that workers can take
     /// jobs in any order.
     jobs: Vec<Mutex<PlanJob>>,
@@ -158,30 +162,25 @@ impl PlanningStage {
     }
 
     /// Plans every agent with a pending request (oldest request first, at most
-    /// `config.max_plans_per_tick`), then applies the results to the agents.
+    /// `config.max_plans_per_tick`), then applies the results to the agents. `nav` is the
+    /// navigation graph of `grid` (kept matching it by the caller), which the `nav` and `auto`
+    /// planners plan through.
+    ///
+    /// # Errors
+    /// [`crate::Error::Invalid`] when an agent to plan uses `nav` or `auto` and `nav` is `None`
+    /// (the rule of [`Planner`]: no silent fallback); no agent is changed then.
     pub fn run(
         &mut self,
         grid: &Grid,
         agents: &mut AgentSet,
         occupancy: &Occupancy,
         config: &SimConfig,
-    ) -> PlanningTotals {
-        self.run_with_nav(grid, agents, occupancy, config, None)
-    }
-
-    /// [`run`](Self::run) with the navigation graph of `grid`, which the `nav` and `auto`
-    /// planners use for long trips (without one they plan with A*).
-    pub fn run_with_nav(
-        &mut self,
-        grid: &Grid,
-        agents: &mut AgentSet,
-        occupancy: &Occupancy,
-        config: &SimConfig,
         nav: Option<&NavGraph>,
-    ) -> PlanningTotals {
+    ) -> Result<PlanningTotals> {
         self.queue.clear();
         for (slot, agent) in agents.iter_mut() {
             if let Some((_, since)) = agent.plan_request {
+                Planner::with_graph(agent.planner.unwrap_or(config.planner), nav)?;
                 self.queue.push((since, slot));
             }
         }
@@ -236,20 +235,10 @@ impl PlanningStage {
         let workspaces = &self.workspaces;
         let plan = |job: &mut PlanJob| {
             let mut ws = workspaces.get_or(RefCell::default).borrow_mut();
-            if let Some(nav) = nav
-                && plans_by_nav(job, grid)
-            {
-                run_nav_job(job, grid, nav, &mut ws, &options);
-                return;
-            }
-            run_job(
-                job,
-                grid,
-                ws.search_workspace(),
-                occupancy,
-                config,
-                &options,
-            );
+            let planner = Planner::with_graph(job.planner, nav)
+                .expect("checked when the jobs were queued")
+                .with_options(options);
+            run_job(job, grid, &planner, &mut ws, occupancy, config);
         };
         if config.parallel {
             // Longest first, each worker taking the next job as it frees up (list scheduling):
@@ -259,7 +248,7 @@ impl PlanningStage {
             self.order
                 .extend(jobs.iter_mut().enumerate().map(|(i, job)| {
                     let job = job.get_mut().unwrap_or_else(PoisonError::into_inner);
-                    (estimated_cost(job, grid, nav.is_some()), i as u32)
+                    (estimated_cost(job, grid), i as u32)
                 }));
             self.order.sort_unstable_by(|a, b| b.cmp(a));
             let order = &self.order;
@@ -335,17 +324,19 @@ impl PlanningStage {
                 }
             }
         }
-        totals
+        Ok(totals)
     }
 }
 
+/// Makes one plan: the agent's own D* Lite search, a replan around other agents, or else the
+/// planner's answer.
 fn run_job(
     job: &mut PlanJob,
     grid: &Grid,
-    ws: &mut SearchWorkspace,
+    planner: &Planner<'_>,
+    ws: &mut PlanWorkspace,
     occupancy: &Occupancy,
     config: &SimConfig,
-    options: &SearchOptions,
 ) {
     if let Some(dstar) = job.dstar.as_deref_mut() {
         let resumable = dstar.has_search();
@@ -368,50 +359,47 @@ fn run_job(
         return;
     }
     let t0 = Instant::now();
-    let outcome = match job.planner {
-        // JPS cannot route around other agents; replans after a block use A* below.
-        PlannerKind::Jps if job.reason != Some(PlanReason::Blocked) => {
-            ws.find_path_jps(grid, job.start, job.goal, options)
-        }
-        PlannerKind::JpsPlus if job.reason != Some(PlanReason::Blocked) => {
-            ws.find_path_jps_plus(grid, job.start, job.goal, options)
-        }
-        // Short trips of `auto` and `nav`: JPS+ or JPS, as the navigation points search directly.
-        PlannerKind::Auto | PlannerKind::Nav if job.reason != Some(PlanReason::Blocked) => {
-            ws.find_path_direct(grid, job.start, job.goal, options)
-        }
-        // Nav and auto come here for replans around agents.
-        // D* Lite comes here for replans around agents (moving agents are not map changes).
-        PlannerKind::AStar
-        | PlannerKind::Jps
-        | PlannerKind::JpsPlus
-        | PlannerKind::Nav
-        | PlannerKind::Auto
-        | PlannerKind::DStar => {
-            if job.reason == Some(PlanReason::Blocked) {
-                let nearby = Nearby::new(grid, occupancy, job.slot, job.start, config.avoid_radius);
-                if let Some(outcome) = detour(job, grid, ws, nearby, options) {
-                    job.detoured = true;
-                    job.nanos = t0.elapsed().as_nanos() as u64;
-                    job.expanded = ws.stats().expanded;
-                    job.outcome = Some(Ok(outcome));
-                    return;
-                }
-                ws.find_path_avoiding(grid, job.start, job.goal, options, |cell| {
-                    nearby.avoids(cell)
-                })
-            } else {
-                ws.find_path_with(grid, job.start, job.goal, options)
+    if job.reason == Some(PlanReason::Blocked) {
+        // Every planner replans around agents with A*: JPS cannot route around them, the
+        // navigation points do not know them, and moving agents are not map changes for D*.
+        let ws = ws.search_workspace();
+        let options = planner.options();
+        let nearby = Nearby::new(grid, occupancy, job.slot, job.start, config.avoid_radius);
+        let outcome = match detour(job, grid, ws, nearby, &options) {
+            Some(outcome) => {
+                job.detoured = true;
+                Ok(outcome)
             }
-        }
-    };
-    job.nanos = t0.elapsed().as_nanos() as u64;
-    job.expanded = ws.stats().expanded;
-    job.path.clear();
-    if matches!(outcome, Ok(SearchOutcome::Found { .. })) {
-        job.path.extend_from_slice(ws.path());
+            None => {
+                let outcome = ws.find_path_avoiding(grid, job.start, job.goal, &options, |cell| {
+                    nearby.avoids(cell)
+                });
+                job.path.clear();
+                if matches!(outcome, Ok(SearchOutcome::Found { .. })) {
+                    job.path.extend_from_slice(ws.path());
+                }
+                outcome
+            }
+        };
+        job.nanos = t0.elapsed().as_nanos() as u64;
+        job.expanded = ws.stats().expanded;
+        job.outcome = Some(outcome);
+        return;
     }
-    job.outcome = Some(outcome);
+    let outcome = planner.plan(grid, ws, job.start, job.goal);
+    job.nanos = t0.elapsed().as_nanos() as u64;
+    job.path.clear();
+    job.outcome = Some(match outcome {
+        Ok(plan) => {
+            job.expanded = plan.stats.expanded;
+            job.path.extend_from_slice(plan.path);
+            Ok(plan.outcome)
+        }
+        Err(e) => {
+            job.expanded = 0; // a rejected query expands nothing
+            Err(e)
+        }
+    });
 }
 
 /// Where a detour would rejoin the agent's path: the index in the rest of the path (from the
@@ -440,18 +428,19 @@ const DETOUR_NODES_PER_BOX_CELL: u64 = 16;
 /// (measured on the default scenario: `docs/performance.md`).
 const NAV_PLAN_CELLS: u32 = 160;
 
-/// Whether the job is a trip through the navigation points (when there is a graph): a plan of
-/// the `nav` or `auto` planner that is not a replan around other agents.
+/// Whether the job is a trip through the navigation points: a plan of the `nav` or `auto`
+/// planner that is not a replan around other agents (the graph is there for them: checked
+/// when the jobs are queued).
 fn plans_by_nav(job: &PlanJob, grid: &Grid) -> bool {
     job.reason != Some(PlanReason::Blocked) && job.planner.plans_by_nav(grid, job.start, job.goal)
 }
 
 /// A rough cost of a job, to start the expensive ones first: the distance searched across.
-fn estimated_cost(job: &PlanJob, grid: &Grid, has_nav: bool) -> u32 {
+fn estimated_cost(job: &PlanJob, grid: &Grid) -> u32 {
     if let Some(exit) = job.detour_exit {
         return exit as u32;
     }
-    if has_nav && plans_by_nav(job, grid) {
+    if plans_by_nav(job, grid) {
         return NAV_PLAN_CELLS;
     }
     let ((sx, sy), (gx, gy)) = (grid.coords(job.start), grid.coords(job.goal));
@@ -543,21 +532,41 @@ fn detour(
     Some(SearchOutcome::Found { cost })
 }
 
-/// A plan through the navigation points (long trips of the `nav` and `auto` planners).
-fn run_nav_job(
-    job: &mut PlanJob,
-    grid: &Grid,
-    nav: &NavGraph,
-    ws: &mut NavWorkspace,
-    options: &SearchOptions,
-) {
-    let t0 = Instant::now();
-    let outcome = nav.find_path_with(grid, ws, job.start, job.goal, options);
-    job.nanos = t0.elapsed().as_nanos() as u64;
-    job.expanded = ws.stats().expanded;
-    job.path.clear();
-    if matches!(outcome, Ok(SearchOutcome::Found { .. })) {
-        job.path.extend_from_slice(ws.path());
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::nav::NavOptions;
+    use crate::sim::agent::Agent;
+
+    /// The rule of `Planner` in the stage: an agent planning with `nav` without a navigation
+    /// graph is an error that changes no agent (no silent fallback to another search); with
+    /// the graph it plans through it.
+    #[test]
+    fn nav_planners_need_the_graph() {
+        let grid = Grid::new(100, 100).unwrap();
+        let (start, goal) = (grid.cell(0, 0).unwrap(), grid.cell(99, 99).unwrap());
+        let mut agents = AgentSet::new();
+        let mut agent = Agent::new(start, 0);
+        agent.planner = Some(PlannerKind::Nav);
+        agent.set_goal(goal, 0);
+        let id = agents.insert(agent);
+        let occupancy = Occupancy::new(grid.len());
+        let config = SimConfig::default();
+        let mut stage = PlanningStage::new();
+        let error = stage
+            .run(&grid, &mut agents, &occupancy, &config, None)
+            .unwrap_err();
+        assert!(error.to_string().contains("navigation graph"), "{error}");
+        let agent = agents.get(id).unwrap();
+        assert!(agent.plan_request.is_some() && agent.path.is_empty());
+        let nav = NavGraph::build(&grid, &NavOptions::default()).unwrap();
+        let totals = stage
+            .run(&grid, &mut agents, &occupancy, &config, Some(&nav))
+            .unwrap();
+        assert_eq!((totals.plans, totals.failed), (1, 0));
+        let agent = agents.get(id).unwrap();
+        assert_eq!(agent.state, AgentState::Moving);
+        assert_eq!(agent.path.first(), Some(&start));
+        assert_eq!(agent.path.last(), Some(&goal));
     }
-    job.outcome = Some(outcome);
 }

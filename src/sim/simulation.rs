@@ -81,14 +81,16 @@ pub struct Simulation {
 }
 
 impl Simulation {
-    /// A simulation with no agent.
+    /// A simulation with no agent. With the `nav` or `auto` planner it builds the grid's
+    /// navigation graph now (default options), which those planners plan through.
     pub fn new(grid: Grid, config: SimConfig) -> Simulation {
         let occupancy = Occupancy::new(grid.len());
-        let nav = config
-            .planner
-            .uses_nav()
-            .then(|| NavGraph::build(&grid, &NavOptions::default()).ok())
-            .flatten();
+        // `nav` and `auto` plan through a navigation graph (the rule of `Planner`); an agent
+        // added later with one of them gets it then (`insert_agent`).
+        let nav = config.planner.uses_nav().then(|| {
+            NavGraph::build(&grid, &NavOptions::default())
+                .expect("the default navigation options are valid")
+        });
         let mut sim = Simulation {
             grid,
             agents: AgentSet::new(),
@@ -594,13 +596,16 @@ impl Simulation {
         let t1 = Instant::now();
 
         // 2-3. Planning.
-        let planned = self.planning.run_with_nav(
-            &self.grid,
-            &mut self.agents,
-            &self.occupancy,
-            &self.config,
-            self.nav.as_ref(),
-        );
+        let planned = self
+            .planning
+            .run(
+                &self.grid,
+                &mut self.agents,
+                &self.occupancy,
+                &self.config,
+                self.nav.as_ref(),
+            )
+            .expect("the simulation has the navigation graph its planners need");
         self.metrics.record_plans(self.planning.latencies());
         self.metrics
             .record_repairs(self.planning.repair_latencies());

@@ -71,9 +71,11 @@ def plan(
 ) -> Tuple[List[npt.NDArray[np.int32]], npt.NDArray[np.float64]]:
     """Plans ``starts[i] -> goals[i]`` in parallel (GIL released): a list of (len, 2) int32 paths
     (empty where unreachable) and a float64 array of costs (NaN where unreachable).
-    ``planner``: "astar", "jps" or "jps+" (all optimal; "jps+" builds the grid's jump table on
-    first use, 16 bytes a cell, and keeps it with the grid); any other name, a simulation
-    planner ("nav", "auto", "dstar") included, is a ValueError listing these three."""
+    ``planner``: any of the engine's, "astar", "jps", "jps+", "nav", "auto" or "dstar" ("jps+"
+    builds the grid's jump table first, 16 bytes a cell, and keeps it with the grid; "nav" and
+    "auto" build the grid's navigation points first, on every call, and give legal paths close
+    to the optimal ones; "dstar" plans each query from scratch; the others are optimal); any
+    other name is a ValueError listing them all."""
 
 class Simulation:
     """A crowd on a grid, played tick by tick on its own pool of worker threads.

@@ -1,4 +1,4 @@
-//! Which planner answers a query.
+//! The planner choice ([`PlannerKind`]): the names users pick, and what each promises.
 
 use std::fmt;
 use std::str::FromStr;
@@ -40,12 +40,12 @@ pub enum PlannerKind {
     #[serde(rename = "nav")]
     Nav,
     /// Short trips (octile distance below [`PlannerKind::AUTO_SHORT_TRIP`]) by the fastest
-    /// optimal search the map allows: JPS+ where the grid has its jump table (built with the
-    /// navigation points except on maps of scattered obstacles, where straight jumps keep
-    /// stopping and online JPS is faster; see [`NavGraph::searches_directly`]), online JPS
-    /// elsewhere, A* on weighted and 4-connected grids; navigation points for long ones.
+    /// optimal search the map allows, as the navigation graph chose it: JPS+ (the grid's jump
+    /// table) except on maps of scattered obstacles, where straight jumps keep stopping and
+    /// online JPS is faster (see [`NavGraph::uses_jump_table`]), A* on weighted and
+    /// 4-connected grids; navigation points for long ones.
     ///
-    /// [`NavGraph::searches_directly`]: crate::nav::NavGraph::searches_directly
+    /// [`NavGraph::uses_jump_table`]: crate::nav::NavGraph::uses_jump_table
     #[serde(rename = "auto")]
     Auto,
     /// D* Lite ([`DStarLite`]): optimal paths like A*. In a simulation each agent keeps its
