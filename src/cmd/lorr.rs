@@ -11,7 +11,7 @@ use throng::sim::ActionModel;
 
 use super::file_kind::{self, FileKind};
 use super::numbers::{whole_from, whole_in};
-use super::output_file::OutputFile;
+use super::output_path::OutputFile;
 use super::output_path::check_distinct;
 
 /// Flags of `throng lorr`.

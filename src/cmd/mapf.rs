@@ -15,7 +15,7 @@ use throng::{Grid, Neighborhood};
 
 use super::file_kind::{self, FileKind};
 use super::numbers::{count_from, positive_seconds, whole_from};
-use super::output_file::OutputFile;
+use super::output_path::OutputFile;
 use super::output_path::check_distinct;
 
 /// Flags of `throng mapf`.

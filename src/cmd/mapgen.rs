@@ -14,7 +14,7 @@ use throng::grid::procgen::MapGenerator;
 use throng::movingai::{self, ScenFile};
 
 use super::numbers::{count_from, fraction_below_one, whole_from};
-use super::output_file::OutputFile;
+use super::output_path::OutputFile;
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 enum GenKind {

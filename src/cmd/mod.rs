@@ -4,13 +4,11 @@
 
 pub mod file_kind;
 pub mod help_layout;
-pub mod interrupt;
 pub mod lorr;
 pub mod mapf;
 pub mod mapgen;
 pub mod nav;
 pub mod numbers;
-pub mod output_file;
 pub mod output_path;
 pub mod run;
 pub mod scen;

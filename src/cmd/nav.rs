@@ -11,7 +11,7 @@ use throng::nav::{NavGraph, NavOptions};
 
 use super::file_kind::{self, FileKind};
 use super::numbers::whole_from;
-use super::output_file::OutputFile;
+use super::output_path::OutputFile;
 use super::output_path::check_distinct;
 
 /// Builds the navigation points of `grid`; returns them with the build time in milliseconds.

@@ -4,7 +4,7 @@
 use std::io::{self, Write};
 
 use super::*;
-use crate::cmd::output_file::ReadyOutputs;
+use crate::cmd::output_path::ReadyOutputs;
 
 /// Plays each `(scenario, threads)` entry, each on its own pool of that many workers,
 /// interleaved tick by tick: tick 0 of every copy, then tick 1, and so on. When the copies are

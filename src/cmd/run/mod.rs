@@ -12,7 +12,6 @@ use throng::scenario::Scenario;
 use throng::sim::{RunSummary, TickReport};
 
 mod compare;
-mod files;
 mod output;
 mod paths;
 mod recording;
@@ -21,8 +20,8 @@ mod source;
 
 use super::file_kind;
 use super::numbers::{count_from, whole_from, whole_in};
+use crate::cmd::output_path::{self, OutputFile, OutputFolder};
 use compare::{batch_speedups, play_interleaved, print_comparison};
-use crate::cmd::output_file::{self, OutputFile, OutputFolder};
 use output::is_stdout;
 use paths::{PathsStats, paths_format};
 use recording::{Painter, PictureKind, Recording, picture_kind};
@@ -332,15 +331,11 @@ pub(crate) fn run_scenario(args: RunArgs) -> anyhow::Result<ExitCode> {
         ("--trace", &args.trace),
         ("--paths", &args.paths),
     ] {
-        if let Some(file) = file
-            && !(is_stdout(file) && matches!(flag, "--json" | "--csv"))
-        {
-            if is_stdout(file) {
-                bail!(
-                    "{flag} -: only --json and --csv write to standard output; give {flag} a \
-                     file name"
-                );
-            }
+        if file.as_deref().is_some_and(is_stdout) && !matches!(flag, "--json" | "--csv") {
+            bail!(
+                "{flag} -: only --json and --csv write to standard output; give {flag} a file \
+                 name"
+            );
         }
     }
     if args.json.as_deref().is_some_and(is_stdout) && args.csv.as_deref().is_some_and(is_stdout) {
@@ -367,23 +362,26 @@ pub(crate) fn run_scenario(args: RunArgs) -> anyhow::Result<ExitCode> {
         if file.as_deref().is_some_and(is_stdout) {
             bail!("{flag} -: pictures are written to files; give {flag} a file name");
         }
-    }
-    if let Some(file) = &args.render {
-        if picture_kind(file).is_none() {
-            bail!(
-                "--render {}: expected a .gif (animation) or .png (last tick) file",
-                file.display()
-            );
+        if let Some(dir) = file.as_deref().filter(|f| f.is_dir()) {
+            bail!("{flag} {}: is a directory", dir.display());
         }
     }
-    if let Some(file) = &args.heatmap {
-        if picture_kind(file) != Some(PictureKind::Png) {
-            bail!("--heatmap {}: expected a .png file", file.display());
-        }
+    if let Some(file) = &args.render
+        && picture_kind(file).is_none()
+    {
+        bail!(
+            "--render {}: expected a .gif (animation) or .png (last tick) file",
+            file.display()
+        );
+    }
+    if let Some(file) = &args.heatmap
+        && picture_kind(file) != Some(PictureKind::Png)
+    {
+        bail!("--heatmap {}: expected a .png file", file.display());
     }
     // Every output checked, and made ready to write, before the run: a path that cannot be
     // written costs no run, and a failed check leaves no output behind.
-    let files::RunFiles {
+    let output::RunFiles {
         json,
         csv,
         paths,
@@ -391,16 +389,14 @@ pub(crate) fn run_scenario(args: RunArgs) -> anyhow::Result<ExitCode> {
         render,
         heatmap,
         plots,
-    } = files::RunFiles::reserve(&args, &scenario)?;
-    let pictures = (render.is_some() || heatmap.is_some() || plots.is_some()).then(|| {
-        PicturesTo {
-            render,
-            every: args.render_every,
-            size: args.render_size.unwrap_or(DEFAULT_RENDER_SIZE),
-            goals: args.render_goals,
-            heatmap: heatmap.map(|f| (f, args.heatmap_of)),
-            plots,
-        }
+    } = output::RunFiles::reserve(&args, &scenario)?;
+    let pictures = (render.is_some() || heatmap.is_some() || plots.is_some()).then(|| PicturesTo {
+        render,
+        every: args.render_every,
+        size: args.render_size.unwrap_or(DEFAULT_RENDER_SIZE),
+        goals: args.render_goals,
+        heatmap: heatmap.map(|f| (f, args.heatmap_of)),
+        plots,
     });
     let progress = !args.quiet && io::stderr().is_terminal();
     // With --json - or --csv -, standard output is the file: the table goes to stderr.
@@ -560,7 +556,7 @@ fn play(
     threads: usize,
     progress: bool,
     outputs: Outputs,
-) -> anyhow::Result<(Played, output_file::ReadyOutputs)> {
+) -> anyhow::Result<(Played, output_path::ReadyOutputs)> {
     let (mut played, ready) = play_interleaved(
         &[(scenario, threads)],
         Recording {

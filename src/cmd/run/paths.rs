@@ -26,7 +26,7 @@ use anyhow::Context;
 use throng::grid::CellId;
 use throng::sim::{AgentSet, AgentState, Simulation};
 
-use crate::cmd::output_file::{OutputFile, ReadyOutputs, StreamedFile};
+use crate::cmd::output_path::{OutputFile, ReadyOutputs, StreamedFile};
 
 /// The formats of `--paths`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

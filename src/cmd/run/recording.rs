@@ -4,7 +4,7 @@
 use std::io::Write;
 
 use super::*;
-use crate::cmd::output_file::{OutputFile, ReadyOutputs};
+use crate::cmd::output_path::{OutputFile, ReadyOutputs};
 
 /// What [`play_interleaved`] records besides the summaries.
 pub(super) struct Recording {
@@ -160,7 +160,8 @@ impl Painter {
             let shown = file.path().display().to_string();
             let what = || format!("writing {shown}");
             let mut out = file.writer();
-            h.write_png(&mut out, sim.grid(), width).with_context(what)?;
+            h.write_png(&mut out, sim.grid(), width)
+                .with_context(what)?;
             out.flush().with_context(what)?;
             drop(out);
             ready.add(file);
