@@ -1,8 +1,8 @@
 //! `throng lorr PROBLEM.json`: play a League of Robot Runners problem and report the tasks
 //! finished.
 
-use std::io::{self, BufWriter, Write};
-use std::path::PathBuf;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context;
@@ -11,6 +11,8 @@ use throng::sim::ActionModel;
 
 use super::file_kind::{self, FileKind};
 use super::numbers::{whole_from, whole_in};
+use super::output_path::OutputFile;
+use super::output_path::check_distinct;
 
 /// Flags of `throng lorr`.
 #[derive(clap::Args)]
@@ -55,11 +57,15 @@ pub fn run(args: LorrArgs) -> anyhow::Result<ExitCode> {
             args.problem.display()
         ),
     };
-    // Open the output before the run, so that a bad path fails at once.
+    // Checked and made ready before the run, so that a bad path fails at once.
     let mut out_file = match &args.out {
-        Some(file) => Some(BufWriter::new(
-            std::fs::File::create(file).with_context(|| format!("writing {}", file.display()))?,
-        )),
+        Some(file) => {
+            let named = named_files(&args.problem);
+            let mut inputs = vec![("the problem file", args.problem.as_path())];
+            inputs.extend(named.iter().map(|(what, p)| (*what, p.as_path())));
+            check_distinct(&[("--out", file)], &inputs)?;
+            Some(OutputFile::reserve("--out", file)?)
+        }
         None => None,
     };
     let config = LorrConfig {
@@ -71,10 +77,9 @@ pub fn run(args: LorrArgs) -> anyhow::Result<ExitCode> {
     run.play(steps);
     run.validate()
         .context("the plan failed the independent check (a bug: please report it)")?;
-    if let (Some(w), Some(file)) = (&mut out_file, &args.out) {
-        run.write_output(w)
-            .and_then(|()| w.flush())
-            .with_context(|| format!("writing {}", file.display()))?;
+    if let Some(mut file) = out_file.take() {
+        file.fill(|w| run.write_output(w))?;
+        file.commit()?;
     }
     let report = run.report();
     let mut out = io::stdout().lock();
@@ -102,4 +107,22 @@ pub fn run(args: LorrArgs) -> anyhow::Result<ExitCode> {
         writeln!(out, "plan           valid (independent replay)")?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The files a problem JSON names (`mapFile`, `agentFile`, `taskFile`, relative to its folder),
+/// for the check that `--out` overwrites none of them.
+fn named_files(problem: &Path) -> Vec<(&'static str, PathBuf)> {
+    let dir = problem.parent().unwrap_or(Path::new("."));
+    let json: serde_json::Value = std::fs::read(problem)
+        .ok()
+        .and_then(|bytes| serde_json::from_slice(&bytes).ok())
+        .unwrap_or_default();
+    [
+        ("mapFile", "the problem's map"),
+        ("agentFile", "the problem's agents file"),
+        ("taskFile", "the problem's tasks file"),
+    ]
+    .into_iter()
+    .filter_map(|(key, what)| Some((what, dir.join(json.get(key)?.as_str()?))))
+    .collect()
 }

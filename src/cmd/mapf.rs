@@ -1,12 +1,12 @@
 //! `throng mapf MAP SCEN --agents N`: solve a one-shot MAPF benchmark instance with LaCAM and
 //! report the field's measures.
 
-use std::io::{self, BufWriter, Write};
+use std::io::{self, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use anyhow::{Context, bail};
+use anyhow::bail;
 use serde::Serialize;
 use throng::mapf::GoalDistances;
 use throng::mapf::instance::{Instance, plan_costs, write_plan};
@@ -16,7 +16,8 @@ use throng::{Grid, Neighborhood};
 
 use super::file_kind::{self, FileKind};
 use super::numbers::{count_from, positive_seconds, whole_from};
-use super::output_path::check_writable;
+use super::output_path::OutputFile;
+use super::output_path::check_distinct;
 
 /// Flags of `throng mapf`.
 #[derive(clap::Args)]
@@ -114,9 +115,17 @@ fn load_instance(args: &MapfArgs) -> anyhow::Result<Instance> {
 
 /// Runs `throng mapf`: exit status 0 when solved, 1 when not, errors as for every subcommand.
 pub fn run(args: MapfArgs) -> anyhow::Result<ExitCode> {
-    if let Some(file) = &args.out {
-        check_writable("--out", file)?;
-    }
+    // Checked and made ready before the search: a path that cannot be written costs no search.
+    let mut out_file = match &args.out {
+        Some(file) => {
+            check_distinct(
+                &[("--out", file)],
+                &[("the map", &args.map), ("the .scen file", &args.scen)],
+            )?;
+            Some(OutputFile::reserve("--out", file)?)
+        }
+        None => None,
+    };
     let instance = load_instance(&args)?;
     let options = LacamOptions {
         time_limit: Some(Duration::from_secs_f64(args.time_limit.min(1e6))),
@@ -133,20 +142,12 @@ pub fn run(args: MapfArgs) -> anyhow::Result<ExitCode> {
     };
     let costs = plan_costs(&instance, &distances, &plan);
     let solved = !plan.is_empty();
-    if let Some(file) = &args.out {
-        let what = || format!("writing {}", file.display());
-        let mut w = BufWriter::new(std::fs::File::create(file).with_context(what)?);
+    if let Some(mut file) = out_file.take() {
         // The map as given (lacam3 writes its file name alone): `throng view PLAN` finds it
         // from where the plan was made, or next to the plan by its name.
         let map = args.map.display().to_string();
-        let written = write_plan(&mut w, &instance, &map, &plan, &costs, &stats, args.seed)
-            .and_then(|()| w.flush());
-        if let Err(e) = written {
-            // No half-written plan left behind (only the file created here is removed).
-            drop(w);
-            let _ = std::fs::remove_file(file);
-            return Err(e).with_context(what);
-        }
+        file.fill(|w| write_plan(w, &instance, &map, &plan, &costs, &stats, args.seed))?;
+        file.commit()?;
     }
     let report = Report {
         solved,

@@ -14,7 +14,7 @@ use throng::grid::procgen::MapGenerator;
 use throng::movingai::{self, ScenFile};
 
 use super::numbers::{count_from, fraction_below_one, whole_from};
-use super::output_path::check_writable;
+use super::output_path::OutputFile;
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 enum GenKind {
@@ -80,10 +80,12 @@ pub(crate) fn run(args: GenArgs) -> anyhow::Result<ExitCode> {
         out, seed, queries, ..
     } = args;
     let scen_path = scen_path(&out);
-    check_writable("--out", &out)?;
-    if queries > 0 {
-        check_writable("--out's .scen file", &scen_path)?;
-    }
+    let mut map_file = OutputFile::reserve("--out", &out)?;
+    let mut scen_file = if queries > 0 {
+        Some(OutputFile::reserve("--out's .scen file", &scen_path)?)
+    } else {
+        None
+    };
     // Made and checked whole before anything is written: a map with no walkable cell fails
     // here, not after its file exists.
     let grid = generator.generate(seed)?;
@@ -96,13 +98,14 @@ pub(crate) fn run(args: GenArgs) -> anyhow::Result<ExitCode> {
     } else {
         None
     };
-    write_new(&out, |w| movingai::write_map_to(&grid, w))?;
-    if let Some(scen) = &scen
-        && let Err(e) = write_new(&scen_path, |w| w.write_all(scen.to_text().as_bytes()))
-    {
-        // The pair is written whole or not at all.
-        let _ = std::fs::remove_file(&out);
-        return Err(e);
+    // The pair is written whole or not at all: both complete before either is put in place.
+    map_file.fill(|w| movingai::write_map_to(&grid, w))?;
+    if let (Some(scen), Some(file)) = (&scen, &mut scen_file) {
+        file.fill(|w| w.write_all(scen.to_text().as_bytes()))?;
+    }
+    map_file.commit()?;
+    if let Some(file) = scen_file {
+        file.commit()?;
     }
     let mut stdout = io::stdout().lock();
     writeln!(
@@ -170,18 +173,4 @@ fn scen_path(out: &Path) -> PathBuf {
     let mut path = out.as_os_str().to_owned();
     path.push(".scen");
     PathBuf::from(path)
-}
-
-/// Creates `file` and writes it with `fill`; when writing fails, removes it.
-fn write_new(
-    file: &Path,
-    fill: impl FnOnce(&mut io::BufWriter<std::fs::File>) -> io::Result<()>,
-) -> anyhow::Result<()> {
-    let what = || format!("writing {}", file.display());
-    let mut w = io::BufWriter::new(std::fs::File::create(file).with_context(what)?);
-    // Only a file this call created is removed.
-    fill(&mut w).and_then(|()| w.flush()).map_err(|e| {
-        let _ = std::fs::remove_file(file);
-        anyhow::Error::new(e).context(what())
-    })
 }

@@ -1,5 +1,5 @@
 //! The subcommands of the `throng` binary, one module each (the library does the work), and
-//! what they share: the kind of an input file, numeric flags, output paths, the help layout and
+//! what they share: the kind of an input file, numeric flags, output files and paths, the help layout and
 //! one-line usage errors.
 
 pub mod file_kind;

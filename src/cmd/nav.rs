@@ -11,7 +11,8 @@ use throng::nav::{NavGraph, NavOptions};
 
 use super::file_kind::{self, FileKind};
 use super::numbers::whole_from;
-use super::output_path::check_writable;
+use super::output_path::OutputFile;
+use super::output_path::check_distinct;
 
 /// Builds the navigation points of `grid`; returns them with the build time in milliseconds.
 pub(crate) fn build_nav(grid: &Grid, cluster: u32) -> throng::Result<(NavGraph, f64)> {
@@ -43,12 +44,14 @@ pub(crate) fn run(args: NavArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn prepare_nav(map: &Path, out: &Path, cluster: u32) -> anyhow::Result<ExitCode> {
-    check_writable("--out", out)?;
+    check_distinct(&[("--out", out)], &[("the map", map)])?;
+    let mut file = OutputFile::reserve("--out", out)?;
     file_kind::expect(map, FileKind::Map)?;
     let grid = movingai::load_map(map)?;
     let (nav, build_ms) = build_nav(&grid, cluster)?;
-    nav.save(out)?;
-    let bytes = std::fs::metadata(out).map(|m| m.len()).unwrap_or(0);
+    file.fill(|w| nav.write_to(w))?;
+    let bytes = file.len();
+    file.commit()?;
     writeln!(
         io::stdout().lock(),
         "wrote {} ({} points, {} edges, clusters of {cluster}; built in {build_ms:.1} ms on {} threads, {:.1} MiB in memory, {:.1} MiB on disk)",

@@ -4,15 +4,19 @@
 use std::io::{self, Write};
 
 use super::*;
+use crate::cmd::output_path::ReadyOutputs;
 
 /// Plays each `(scenario, threads)` entry, each on its own pool of that many workers,
 /// interleaved tick by tick: tick 0 of every copy, then tick 1, and so on. When the copies are
 /// compared, a change in the machine's load (another program starting) then hits all of them
 /// alike instead of only the copy that happened to run at that moment.
+///
+/// Returns the runs, and their output files written but not yet in place (the caller puts
+/// them in place together once every output is written).
 pub(super) fn play_interleaved(
     variants: &[(&Scenario, usize)],
-    recording: Recording<'_>,
-) -> anyhow::Result<Vec<Played>> {
+    recording: Recording,
+) -> anyhow::Result<(Vec<Played>, ReadyOutputs)> {
     let progress = recording.progress;
     let scenario = variants[0].0;
     let threads: Vec<usize> = variants.iter().map(|&(_, n)| n).collect();
@@ -43,10 +47,12 @@ pub(super) fn play_interleaved(
             schedule,
         });
     }
-    // Output files are started once every copy is built: a run that cannot start leaves none.
+    // The output files were reserved before: a run that cannot start leaves none, nor any
+    // temporary file (they are removed when dropped unfinished).
+    let mut ready = ReadyOutputs::default();
     let mut csv = match recording.csv {
-        Some((copy, file)) => {
-            let mut w = super::output::Output::create(file)?;
+        Some((copy, mut w)) => {
+            let file = w.path().to_path_buf();
             write_csv_header(&mut w).with_context(|| format!("writing {}", file.display()))?;
             Some((copy, file, w))
         }
@@ -78,22 +84,17 @@ pub(super) fn play_interleaved(
         indicatif::ProgressBar::hidden()
     };
     let mut recorder = match recording.trace {
-        Some(to) => {
-            let file = std::fs::File::create(to.file)
-                .with_context(|| format!("writing {}", to.file.display()))?;
+        Some(mut to) => {
+            let out = to.file.writer();
             let options = throng::trace::TraceOptions {
                 compress: to.compress,
                 groups: agent_groups(scenario, copies[0].sim.agents().slot_count()),
             };
             // Level 6 on a thread of its own: 1.59 MB for the default run instead of 1.94 MB at
             // level 1, the compression off the simulation's thread.
-            let recorder = throng::trace::TraceRecorder::new_background(
-                BufWriter::with_capacity(1 << 16, file),
-                &copies[0].sim,
-                &options,
-                6,
-            )
-            .with_context(|| format!("writing {}", to.file.display()))?;
+            let recorder =
+                throng::trace::TraceRecorder::new_background(out, &copies[0].sim, &options, 6)
+                    .with_context(|| format!("writing {}", to.file.path().display()))?;
             Some((to.file, recorder))
         }
         None => None,
@@ -140,7 +141,7 @@ pub(super) fn play_interleaved(
             {
                 recorder
                     .record(&copy.sim)
-                    .with_context(|| format!("writing {}", file.display()))?;
+                    .with_context(|| format!("writing {}", file.path().display()))?;
             }
             if i == 0
                 && let Some(painter) = &mut painter
@@ -166,9 +167,11 @@ pub(super) fn play_interleaved(
                 recorder.raw_bytes(),
                 recorder.time_spent(),
             );
-            let (_, bytes) = recorder
-                .finish_with_size()
-                .with_context(|| format!("writing {}", file.display()))?;
+            let what = || format!("writing {}", file.path().display());
+            let (mut out, bytes) = recorder.finish_with_size().with_context(what)?;
+            out.flush().with_context(what)?;
+            drop(out);
+            ready.add(file);
             let finish = t0.elapsed();
             Some(TraceStats {
                 ticks,
@@ -181,18 +184,18 @@ pub(super) fn play_interleaved(
         None => None,
     };
     let mut pictures = match painter {
-        Some(p) => Some(p.finish(&copies[0].sim, loop_start)?),
+        Some(p) => Some(p.finish(&copies[0].sim, loop_start, &mut ready)?),
         None => None,
     };
     if let Some((_, _, w)) = csv {
-        w.commit()?;
+        w.finish(&mut ready)?;
     }
     let mut paths = match paths {
-        Some(p) => Some(p.finish(&copies[0].sim)?),
+        Some(p) => Some(p.finish(&copies[0].sim, &mut ready)?),
         None => None,
     };
     let mut trace = trace;
-    Ok(copies
+    let played = copies
         .into_iter()
         .zip(variants)
         .map(|(copy, &(scenario, _))| {
@@ -216,7 +219,8 @@ pub(super) fn play_interleaved(
                 paths: paths.take(),
             }
         })
-        .collect())
+        .collect();
+    Ok((played, ready))
 }
 
 /// Splits the planning time of two runs of the same scenario by batch size. Small batches

@@ -20,7 +20,7 @@ mod source;
 
 use super::file_kind;
 use super::numbers::{count_from, whole_from, whole_in};
-use super::output_path::check_writable;
+use crate::cmd::output_path::{self, OutputFile, OutputFolder};
 use compare::{batch_speedups, play_interleaved, print_comparison};
 use output::is_stdout;
 use paths::{PathsStats, paths_format};
@@ -165,15 +165,14 @@ fn parse_heat_of(text: &str) -> Result<throng::render::HeatOf, String> {
     }
 }
 
-/// Where the pictures of a run go (`--render`, `--heatmap`, `--plots`).
-#[derive(Clone, Copy)]
-struct PicturesTo<'a> {
-    render: Option<&'a Path>,
+/// Where the pictures of a run go (`--render`, `--heatmap`, `--plots`), reserved.
+struct PicturesTo {
+    render: Option<OutputFile>,
     every: u64,
     size: u32,
     goals: bool,
-    heatmap: Option<(&'a Path, throng::render::HeatOf)>,
-    plots: Option<&'a Path>,
+    heatmap: Option<(OutputFile, throng::render::HeatOf)>,
+    plots: Option<OutputFolder>,
 }
 
 /// What the pictures cost.
@@ -330,23 +329,18 @@ pub(crate) fn run_scenario(args: RunArgs) -> anyhow::Result<ExitCode> {
         0 => std::thread::available_parallelism().map_or(1, usize::from),
         n => n,
     };
-    // An output path that cannot be written is found now, not after the whole run.
+    // Standard output, for the outputs that can write there.
     for (flag, file) in [
         ("--json", &args.json),
         ("--csv", &args.csv),
         ("--trace", &args.trace),
         ("--paths", &args.paths),
     ] {
-        if let Some(file) = file
-            && !(is_stdout(file) && matches!(flag, "--json" | "--csv"))
-        {
-            if is_stdout(file) {
-                bail!(
-                    "{flag} -: only --json and --csv write to standard output; give {flag} a \
-                     file name"
-                );
-            }
-            check_writable(flag, file)?;
+        if file.as_deref().is_some_and(is_stdout) && !matches!(flag, "--json" | "--csv") {
+            bail!(
+                "{flag} -: only --json and --csv write to standard output; give {flag} a file \
+                 name"
+            );
         }
     }
     if args.json.as_deref().is_some_and(is_stdout) && args.csv.as_deref().is_some_and(is_stdout) {
@@ -373,40 +367,42 @@ pub(crate) fn run_scenario(args: RunArgs) -> anyhow::Result<ExitCode> {
         if file.as_deref().is_some_and(is_stdout) {
             bail!("{flag} -: pictures are written to files; give {flag} a file name");
         }
-    }
-    if let Some(file) = &args.render {
-        check_writable("--render", file)?;
-        if picture_kind(file).is_none() {
-            bail!(
-                "--render {}: expected a .gif (animation) or .png (last tick) file",
-                file.display()
-            );
+        if let Some(dir) = file.as_deref().filter(|f| f.is_dir()) {
+            bail!("{flag} {}: is a directory", dir.display());
         }
     }
-    if let Some(file) = &args.heatmap {
-        check_writable("--heatmap", file)?;
-        if picture_kind(file) != Some(PictureKind::Png) {
-            bail!("--heatmap {}: expected a .png file", file.display());
-        }
+    if let Some(file) = &args.render
+        && picture_kind(file).is_none()
+    {
+        bail!(
+            "--render {}: expected a .gif (animation) or .png (last tick) file",
+            file.display()
+        );
     }
-    if let Some(dir) = &args.plots {
-        if dir.exists() && !dir.is_dir() {
-            bail!("--plots {}: is not a directory", dir.display());
-        }
-        check_writable("--plots", dir).or_else(|e| if dir.is_dir() { Ok(()) } else { Err(e) })?;
-        std::fs::create_dir_all(dir).with_context(|| format!("--plots {}", dir.display()))?;
+    if let Some(file) = &args.heatmap
+        && picture_kind(file) != Some(PictureKind::Png)
+    {
+        bail!("--heatmap {}: expected a .png file", file.display());
     }
-    let pictures =
-        (args.render.is_some() || args.heatmap.is_some() || args.plots.is_some()).then(|| {
-            PicturesTo {
-                render: args.render.as_deref(),
-                every: args.render_every,
-                size: args.render_size.unwrap_or(DEFAULT_RENDER_SIZE),
-                goals: args.render_goals,
-                heatmap: args.heatmap.as_deref().map(|f| (f, args.heatmap_of)),
-                plots: args.plots.as_deref(),
-            }
-        });
+    // Every output checked, and made ready to write, before the run: a path that cannot be
+    // written costs no run, and a failed check leaves no output behind.
+    let output::RunFiles {
+        json,
+        csv,
+        paths,
+        trace,
+        render,
+        heatmap,
+        plots,
+    } = output::RunFiles::reserve(&args, &scenario)?;
+    let pictures = (render.is_some() || heatmap.is_some() || plots.is_some()).then(|| PicturesTo {
+        render,
+        every: args.render_every,
+        size: args.render_size.unwrap_or(DEFAULT_RENDER_SIZE),
+        goals: args.render_goals,
+        heatmap: heatmap.map(|f| (f, args.heatmap_of)),
+        plots,
+    });
     let progress = !args.quiet && io::stderr().is_terminal();
     // With --json - or --csv -, standard output is the file: the table goes to stderr.
     let table_to_stderr = [&args.json, &args.csv]
@@ -417,13 +413,13 @@ pub(crate) fn run_scenario(args: RunArgs) -> anyhow::Result<ExitCode> {
     } else {
         Box::new(io::stdout().lock())
     };
-    let trace = args.trace.as_deref().map(|file| TraceTo {
+    let trace = trace.map(|file| TraceTo {
         file,
         compress: !args.trace_raw,
     });
 
     let mut mode_comparison = None;
-    let (played, comparison) = if args.compare_threads {
+    let (played, comparison, mut ready) = if args.compare_threads {
         if threads < 2 {
             let cores = std::thread::available_parallelism().map_or(1, usize::from);
             bail!(
@@ -432,15 +428,15 @@ pub(crate) fn run_scenario(args: RunArgs) -> anyhow::Result<ExitCode> {
                 if cores == 1 { "" } else { "s" }
             );
         }
-        let mut played = play_interleaved(
+        let (mut played, ready) = play_interleaved(
             &[(&scenario, 1), (&scenario, threads)],
             Recording {
                 progress,
                 keep_ticks: true,
-                csv: args.csv.as_deref().map(|f| (1, f)),
+                csv: csv.map(|f| (1, f)),
                 trace,
                 pictures,
-                paths: args.paths.as_deref(),
+                paths,
             },
         )?;
         let multi = played.pop().expect("two runs");
@@ -464,19 +460,19 @@ pub(crate) fn run_scenario(args: RunArgs) -> anyhow::Result<ExitCode> {
             print_run(&mut out, &scenario, &multi)?;
             print_comparison(&mut out, &c)?;
         }
-        (multi, Some(c))
+        (multi, Some(c), ready)
     } else if let Some(mode) = args.compare_conflicts {
         let mut other = scenario.clone();
         other.sim.conflicts = mode;
-        let mut played = play_interleaved(
+        let (mut played, ready) = play_interleaved(
             &[(&scenario, threads), (&other, threads)],
             Recording {
                 progress,
                 keep_ticks: false,
-                csv: args.csv.as_deref().map(|f| (0, f)),
+                csv: csv.map(|f| (0, f)),
                 trace,
                 pictures,
-                paths: args.paths.as_deref(),
+                paths,
             },
         )?;
         let theirs = played.pop().expect("two runs");
@@ -513,26 +509,28 @@ pub(crate) fn run_scenario(args: RunArgs) -> anyhow::Result<ExitCode> {
             )?;
         }
         mode_comparison = Some(c);
-        (ours, None)
+        (ours, None, ready)
     } else {
-        let played = play(
+        let (played, ready) = play(
             &scenario,
             threads,
             progress,
-            args.csv.as_deref(),
-            trace,
-            pictures,
-            args.paths.as_deref(),
+            Outputs {
+                csv,
+                trace,
+                pictures,
+                paths,
+            },
         )?;
         if !args.quiet {
             print_run(&mut out, &scenario, &played)?;
         }
-        (played, None)
+        (played, None, ready)
     };
     out.flush()?;
 
     let hash_match = comparison.as_ref().is_none_or(|c| c.hash_match);
-    if let Some(file) = &args.json {
+    if let Some(mut to) = json {
         let object = JsonSummary {
             run: scenario.run_json(&played.summary, played.setup_s),
             compare: comparison,
@@ -540,11 +538,12 @@ pub(crate) fn run_scenario(args: RunArgs) -> anyhow::Result<ExitCode> {
         };
         let mut text = serde_json::to_string_pretty(&object)?;
         text.push('\n');
-        let mut to = output::Output::create(file)?;
         to.write_all(text.as_bytes())
-            .with_context(|| format!("writing {}", file.display()))?;
-        to.commit()?;
+            .with_context(|| format!("writing {}", to.path().display()))?;
+        to.finish(&mut ready)?;
     }
+    // Every output complete: all of them are put in place.
+    ready.commit()?;
     if !hash_match {
         eprintln!(
             "throng: the 1-thread and the {threads}-thread runs ended in different states \
@@ -561,29 +560,33 @@ fn play(
     scenario: &Scenario,
     threads: usize,
     progress: bool,
-    csv: Option<&Path>,
-    trace: Option<TraceTo<'_>>,
-    pictures: Option<PicturesTo<'_>>,
-    paths: Option<&Path>,
-) -> anyhow::Result<Played> {
-    let mut played = play_interleaved(
+    outputs: Outputs,
+) -> anyhow::Result<(Played, output_path::ReadyOutputs)> {
+    let (mut played, ready) = play_interleaved(
         &[(scenario, threads)],
         Recording {
             progress,
             keep_ticks: false,
-            csv: csv.map(|f| (0, f)),
-            trace,
-            pictures,
-            paths,
+            csv: outputs.csv.map(|f| (0, f)),
+            trace: outputs.trace,
+            pictures: outputs.pictures,
+            paths: outputs.paths,
         },
     )?;
-    Ok(played.remove(0))
+    Ok((played.remove(0), ready))
+}
+
+/// The outputs of a single run, reserved.
+struct Outputs {
+    csv: Option<output::Output>,
+    trace: Option<TraceTo>,
+    pictures: Option<PicturesTo>,
+    paths: Option<OutputFile>,
 }
 
 /// Where `--trace` goes.
-#[derive(Clone, Copy)]
-struct TraceTo<'a> {
-    file: &'a Path,
+struct TraceTo {
+    file: OutputFile,
     compress: bool,
 }
 

@@ -1,104 +1,58 @@
-//! Where `throng run` writes its text outputs (`--json`, `--csv`, `--paths`): a file written
-//! whole or not at all, or standard output for the file name `-`.
-//!
-//! A file is written to a hidden temporary file beside it and renamed over it once complete,
-//! so a run that fails (a map that does not load, agents that do not fit, a full disk) leaves
-//! no half-written file and an older file of that name untouched.
+//! Where `throng run` writes its outputs: every output file checked and reserved before the
+//! scenario is built ([`RunFiles`]): an output that is an input or another output is refused,
+//! and each file's temporary file is made in its folder then ([`OutputFile::reserve`]), so that
+//! a path that cannot be written fails before the run, and a failed check leaves no output at
+//! all. The text outputs (`--json`, `--csv`) may go to standard output instead, for `-`.
 
-use std::fs::File;
 use std::io::{self, BufWriter, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use anyhow::Context;
+use throng::scenario::{MapSource, Placement, Scenario};
+
+use super::RunArgs;
+use crate::cmd::output_path::check_distinct;
+use crate::cmd::output_path::{OutputFile, OutputFolder, ReadyOutputs, StreamedFile};
 
 /// Whether `path` names standard output (`-`).
 pub(super) fn is_stdout(path: &Path) -> bool {
     path.as_os_str() == "-"
 }
 
-/// A file being written: complete once [`commit`](Self::commit)ted, gone (temporary file
-/// removed, any older file kept) when dropped before.
-pub(super) struct AtomicFile {
-    path: PathBuf,
-    temp: PathBuf,
-    out: Option<BufWriter<File>>,
-}
-
-impl AtomicFile {
-    /// Starts writing `path` (through a temporary file in its folder).
-    pub(super) fn create(path: &Path) -> anyhow::Result<AtomicFile> {
-        let name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let temp = path.with_file_name(format!(".{name}.{}.partial", std::process::id()));
-        let file = File::create(&temp).with_context(|| format!("writing {}", path.display()))?;
-        Ok(AtomicFile {
-            path: path.to_path_buf(),
-            temp,
-            out: Some(BufWriter::with_capacity(1 << 16, file)),
-        })
-    }
-
-    /// Finishes the file: flushes it and puts it in place.
-    pub(super) fn commit(mut self) -> anyhow::Result<()> {
-        let out = self.out.take().expect("not committed yet");
-        let done = out
-            .into_inner()
-            .map_err(io::IntoInnerError::into_error)
-            .and_then(|_| std::fs::rename(&self.temp, &self.path));
-        if done.is_err() {
-            let _ = std::fs::remove_file(&self.temp);
-        }
-        done.with_context(|| format!("writing {}", self.path.display()))
-    }
-}
-
-impl Write for AtomicFile {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.out.as_mut().expect("not committed").write(buf)
-    }
-
-    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
-        self.out.as_mut().expect("not committed").write_all(buf)
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        self.out.as_mut().expect("not committed").flush()
-    }
-}
-
-impl Drop for AtomicFile {
-    fn drop(&mut self) {
-        if self.out.take().is_some() {
-            let _ = std::fs::remove_file(&self.temp);
-        }
-    }
-}
-
-/// A text output: a file (see [`AtomicFile`]) or standard output.
+/// A text output: a file or standard output.
 pub(super) enum Output {
     /// Standard output (`-`).
     Stdout(BufWriter<io::Stdout>),
     /// A file.
-    File(AtomicFile),
+    File(StreamedFile),
 }
 
 impl Output {
-    /// Starts writing `path`, or standard output for `-`.
-    pub(super) fn create(path: &Path) -> anyhow::Result<Output> {
+    /// Reserves `path` for the option `flag` (see [`OutputFile::reserve`]), or standard output
+    /// for `-`.
+    pub(super) fn reserve(flag: &str, path: &Path) -> anyhow::Result<Output> {
         Ok(if is_stdout(path) {
             Output::Stdout(BufWriter::with_capacity(1 << 16, io::stdout()))
         } else {
-            Output::File(AtomicFile::create(path)?)
+            Output::File(StreamedFile::new(OutputFile::reserve(flag, path)?))
         })
     }
 
-    /// Finishes the output: flushes standard output, or puts the file in place.
-    pub(super) fn commit(self) -> anyhow::Result<()> {
+    /// The path (`-` for standard output).
+    pub(super) fn path(&self) -> &Path {
+        match self {
+            Output::Stdout(_) => Path::new("-"),
+            Output::File(file) => file.path(),
+        }
+    }
+
+    /// Finishes the output: flushes standard output, or adds the file to `ready`.
+    pub(super) fn finish(self, ready: &mut ReadyOutputs) -> anyhow::Result<()> {
         match self {
             Output::Stdout(mut out) => Ok(out.flush()?),
-            Output::File(file) => file.commit(),
+            Output::File(file) => {
+                ready.add(file.finish()?);
+                Ok(())
+            }
         }
     }
 }
@@ -123,5 +77,77 @@ impl Write for Output {
             Output::Stdout(out) => out.flush(),
             Output::File(file) => file.flush(),
         }
+    }
+}
+
+/// The reserved outputs of a run, one per output flag given.
+pub(super) struct RunFiles {
+    /// `--json`.
+    pub(super) json: Option<Output>,
+    /// `--csv`.
+    pub(super) csv: Option<Output>,
+    /// `--paths`.
+    pub(super) paths: Option<OutputFile>,
+    /// `--trace`.
+    pub(super) trace: Option<OutputFile>,
+    /// `--render`.
+    pub(super) render: Option<OutputFile>,
+    /// `--heatmap`.
+    pub(super) heatmap: Option<OutputFile>,
+    /// `--plots`.
+    pub(super) plots: Option<OutputFolder>,
+}
+
+impl RunFiles {
+    /// Checks and reserves the outputs `args` names for a run of `scenario` (its flags' other
+    /// checks, file kinds and standard output, are done before).
+    pub(super) fn reserve(args: &RunArgs, scenario: &Scenario) -> anyhow::Result<RunFiles> {
+        let outputs: Vec<(&str, &std::path::Path)> = [
+            ("--json", &args.json),
+            ("--csv", &args.csv),
+            ("--paths", &args.paths),
+            ("--trace", &args.trace),
+            ("--render", &args.render),
+            ("--heatmap", &args.heatmap),
+        ]
+        .into_iter()
+        .filter_map(|(flag, file)| Some((flag, file.as_deref()?)))
+        .filter(|(_, file)| !is_stdout(file))
+        .collect();
+        let mut inputs = Vec::new();
+        if let Some(file) = &args.scenario {
+            inputs.push(("the scenario file", file.as_path()));
+        }
+        if let MapSource::File(map) = &scenario.map {
+            inputs.push(("the map", map.as_path()));
+        }
+        if let Placement::Scen { file } = &scenario.placement {
+            inputs.push(("the .scen file", file.as_path()));
+        }
+        check_distinct(&outputs, &inputs)?;
+        let file = |flag: &str, path: &Option<std::path::PathBuf>| {
+            path.as_deref()
+                .map(|p| OutputFile::reserve(flag, p))
+                .transpose()
+        };
+        let output = |flag: &str, path: &Option<std::path::PathBuf>| {
+            path.as_deref()
+                .map(|p| Output::reserve(flag, p))
+                .transpose()
+        };
+        Ok(RunFiles {
+            json: output("--json", &args.json)?,
+            csv: output("--csv", &args.csv)?,
+            paths: file("--paths", &args.paths)?,
+            trace: file("--trace", &args.trace)?,
+            render: file("--render", &args.render)?,
+            heatmap: file("--heatmap", &args.heatmap)?,
+            // Last: the folder it makes when missing is made only once every file passed.
+            plots: args
+                .plots
+                .as_deref()
+                .map(|dir| OutputFolder::reserve("--plots", dir))
+                .transpose()?,
+        })
     }
 }

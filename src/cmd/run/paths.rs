@@ -17,16 +17,16 @@
 //! Tick `t` is where the agent stands after `t` ticks (tick 0: its start), as
 //! [`Simulation::tick`](throng::sim::Simulation::tick) counts them. Agent `k` is the `k`-th
 //! agent placed (line `k` of the `.scen` file of a `scen` placement). The file is written
-//! whole or not at all (see [`super::output`]).
+//! whole or not at all (see [`OutputFile`]), reserved before the run.
 
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use throng::grid::CellId;
 use throng::sim::{AgentSet, AgentState, Simulation};
 
-use super::output::AtomicFile;
+use crate::cmd::output_path::{OutputFile, ReadyOutputs, StreamedFile};
 
 /// The formats of `--paths`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -58,21 +58,22 @@ pub(super) struct PathsStats {
 }
 
 /// The `--paths` file of one run, written as it plays.
-pub(super) struct PathsRecorder<'a> {
-    file: &'a Path,
+pub(super) struct PathsRecorder {
+    file: PathBuf,
     format: PathsFormat,
-    out: AtomicFile,
+    out: StreamedFile,
     /// JSONL: every slot's cell, tick after tick (`ticks x slots`).
     cells: Vec<CellId>,
     slots: usize,
     ticks: u64,
 }
 
-impl<'a> PathsRecorder<'a> {
-    /// Starts the file with the agents' starts (tick 0).
-    pub(super) fn new(file: &'a Path, sim: &Simulation) -> anyhow::Result<PathsRecorder<'a>> {
-        let format = paths_format(file).expect("checked before the run");
-        let mut out = AtomicFile::create(file)?;
+impl PathsRecorder {
+    /// Starts the reserved file `to` with the agents' starts (tick 0).
+    pub(super) fn new(to: OutputFile, sim: &Simulation) -> anyhow::Result<PathsRecorder> {
+        let file = to.path().to_path_buf();
+        let format = paths_format(&file).expect("checked before the run");
+        let mut out = StreamedFile::new(to);
         if format == PathsFormat::Csv {
             writeln!(out, "agent,tick,x,y")
                 .with_context(|| format!("writing {}", file.display()))?;
@@ -117,8 +118,12 @@ impl<'a> PathsRecorder<'a> {
         Ok(())
     }
 
-    /// Writes what is left (the JSONL lines) and puts the file in place.
-    pub(super) fn finish(mut self, sim: &Simulation) -> anyhow::Result<PathsStats> {
+    /// Writes what is left (the JSONL lines) and adds the file to `ready`.
+    pub(super) fn finish(
+        mut self,
+        sim: &Simulation,
+        ready: &mut ReadyOutputs,
+    ) -> anyhow::Result<PathsStats> {
         if self.format == PathsFormat::Jsonl {
             self.write_jsonl(sim)
                 .with_context(|| format!("writing {}", self.file.display()))?;
@@ -129,9 +134,9 @@ impl<'a> PathsRecorder<'a> {
             .filter(|&&c| c != AgentSet::NO_POSITION)
             .count();
         let ticks = self.ticks;
-        let file = self.file;
-        self.out.commit()?;
-        let bytes = std::fs::metadata(file).map_or(0, |m| m.len());
+        let file = self.out.finish()?;
+        let bytes = file.len();
+        ready.add(file);
         Ok(PathsStats {
             agents,
             ticks,

@@ -4,21 +4,22 @@
 use std::io::Write;
 
 use super::*;
+use crate::cmd::output_path::{OutputFile, ReadyOutputs};
 
 /// What [`play_interleaved`] records besides the summaries.
-pub(super) struct Recording<'a> {
+pub(super) struct Recording {
     /// Draw a progress bar on stderr.
     pub(super) progress: bool,
     /// Keep every tick's plans and planning time ([`Played::ticks`]).
     pub(super) keep_ticks: bool,
-    /// Stream the per-tick series of copy `.0` to the CSV file `.1` as the run goes.
-    pub(super) csv: Option<(usize, &'a Path)>,
+    /// Stream the per-tick series of copy `.0` to the CSV output `.1` as the run goes.
+    pub(super) csv: Option<(usize, output::Output)>,
     /// Record copy 0 to a trace file.
-    pub(super) trace: Option<TraceTo<'a>>,
+    pub(super) trace: Option<TraceTo>,
     /// Draw copy 0.
-    pub(super) pictures: Option<PicturesTo<'a>>,
+    pub(super) pictures: Option<PicturesTo>,
     /// Write copy 0's agent paths to this `--paths` file.
-    pub(super) paths: Option<&'a Path>,
+    pub(super) paths: Option<OutputFile>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -38,8 +39,8 @@ pub(super) fn picture_kind(file: &Path) -> Option<PictureKind> {
 }
 
 /// The pictures being made of copy 0 while it plays.
-pub(super) struct Painter<'a> {
-    to: PicturesTo<'a>,
+pub(super) struct Painter {
+    to: PicturesTo,
     colouring: throng::render::Colouring,
     gif: Option<throng::render::GifRecorder<BufWriter<std::fs::File>>>,
     heatmap: Option<throng::render::Heatmap>,
@@ -47,21 +48,20 @@ pub(super) struct Painter<'a> {
     spent: std::time::Duration,
 }
 
-impl<'a> Painter<'a> {
+impl Painter {
     pub(super) fn new(
-        to: PicturesTo<'a>,
+        mut to: PicturesTo,
         scenario: &Scenario,
         sim: &throng::sim::Simulation,
-    ) -> anyhow::Result<Painter<'a>> {
+    ) -> anyhow::Result<Painter> {
         let t0 = Instant::now();
         let colouring = throng::render::Colouring {
             groups: agent_groups(scenario, sim.agents().slot_count()),
             goals: to.goals,
         };
-        let gif = match to.render {
-            Some(file) if picture_kind(file) == Some(PictureKind::Gif) => {
-                let out = std::fs::File::create(file)
-                    .with_context(|| format!("writing {}", file.display()))?;
+        let gif = match &mut to.render {
+            Some(file) if picture_kind(file.path()) == Some(PictureKind::Gif) => {
+                let out = file.writer();
                 let options = throng::render::GifOptions {
                     width: to.size,
                     every: to.every,
@@ -69,12 +69,8 @@ impl<'a> Painter<'a> {
                     ..Default::default()
                 };
                 Some(
-                    throng::render::GifRecorder::new(
-                        BufWriter::with_capacity(1 << 16, out),
-                        sim,
-                        options,
-                    )
-                    .with_context(|| format!("--render {}", file.display()))?,
+                    throng::render::GifRecorder::new(out, sim, options)
+                        .with_context(|| format!("--render {}", file.path().display()))?,
                 )
             }
             _ => None,
@@ -82,8 +78,9 @@ impl<'a> Painter<'a> {
         Ok(Painter {
             heatmap: to
                 .heatmap
-                .map(|(_, of)| throng::render::Heatmap::new(sim.grid(), of)),
-            plots: to.plots.map(|_| {
+                .as_ref()
+                .map(|&(_, of)| throng::render::Heatmap::new(sim.grid(), of)),
+            plots: to.plots.as_ref().map(|_| {
                 throng::render::TickPlots::new(
                     throng::render::TickPlots::BUCKETS,
                     scenario.sim_config().lifelong,
@@ -105,10 +102,8 @@ impl<'a> Painter<'a> {
         let t0 = Instant::now();
         if let Some(gif) = &mut self.gif {
             gif.record(sim).with_context(|| {
-                format!(
-                    "writing {}",
-                    self.to.render.unwrap_or(Path::new("")).display()
-                )
+                let file = self.to.render.as_ref().map(OutputFile::path);
+                format!("writing {}", file.unwrap_or(Path::new("")).display())
             })?;
         }
         if let Some(h) = &mut self.heatmap {
@@ -121,56 +116,64 @@ impl<'a> Painter<'a> {
         Ok(())
     }
 
-    /// Writes what is left once the run is over.
+    /// Writes what is left once the run is over, adding the files to `ready`.
     pub(super) fn finish(
         self,
         sim: &throng::sim::Simulation,
         loop_start: Instant,
+        ready: &mut ReadyOutputs,
     ) -> anyhow::Result<PictureStats> {
         let t0 = Instant::now();
         let mut frames = 0;
         let mut size = (0, 0);
         let mut encode_s = 0.0;
-        if let Some(gif) = self.gif {
-            frames = gif.frames_when_finished();
-            size = gif.size();
-            let file = self.to.render.unwrap_or(Path::new(""));
-            let (mut out, _, encoding) = gif
-                .finish_with_times(sim)
-                .with_context(|| format!("writing {}", file.display()))?;
-            encode_s = encoding.as_secs_f64();
-            out.flush()
-                .with_context(|| format!("writing {}", file.display()))?;
-        } else if let Some(file) = self.to.render {
-            let mut raster = throng::render::Raster::new(sim.grid(), self.to.size)
-                .with_context(|| format!("--render {}", file.display()))?;
-            raster.draw(sim, &self.colouring);
-            size = (raster.width(), raster.height());
-            let out = std::fs::File::create(file)
-                .with_context(|| format!("writing {}", file.display()))?;
-            let mut out = BufWriter::new(out);
-            throng::render::write_png(&mut out, &raster)
-                .with_context(|| format!("writing {}", file.display()))?;
-            out.flush()
-                .with_context(|| format!("writing {}", file.display()))?;
+        let mut bytes = 0;
+        let PicturesTo {
+            render,
+            size: width,
+            heatmap,
+            plots,
+            ..
+        } = self.to;
+        if let Some(mut file) = render {
+            let shown = file.path().display().to_string();
+            let what = || format!("writing {shown}");
+            if let Some(gif) = self.gif {
+                frames = gif.frames_when_finished();
+                size = gif.size();
+                let (mut out, _, encoding) = gif.finish_with_times(sim).with_context(what)?;
+                encode_s = encoding.as_secs_f64();
+                out.flush().with_context(what)?;
+            } else {
+                let mut raster = throng::render::Raster::new(sim.grid(), width)
+                    .with_context(|| format!("--render {shown}"))?;
+                raster.draw(sim, &self.colouring);
+                size = (raster.width(), raster.height());
+                let mut out = file.writer();
+                throng::render::write_png(&mut out, &raster).with_context(what)?;
+                out.flush().with_context(what)?;
+            }
+            bytes = file.len();
+            ready.add(file);
         }
-        if let (Some(h), Some((file, _))) = (&self.heatmap, self.to.heatmap) {
-            let out = std::fs::File::create(file)
-                .with_context(|| format!("writing {}", file.display()))?;
-            let mut out = BufWriter::new(out);
-            h.write_png(&mut out, sim.grid(), self.to.size)
-                .with_context(|| format!("writing {}", file.display()))?;
-            out.flush()
-                .with_context(|| format!("writing {}", file.display()))?;
+        if let (Some(h), Some((mut file, _))) = (&self.heatmap, heatmap) {
+            let shown = file.path().display().to_string();
+            let what = || format!("writing {shown}");
+            let mut out = file.writer();
+            h.write_png(&mut out, sim.grid(), width)
+                .with_context(what)?;
+            out.flush().with_context(what)?;
+            drop(out);
+            ready.add(file);
         }
-        if let (Some(p), Some(dir)) = (&self.plots, self.to.plots) {
-            p.write_svgs(dir)?;
+        if let (Some(p), Some(folder)) = (&self.plots, plots) {
+            for (name, svg) in p.charts() {
+                let mut file = folder.file(name)?;
+                file.fill(|w| w.write_all(svg.as_bytes()))?;
+                ready.add(file);
+            }
+            ready.add_folder(folder);
         }
-        let bytes = self
-            .to
-            .render
-            .and_then(|f| std::fs::metadata(f).ok())
-            .map_or(0, |m| m.len());
         Ok(PictureStats {
             frames,
             bytes,
