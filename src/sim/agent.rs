@@ -498,7 +498,10 @@ mod tests {
         set.remove(b);
         assert_eq!(set.positions(), &[3, AgentSet::NO_POSITION]);
         set.at_mut(c.index()).unwrap().position = 7;
-        assert!(!set.positions_agree(), "the record moved, the flat array not yet");
+        assert!(
+            !set.positions_agree(),
+            "the record moved, the flat array not yet"
+        );
         set.sync_position(c.index());
         assert_eq!(set.positions(), &[7, AgentSet::NO_POSITION]);
         assert!(set.positions_agree());

@@ -8,8 +8,8 @@
 //! may be given an action for a tick: for an agent that follows a route, the action replaces
 //! its route's step for that tick, and afterwards it rejoins its route as an agent pushed off
 //! it by PIBT does (its cell is spliced into the route before the best route cell one move
-//! away; pushed too far, more than [`SimConfig::drift_replan`] cells, it asks for a new plan
-//! from where it stands), whatever the conflict mode.
+//! away, see `sim::route`; pushed too far, more than [`SimConfig::drift_replan`] cells, it
+//! asks for a new plan from where it stands), whatever the conflict mode.
 //!
 //! # The rules a chosen move must follow
 //! A move is *legal* when [`Grid::moves`] of the agent's cell contains its direction: it stays

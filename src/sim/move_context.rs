@@ -1,5 +1,6 @@
 //! What every part of the movement phase shares: the tick's read-only [`MoveContext`], the
-//! moves chosen from outside ([`Forced`]) and the [`MoveRecord`] of what the phase did.
+//! moves chosen from outside ([`Forced`]), the phase's [`MovementTotals`], and the
+//! [`MoveRecord`] that conflict modes `off` and `avoid` fill as their agents move.
 //!
 //! The movement modules are layered, each using only those below it, so that none imports
 //! another in a cycle: this module; `route` (how one move changes an agent's route, and
@@ -63,23 +64,19 @@ pub(crate) struct MoveRecord<'a> {
 }
 
 impl<'a> MoveRecord<'a> {
-    /// The record of a new phase, writing its arrivals into `arrivals` (emptied first).
+    /// The record of a new phase, appending its arrivals to `arrivals`.
     pub(crate) fn new(arrivals: &'a mut Vec<u32>) -> Self {
-        arrivals.clear();
         MoveRecord {
             totals: MovementTotals::default(),
             arrivals,
         }
     }
 
-    /// Counts one move of the agent in `slot`, which reached a new goal when `arrived` (as the
-    /// functions that move an agent return).
+    /// Records that the agent in `slot` reached a new goal (as the functions that move an
+    /// agent return). Moves are counted by the caller, in `totals`.
     #[inline]
-    pub(crate) fn moved(&mut self, slot: u32, arrived: bool) {
-        self.totals.moved += 1;
-        if arrived {
-            self.totals.arrived += 1;
-            self.arrivals.push(slot);
-        }
+    pub(crate) fn arrived(&mut self, slot: u32) {
+        self.totals.arrived += 1;
+        self.arrivals.push(slot);
     }
 }

@@ -57,14 +57,13 @@ impl MovementStage {
             tick,
             forced: &self.forced,
         };
-        let mut record = MoveRecord::new(&mut self.arrivals);
+        self.arrivals.clear();
         match config.conflicts {
-            ConflictMode::Pibt => self.pibt.run(&ctx, agents, occupancy, &mut record),
+            ConflictMode::Pibt => self.pibt.run(&ctx, agents, occupancy, &mut self.arrivals),
             ConflictMode::Off | ConflictMode::Avoid => {
-                self.claims.run(&ctx, agents, occupancy, &mut record);
+                self.claims.run(&ctx, agents, occupancy, &mut self.arrivals)
             }
         }
-        record.totals
     }
 }
 
@@ -80,13 +79,17 @@ struct Claims {
 }
 
 impl Claims {
+    /// Moves the agents one step in conflict mode `off` or `avoid`, appending the slots of
+    /// those that reach a goal to `arrivals`.
     fn run(
         &mut self,
         ctx: &MoveContext,
         agents: &mut AgentSet,
         occupancy: &mut Occupancy,
-        record: &mut MoveRecord,
-    ) {
+        arrivals: &mut Vec<u32>,
+    ) -> MovementTotals {
+        let mut record = MoveRecord::new(arrivals);
+        let record = &mut record;
         let slots = agents.slot_count();
         self.status.clear();
         self.status.resize(slots, UNSEEN);
@@ -142,6 +145,7 @@ impl Claims {
                 }
             }
         }
+        record.totals
     }
 
     /// Whether agent `slot` stepping diagonally onto `to` would cross an agent that already
@@ -256,7 +260,10 @@ fn advance(
             (agent.position, arrived)
         }
     };
-    record.moved(slot, arrived);
+    record.totals.moved += 1;
+    if arrived {
+        record.arrived(slot);
+    }
     if let Some(occ) = occupancy {
         occ.clear(from);
         occ.set(to, slot);

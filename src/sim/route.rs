@@ -78,7 +78,17 @@ pub(super) fn leave_goal(agent: &mut Agent) {
     agent.left_goal = true;
 }
 
-/// The agent's route from its cell, with its drift, when it follows one.
+/// Whether the agent follows a route: it has one (moving, waiting, or arrived on a route of
+/// one cell) and stands on its cursor's cell.
+#[inline]
+pub(super) fn on_route(agent: &Agent) -> bool {
+    matches!(
+        agent.state,
+        AgentState::Moving | AgentState::Waiting | AgentState::Arrived
+    ) && agent.path.get(agent.cursor) == Some(&agent.position)
+}
+
+/// The agent's route from its cell, with its drift, when it follows one ([`on_route`]).
 pub(super) fn ahead(agent: &Agent) -> Option<(&[CellId], u32)> {
     matches!(
         agent.state,
@@ -123,11 +133,11 @@ pub(super) fn rejoin(ctx: &MoveContext, agent: &mut Agent, to: CellId) -> bool {
 
 /// [`rejoin`] less the plan request.
 fn splice(grid: &Grid, agent: &mut Agent, to: CellId, tick: u64) -> bool {
-    let on_route = ahead(agent).is_some();
+    let followed = on_route(agent);
     agent.position = to;
     agent.moves += 1;
     agent.waited = 0;
-    if !on_route {
+    if !followed {
         return false; // pushed while it has no route (no goal, or waiting for a plan)
     }
     if agent.goal == Some(to) {
@@ -251,5 +261,43 @@ impl<'a> MoveCosts<'a> {
             .moves(a)
             .contains(dir)
             .then(|| (self.grid.step_cost(dir, b) * UNIT) as i64)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arrival_time_is_when_the_agent_stands_on_its_goal() {
+        let mut stepped = Agent::new(0, 0);
+        assert!(arrive(&mut stepped, 7, Arrival::Stepped));
+        assert_eq!(stepped.state, AgentState::Arrived);
+        assert_eq!(stepped.arrived_at, Some(8), "there from the end of tick 7");
+        assert_eq!(stepped.goals_reached, 1);
+
+        let mut standing = Agent::new(0, 0);
+        assert!(arrive(&mut standing, 7, Arrival::Standing));
+        assert_eq!(
+            standing.arrived_at,
+            Some(7),
+            "there from the start of tick 7"
+        );
+        assert_eq!(standing.goals_reached, 1);
+    }
+
+    #[test]
+    fn a_step_back_onto_a_goal_reached_counts_once() {
+        let mut agent = Agent::new(0, 0);
+        assert!(arrive(&mut agent, 3, Arrival::Stepped));
+        leave_goal(&mut agent);
+        assert_eq!(agent.arrived_at, None);
+        assert!(!arrive(&mut agent, 5, Arrival::Stepped));
+        assert_eq!((agent.arrived_at, agent.goals_reached), (Some(6), 1));
+        assert!(!agent.left_goal);
+        // Found standing on it by a plan, it counts (as it always has).
+        leave_goal(&mut agent);
+        assert!(arrive(&mut agent, 9, Arrival::Standing));
+        assert_eq!((agent.arrived_at, agent.goals_reached), (Some(9), 2));
     }
 }
