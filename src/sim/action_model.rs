@@ -8,16 +8,22 @@
 //!   therefore costs a tick more than in the free model, and an agent can only make room for
 //!   another by moving to the cell it faces.
 //!
-//! Under `Rotate` the PIBT movement phase offers each agent only its own cell and the cell it
-//! faces; an agent that stays turns toward the next cell of its route (the decision of which
-//! way to turn is [`Heading::turn_toward`]). The planners still plan on cells: a route's
-//! corners are paid for when they are met, which is why routes are not replaced by a search
-//! over (cell, heading) states; rotation-aware guidance belongs to the driver that knows the
-//! errands (see `crate::lorr`).
+//! # The rotation model's step rules
+//! Under `Rotate` the PIBT movement phase ranks cells as in the free model, plus the turns to
+//! face each ([`Heading::quarter_turns`]), then [`ForwardOnly`] turns PIBT's joint step into
+//! forward moves and turns: an agent sent to the cell it faces moves there; one sent elsewhere
+//! stays and turns toward that cell (the decision of which way to turn is
+//! [`Heading::turn_toward`]), and is *committed* to it: next tick it is offered only that
+//! cell and its own, ahead of the others ([`commitment_holds`]), until it has moved there. An
+//! agent that stays turns toward the next cell of its route. The planners still plan on
+//! cells: a route's corners are paid for when they are met, which is why routes are not
+//! replaced by a search over (cell, heading) states; rotation-aware guidance belongs to the
+//! driver that knows the errands (see `crate::lorr`).
 
 use serde::{Deserialize, Serialize};
 
 use crate::grid::{CellId, Direction, Grid, Neighborhood};
+use crate::mapf::{NO_AGENT, NO_CELL};
 
 /// What one agent may do in one tick (see the module docs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
@@ -245,6 +251,117 @@ impl Heading {
             Action::CounterClockwise => self.counter_clockwise(),
             Action::Forward | Action::Wait => self,
         }
+    }
+}
+
+impl Heading {
+    /// Quarter turns from facing `self` to facing `want`: 0, 1 or 2.
+    #[inline]
+    pub(crate) fn quarter_turns(self, want: Heading) -> u32 {
+        match (want.index() + 4 - self.index()) % 4 {
+            0 => 0,
+            2 => 2,
+            _ => 1,
+        }
+    }
+}
+
+/// Whether an agent on `at` committed to the cell `committed` (sent there by PIBT while it
+/// did not face it: see the module docs) still is: the cell is a straight step away and not
+/// its own.
+#[inline]
+pub(crate) fn commitment_holds(grid: &Grid, at: CellId, committed: CellId) -> bool {
+    committed != at && Heading::toward(grid, at, committed).is_some()
+}
+
+/// Action model `rotate`: turns PIBT's joint step into forward moves and turns (see the module
+/// docs). Scratch memory reused every tick.
+#[derive(Debug, Default)]
+pub(crate) struct ForwardOnly {
+    /// Per slot, the cell PIBT sent the agent to this tick.
+    intent: Vec<CellId>,
+    /// Per slot, the heading an agent that stays turns toward.
+    turns: Vec<Option<Heading>>,
+    /// Per cell, the agent sent onto it ([`NO_AGENT`] for none; all clear between ticks).
+    entering: Vec<u32>,
+    /// Agents that stay, whose cells are not free to enter.
+    work: Vec<u32>,
+}
+
+impl ForwardOnly {
+    /// Rewrites PIBT's step `next` (per slot, from `positions`; [`NO_CELL`] for a free slot)
+    /// into forward moves: an agent sent to the cell it faces moves there; one sent elsewhere
+    /// stays and turns toward that cell (so it can go next tick if PIBT still wants it there);
+    /// one sent nowhere turns toward its route's next cell. An agent whose target is the cell
+    /// of an agent that stays must stay too, and so on back along the chain: the cells entered
+    /// are all left in the same tick, so no two agents meet. `agent` gives a live slot's
+    /// heading and its route's next cell.
+    pub(crate) fn apply(
+        &mut self,
+        grid: &Grid,
+        positions: &[CellId],
+        next: &mut [CellId],
+        agent: impl Fn(u32) -> Option<(Heading, Option<CellId>)>,
+    ) {
+        self.intent.clear();
+        self.intent.extend_from_slice(next);
+        self.turns.clear();
+        self.turns.resize(positions.len(), None);
+        if self.entering.len() != grid.len() {
+            self.entering.clear();
+            self.entering.resize(grid.len(), NO_AGENT);
+        }
+        let (entering, work, turns) = (&mut self.entering, &mut self.work, &mut self.turns);
+        work.clear();
+        for (slot, (&from, to)) in positions.iter().zip(next.iter_mut()).enumerate() {
+            if from == NO_CELL {
+                continue;
+            }
+            let Some((heading, route_next)) = agent(slot as u32) else {
+                continue;
+            };
+            if *to == from {
+                turns[slot] = route_next.and_then(|n| Heading::toward(grid, from, n));
+                work.push(slot as u32);
+            } else if heading.ahead(grid, from) == Some(*to) {
+                entering[*to as usize] = slot as u32;
+            } else {
+                turns[slot] = Heading::toward(grid, from, *to);
+                *to = from;
+                work.push(slot as u32);
+            }
+        }
+        // Agents that stay hold their cells: whoever meant to enter one stays too.
+        while let Some(stayer) = work.pop() {
+            let cell = positions[stayer as usize];
+            let behind = std::mem::replace(&mut entering[cell as usize], NO_AGENT);
+            if behind != NO_AGENT && next[behind as usize] == cell {
+                next[behind as usize] = positions[behind as usize];
+                work.push(behind);
+            }
+        }
+        // Clear the table for the next tick.
+        for (slot, &to) in next.iter().enumerate() {
+            if to != NO_CELL && to != positions[slot] {
+                entering[to as usize] = NO_AGENT;
+            }
+        }
+    }
+
+    /// The heading the agent in `slot` turns toward, having stayed in the last
+    /// [`apply`](Self::apply) (`None`: it keeps its heading).
+    #[inline]
+    pub(crate) fn turn(&self, slot: u32) -> Option<Heading> {
+        self.turns.get(slot as usize).copied().flatten()
+    }
+
+    /// The cell the agent in `slot` stays committed to after the last [`apply`](Self::apply),
+    /// given where it was (`from`) and is (`to`): the cell PIBT sent it to, when it did not
+    /// get there.
+    #[inline]
+    pub(crate) fn commitment(&self, slot: u32, from: CellId, to: CellId) -> Option<CellId> {
+        let intent = self.intent[slot as usize];
+        (from == to && intent != from).then_some(intent)
     }
 }
 

@@ -140,16 +140,17 @@ pub struct Agent {
     /// The agent's own planner, overriding [`crate::sim::SimConfig::planner`].
     pub(crate) planner: Option<PlannerKind>,
     /// Conflict mode `pibt`: cells at the start of `path[cursor..]` spliced in after the agent
-    /// was pushed off its route (see `sim::pibt_movement`).
+    /// was pushed off its route (see `sim::route`).
     pub(crate) drift: u32,
     /// Conflict mode `pibt`: ticks since the agent last stood on its goal (its priority).
     pub(crate) urgency: u32,
-    /// Conflict mode `pibt`: pushed off a goal it had reached; going back is not a new goal.
+    /// Moved off a goal it had reached (pushed, or by an action); going back is not a new goal
+    /// (see `sim::route`).
     pub(crate) left_goal: bool,
     /// Action model `rotate`: the way the agent faces.
     pub(crate) heading: Heading,
     /// Action model `rotate`: the neighbouring cell the movement phase sent the agent to, while
-    /// it turns to face it or waits for it to be left (see `sim::pibt_movement`).
+    /// it turns to face it or waits for it to be left (see `sim::action_model`).
     pub(crate) committed: Option<CellId>,
     /// Driven from outside (see [`crate::sim::Simulation::set_controlled`]): never planned for,
     /// no route, moves only when given an action.
@@ -252,11 +253,13 @@ impl Agent {
         self.moves
     }
 
-    /// Time of the last arrival at a goal, in ticks since the run began: an agent that steps
-    /// onto its goal during tick `t` arrives at time `t + 1`; one given the cell it stands on
-    /// as goal arrives at once, when the tick is played. A trip's cost in the run summary is
-    /// this time minus the time the goal was given (MAPF convention: 0 for an agent that starts
-    /// on its goal).
+    /// Time of the last arrival at a goal: the time from which the agent stands on it, time `t`
+    /// being the moment tick `t` begins. An agent that steps onto its goal during tick `t`
+    /// arrives at time `t + 1`; one that already stands on it when tick `t` is played (given
+    /// the cell it stands on as goal, or planned from there) arrives at time `t`. A trip's
+    /// cost in the run summary is this time minus the time the goal was given (MAPF
+    /// convention: 0 for an agent that starts on its goal). One rule for every arrival
+    /// (`sim::route`).
     pub fn arrived_at(&self) -> Option<u64> {
         self.arrived_at
     }
@@ -347,16 +350,6 @@ impl AgentSet {
     #[inline]
     pub fn positions(&self) -> &[CellId] {
         &self.positions
-    }
-
-    /// Records that the agent in `slot` now stands on `cell` (in its record and in
-    /// [`AgentSet::positions`]).
-    #[inline]
-    pub(crate) fn set_position(&mut self, slot: u32, cell: CellId) {
-        if let Some(agent) = self.at_mut(slot) {
-            agent.position = cell;
-            self.positions[slot as usize] = cell;
-        }
     }
 
     /// Copies the record's position of the agent in `slot` into [`AgentSet::positions`] (for
@@ -504,8 +497,13 @@ mod tests {
         assert_eq!(set.positions(), &[3, 2]);
         set.remove(b);
         assert_eq!(set.positions(), &[3, AgentSet::NO_POSITION]);
-        set.set_position(c.index(), 7);
-        assert_eq!(set.get(c).unwrap().position(), 7);
+        set.at_mut(c.index()).unwrap().position = 7;
+        assert!(
+            !set.positions_agree(),
+            "the record moved, the flat array not yet"
+        );
+        set.sync_position(c.index());
+        assert_eq!(set.positions(), &[7, AgentSet::NO_POSITION]);
         assert!(set.positions_agree());
     }
 }

@@ -8,8 +8,8 @@
 //! may be given an action for a tick: for an agent that follows a route, the action replaces
 //! its route's step for that tick, and afterwards it rejoins its route as an agent pushed off
 //! it by PIBT does (its cell is spliced into the route before the best route cell one move
-//! away; pushed too far, more than [`SimConfig::drift_replan`] cells, it asks for a new plan
-//! from where it stands), whatever the conflict mode.
+//! away, see `sim::route`; pushed too far, more than [`SimConfig::drift_replan`] cells, it
+//! asks for a new plan from where it stands), whatever the conflict mode.
 //!
 //! # The rules a chosen move must follow
 //! A move is *legal* when [`Grid::moves`] of the agent's cell contains its direction: it stays
@@ -56,10 +56,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::agent::{Agent, AgentState, PlanReason};
-use super::config::SimConfig;
-use super::movement::MovementTotals;
-use super::pibt_movement;
+use super::agent::{Agent, AgentState};
+use super::move_context::MoveContext;
+use super::route::{self, Arrival};
 use crate::grid::{CellId, Direction, Grid};
 
 /// What a caller asks one agent to do this tick.
@@ -100,73 +99,39 @@ impl ActionOutcome {
     }
 }
 
-/// Per slot, what the movement phase must do with the agent this tick.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub(crate) enum Forced {
-    /// Nothing given: follow the route (a controlled agent stays).
-    #[default]
-    Free,
-    /// Stay (asked to wait, or an illegal move).
-    Stay,
-    /// Step onto this neighbouring cell (a legal move), if conflicts allow.
-    To(CellId),
-}
-
 /// The cell an agent standing on `at` reaches by `dir`, when the move is legal.
 pub(crate) fn legal_target(grid: &Grid, at: CellId, dir: Direction) -> Option<CellId> {
     grid.moves(at).contains(dir).then(|| grid.step(at, dir))
 }
 
-/// Moves `agent` (in `slot`) onto the neighbouring cell `to` chosen by an action: a controlled
-/// agent walks there; an agent with a route rejoins it as when PIBT pushes it (see
-/// `sim::pibt_movement`), asking for a new plan when it has drifted too far. The caller
-/// updates the occupancy and [`super::AgentSet::positions`].
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn move_by_action(
-    grid: &Grid,
-    agent: &mut Agent,
-    to: CellId,
-    tick: u64,
-    slot: u32,
-    config: &SimConfig,
-    totals: &mut MovementTotals,
-    arrivals: &mut Vec<u32>,
-) {
+/// Moves `agent` onto the neighbouring cell `to` chosen by an action, and returns whether it
+/// reached a new goal: a controlled agent walks there; an agent with a route rejoins it as when
+/// PIBT pushes it ([`route::rejoin`]), asking for a new plan when it has drifted too far. The
+/// caller updates the occupancy and [`super::AgentSet::positions`].
+pub(crate) fn move_by_action(ctx: &MoveContext, agent: &mut Agent, to: CellId) -> bool {
     if agent.controlled {
-        move_controlled(agent, to, tick, slot, totals, arrivals);
-        return;
+        return move_controlled(agent, to, ctx.tick);
     }
-    pibt_movement::move_agent(grid, agent, to, tick, slot, totals, arrivals);
-    if agent.drift > config.drift_replan && agent.plan_request.is_none() {
-        agent.plan_request = Some((PlanReason::Drifted, tick));
-    }
+    route::rejoin(ctx, agent, to)
 }
 
-/// Moves the controlled `agent` onto `to` during `tick` and keeps its state: arrived on its
-/// goal, moving otherwise (idle without a goal).
-pub(crate) fn move_controlled(
-    agent: &mut Agent,
-    to: CellId,
-    tick: u64,
-    slot: u32,
-    totals: &mut MovementTotals,
-    arrivals: &mut Vec<u32>,
-) {
+/// Moves the controlled `agent` onto `to` during `tick`, keeps its state (arrived on its goal,
+/// moving otherwise, idle without a goal) and returns whether it reached a new goal.
+pub(crate) fn move_controlled(agent: &mut Agent, to: CellId, tick: u64) -> bool {
     agent.position = to;
     agent.moves += 1;
     agent.waited = 0;
-    totals.moved += 1;
     match agent.goal {
-        Some(goal) if goal == to => pibt_movement::arrive(agent, tick, slot, totals, arrivals),
+        Some(goal) if goal == to => route::arrive(agent, tick, Arrival::Stepped),
         Some(_) => {
             if agent.state == AgentState::Arrived {
                 // Left the goal it had reached: on its way back, not to a new goal.
-                agent.arrived_at = None;
-                agent.left_goal = true;
+                route::leave_goal(agent);
             }
             agent.state = AgentState::Moving;
+            false
         }
-        None => {}
+        None => false,
     }
 }
 

@@ -13,36 +13,21 @@
 
 use super::agent::{AgentSet, AgentState, PlanReason};
 use super::config::{ConflictMode, SimConfig};
-use super::control::{self, Forced};
+use super::control;
+use super::move_context::{Forced, MoveContext, MoveRecord, MovementTotals};
 use super::occupancy::Occupancy;
-use super::pibt_movement::{self, PibtMovement};
+use super::pibt_movement::PibtMovement;
+use super::route;
 use crate::grid::{CellId, Grid};
 
 const UNSEEN: u8 = 0;
 const IN_PROGRESS: u8 = 1;
 const DONE: u8 = 2;
 
-/// Totals of one movement phase.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct MovementTotals {
-    /// Agents that took a step.
-    pub moved: u32,
-    /// Agents that wanted to step but waited.
-    pub waiting: u32,
-    /// Agents that reached their goal this tick.
-    pub arrived: u32,
-    /// Swaps PIBT made this tick (conflict mode `pibt`).
-    pub swaps: u32,
-}
-
 /// Scratch memory of the movement phase, reused every tick.
 #[derive(Debug, Default)]
 pub struct MovementStage {
-    status: Vec<u8>,
-    /// Each slot's cell at the start of the phase (conflict mode `avoid`: to tell a diagonal
-    /// crossing).
-    start: Vec<CellId>,
-    stack: Vec<u32>,
+    claims: Claims,
     /// Slots of the agents that arrived in the last phase, in the order they arrived.
     pub(crate) arrivals: Vec<u32>,
     /// Per slot, the moves chosen from outside for this phase (see [`super::control`]); empty
@@ -66,19 +51,45 @@ impl MovementStage {
         config: &SimConfig,
         tick: u64,
     ) -> MovementTotals {
-        let mut totals = MovementTotals::default();
+        let ctx = MoveContext {
+            grid,
+            config,
+            tick,
+            forced: &self.forced,
+        };
         self.arrivals.clear();
-        if config.conflicts == ConflictMode::Pibt {
-            return self.pibt.run(
-                grid,
-                agents,
-                occupancy,
-                config,
-                tick,
-                &self.forced,
-                &mut self.arrivals,
-            );
+        match config.conflicts {
+            ConflictMode::Pibt => self.pibt.run(&ctx, agents, occupancy, &mut self.arrivals),
+            ConflictMode::Off | ConflictMode::Avoid => {
+                self.claims.run(&ctx, agents, occupancy, &mut self.arrivals)
+            }
         }
+    }
+}
+
+/// Scratch memory of conflict modes `off` and `avoid`: agents claim their next cells in slot
+/// order (see the module docs).
+#[derive(Debug, Default)]
+struct Claims {
+    status: Vec<u8>,
+    /// Each slot's cell at the start of the phase (conflict mode `avoid`: to tell a diagonal
+    /// crossing).
+    start: Vec<CellId>,
+    stack: Vec<u32>,
+}
+
+impl Claims {
+    /// Moves the agents one step in conflict mode `off` or `avoid`, appending the slots of
+    /// those that reach a goal to `arrivals`.
+    fn run(
+        &mut self,
+        ctx: &MoveContext,
+        agents: &mut AgentSet,
+        occupancy: &mut Occupancy,
+        arrivals: &mut Vec<u32>,
+    ) -> MovementTotals {
+        let mut record = MoveRecord::new(arrivals);
+        let record = &mut record;
         let slots = agents.slot_count();
         self.status.clear();
         self.status.resize(slots, UNSEEN);
@@ -89,23 +100,22 @@ impl MovementStage {
             if self.status[slot as usize] != UNSEEN {
                 continue;
             }
-            match config.conflicts {
+            match ctx.config.conflicts {
                 ConflictMode::Off => {
                     self.status[slot as usize] = DONE;
-                    if self.intent(agents, slot).is_some() {
-                        self.advance(grid, agents, slot, None, config, tick, &mut totals);
+                    if intent(ctx, agents, slot).is_some() {
+                        advance(ctx, agents, slot, None, record);
                     }
                 }
-                ConflictMode::Avoid => {
-                    self.resolve(grid, agents, occupancy, slot, config, tick, &mut totals);
-                }
-                ConflictMode::Pibt => unreachable!("handled above"),
+                ConflictMode::Avoid => self.resolve(ctx, agents, occupancy, slot, record),
+                ConflictMode::Pibt => unreachable!("handled by `PibtMovement`"),
             }
         }
         // Waiting agents: count, and after too many waits ask for a plan around the others
         // (not agents moved from outside this tick, nor controlled ones: never planned for).
+        let totals = &mut record.totals;
         for (slot, agent) in agents.iter_mut() {
-            let forced = self.forced.get(slot as usize).copied().unwrap_or_default();
+            let forced = ctx.forced(slot);
             if agent.controlled {
                 let moved = self.start.get(slot as usize) != Some(&agent.position);
                 control::settle_controlled(agent, moved);
@@ -125,16 +135,17 @@ impl MovementStage {
                 totals.waiting += 1;
                 agent.waited += 1;
                 // Each failed replan around the others doubles the wait (at most 32 times).
-                let patience = config
+                let patience = ctx
+                    .config
                     .replan_after_waits
                     .saturating_mul(1 << agent.blocked_failures.min(5));
                 if agent.waited >= patience && agent.plan_request.is_none() {
-                    agent.plan_request = Some((PlanReason::Blocked, tick));
+                    agent.plan_request = Some((PlanReason::Blocked, ctx.tick));
                     agent.waited = 0;
                 }
             }
         }
-        totals
+        record.totals
     }
 
     /// Whether agent `slot` stepping diagonally onto `to` would cross an agent that already
@@ -163,84 +174,27 @@ impl MovementStage {
         })
     }
 
-    /// The cell agent `slot` means to step onto this tick: the one chosen from outside, else
-    /// its route's next cell (none for a controlled agent).
-    fn intent(&self, agents: &AgentSet, slot: u32) -> Option<CellId> {
-        match self.forced.get(slot as usize).copied().unwrap_or_default() {
-            Forced::To(cell) => Some(cell),
-            Forced::Stay => None,
-            Forced::Free => agents
-                .at(slot)
-                .filter(|a| !a.controlled)
-                .and_then(|a| a.next_cell()),
-        }
-    }
-
-    /// Moves agent `slot` onto its [`intent`](Self::intent) (which the caller found free).
-    #[allow(clippy::too_many_arguments)]
-    fn advance(
-        &mut self,
-        grid: &Grid,
-        agents: &mut AgentSet,
-        slot: u32,
-        occupancy: Option<&mut Occupancy>,
-        config: &SimConfig,
-        tick: u64,
-        totals: &mut MovementTotals,
-    ) {
-        let Some(&Forced::To(to)) = self.forced.get(slot as usize) else {
-            step(
-                grid,
-                agents,
-                slot,
-                occupancy,
-                tick,
-                totals,
-                &mut self.arrivals,
-            );
-            return;
-        };
-        let agent = agents.at_mut(slot).expect("live agent");
-        let from = agent.position;
-        control::move_by_action(
-            grid,
-            agent,
-            to,
-            tick,
-            slot,
-            config,
-            totals,
-            &mut self.arrivals,
-        );
-        if let Some(occ) = occupancy {
-            occ.clear(from);
-            occ.set(to, slot);
-        }
-        agents.sync_position(slot);
-    }
-
-    #[allow(clippy::too_many_arguments)]
+    /// Resolves agent `root` and, first, the chain of agents ahead of it (conflict mode
+    /// `avoid`: see the module docs).
     fn resolve(
         &mut self,
-        grid: &Grid,
+        ctx: &MoveContext,
         agents: &mut AgentSet,
         occupancy: &mut Occupancy,
         root: u32,
-        config: &SimConfig,
-        tick: u64,
-        totals: &mut MovementTotals,
+        record: &mut MoveRecord,
     ) {
         self.stack.clear();
         self.stack.push(root);
         self.status[root as usize] = IN_PROGRESS;
         while let Some(&slot) = self.stack.last() {
-            let Some(next) = self.intent(agents, slot) else {
+            let Some(next) = intent(ctx, agents, slot) else {
                 self.status[slot as usize] = DONE;
                 self.stack.pop();
                 continue;
             };
             match occupancy.agent_at(next) {
-                None if self.crosses(grid, agents, occupancy, slot, next) => {
+                None if self.crosses(ctx.grid, agents, occupancy, slot, next) => {
                     // Another agent already crossed this 2 x 2 block the other way.
                     if let Some(agent) = agents.at_mut(slot) {
                         agent.state = AgentState::Waiting;
@@ -249,7 +203,7 @@ impl MovementStage {
                     self.stack.pop();
                 }
                 None => {
-                    self.advance(grid, agents, slot, Some(occupancy), config, tick, totals);
+                    advance(ctx, agents, slot, Some(occupancy), record);
                     self.status[slot as usize] = DONE;
                     self.stack.pop();
                 }
@@ -271,36 +225,48 @@ impl MovementStage {
     }
 }
 
-/// Moves agent `slot` one cell along its path and handles arrival.
-fn step(
-    grid: &Grid,
+/// The cell agent `slot` means to step onto this tick: the one chosen from outside, else its
+/// route's next cell (none for a controlled agent).
+fn intent(ctx: &MoveContext, agents: &AgentSet, slot: u32) -> Option<CellId> {
+    match ctx.forced(slot) {
+        Forced::To(cell) => Some(cell),
+        Forced::Stay => None,
+        Forced::Free => agents
+            .at(slot)
+            .filter(|a| !a.controlled)
+            .and_then(|a| a.next_cell()),
+    }
+}
+
+/// Moves agent `slot` onto its [`intent`] (which the caller found free): one cell along its
+/// route, or where an action sent it.
+fn advance(
+    ctx: &MoveContext,
     agents: &mut AgentSet,
     slot: u32,
     occupancy: Option<&mut Occupancy>,
-    tick: u64,
-    totals: &mut MovementTotals,
-    arrivals: &mut Vec<u32>,
+    record: &mut MoveRecord,
 ) {
     let agent = agents.at_mut(slot).expect("live agent");
     let from = agent.position;
-    let to = agent.path[agent.cursor + 1];
-    debug_assert!(grid.is_walkable(to), "paths only cross walkable cells");
+    let (to, arrived) = match ctx.forced(slot) {
+        Forced::To(to) => (to, control::move_by_action(ctx, agent, to)),
+        _ => {
+            let arrived = route::step_along(agent, ctx.tick);
+            debug_assert!(
+                ctx.grid.is_walkable(agent.position),
+                "paths only cross walkable cells"
+            );
+            (agent.position, arrived)
+        }
+    };
+    record.totals.moved += 1;
+    if arrived {
+        record.arrived(slot);
+    }
     if let Some(occ) = occupancy {
         occ.clear(from);
         occ.set(to, slot);
     }
-    agent.position = to;
-    agent.cursor += 1;
-    agent.moves += 1;
-    agent.waited = 0;
-    agent.blocked_failures = 0;
-    totals.moved += 1;
-    if agent.cursor + 1 == agent.path.len() {
-        // At the end of the tick; back on a goal it was moved off (by an action) is not a new
-        // goal.
-        pibt_movement::arrive(agent, tick, slot, totals, arrivals);
-    } else {
-        agent.state = AgentState::Moving;
-    }
-    agents.set_position(slot, to);
+    agents.sync_position(slot);
 }

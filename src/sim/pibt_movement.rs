@@ -18,13 +18,8 @@
 //! makes real progress, which PIBT's guarantee rests on.
 //!
 //! # Pushed off the route
-//! An agent pushed onto a cell off its route does not replan. Its route is spliced: the new
-//! cell is written just before the best route cell it is one move from (the cells skipped are
-//! dropped), so the route again starts where the agent stands and leads back. The spliced
-//! cells ahead are counted as the agent's drift; pushed further away, the splice grows, and
-//! coming back consumes it. Only when the drift passes [`SimConfig::drift_replan`] cells (an
-//! agent driven back a long way, whose old route may no longer be the best way) does it ask
-//! for a new plan, from where it stands, as [`PlanReason::Drifted`].
+//! An agent pushed onto a cell off its route does not replan: its route is spliced to lead
+//! back from where it stands ([`route::rejoin`], whose module docs tell how).
 //!
 //! # Priorities
 //! An agent's urgency counts the ticks since it last stood on its goal (reset when it arrives);
@@ -47,26 +42,15 @@
 
 use rayon::prelude::*;
 
-use super::action_model::{ActionModel, Heading};
-use super::agent::{Agent, AgentSet, AgentState, PlanReason};
-use super::config::SimConfig;
-use super::control::{self, Forced};
+use super::action_model::{ActionModel, ForwardOnly, Heading, commitment_holds};
+use super::agent::{AgentSet, AgentState};
+use super::control;
 use super::metrics::StableHasher;
-use super::movement::MovementTotals;
+use super::move_context::{Forced, MoveContext, MovementTotals};
 use super::occupancy::Occupancy;
-use crate::grid::{CellId, Direction, Grid, Neighborhood};
-use crate::mapf::{Candidates, Guidance, NO_AGENT, NO_CELL, Pibt, rank_candidates};
-
-/// Fixed-point unit of route costs: one straight step on a cell of cost 1.
-const UNIT: f64 = 65536.0;
-
-/// Route cells past the spliced ones that candidate ranking looks at: a neighbour of the
-/// agent's cell is at most two moves from the route cell three ahead.
-const RANK_WINDOW: usize = 4;
-
-/// Route cells the swap test's corridor walks look at (cells farther on get a straight-line
-/// estimate).
-const WALK_WINDOW: usize = 48;
+use super::route::{self, MoveCosts, RANK_WINDOW, UNIT, WALK_WINDOW};
+use crate::grid::{CellId, Grid, Neighborhood};
+use crate::mapf::{Candidates, Guidance, NO_CELL, Pibt, rank_candidates};
 
 /// Added to the value of a cell where an agent stands on its goal: a side step that still gains
 /// ground (a diagonal around it gains 0.59 of a step) then ranks before pushing the agent off
@@ -92,30 +76,23 @@ pub(crate) struct PibtMovement {
     /// drawn from.
     ties: Vec<u32>,
     ties_seed: u64,
-    /// Action model `rotate`: per slot, the cell PIBT sent the agent to this tick.
-    intent: Vec<CellId>,
-    /// Action model `rotate`: per slot, the heading an agent that stays turns toward.
-    turns: Vec<Option<Heading>>,
-    /// Action model `rotate`: per cell, the agent PIBT sends onto it ([`NO_AGENT`] for none).
-    entering: Vec<u32>,
-    /// Action model `rotate`: agents that stay, whose cells are not free to enter.
-    work: Vec<u32>,
+    /// Action model `rotate`: PIBT's step made of forward moves and turns.
+    forward: ForwardOnly,
 }
 
 impl PibtMovement {
-    /// Moves every agent one step (or not) as PIBT decides; `tick` is the tick being played.
-    #[allow(clippy::too_many_arguments)]
+    /// Moves every agent one step (or not) as PIBT decides, appending the slots of those that
+    /// reach a goal to `arrivals`. (Counts are kept in locals rather than in a
+    /// `MoveRecord`: in this loop over every agent that costs fewer instructions.)
     pub(crate) fn run(
         &mut self,
-        grid: &Grid,
+        ctx: &MoveContext,
         agents: &mut AgentSet,
         occupancy: &mut Occupancy,
-        config: &SimConfig,
-        tick: u64,
-        forced: &[Forced],
         arrivals: &mut Vec<u32>,
     ) -> MovementTotals {
         let mut totals = MovementTotals::default();
+        let (grid, config) = (ctx.grid, ctx.config);
         let slots = agents.slot_count();
         let pibt = match &mut self.pibt {
             Some(p) if p.cells() == grid.len() => p,
@@ -152,11 +129,11 @@ impl PibtMovement {
             self.settled[slot as usize] = agent.state == AgentState::Arrived;
             let tie = self.ties[slot as usize];
             // Action model `rotate`: agents still carrying out a move decided earlier (turning
-            // to face it, or waiting for its cell) go first and keep it (see `forward_only`).
+            // to face it, or waiting for its cell) go first and keep it.
             if rotate
-                && agent.committed.is_some_and(|c| {
-                    c == agent.position || Heading::toward(grid, agent.position, c).is_none()
-                })
+                && agent
+                    .committed
+                    .is_some_and(|c| !commitment_holds(grid, agent.position, c))
             {
                 agent.committed = None;
             }
@@ -176,11 +153,12 @@ impl PibtMovement {
         guide.rotate = rotate;
         let mut h = StableHasher::default();
         h.write_u64(config.seed);
-        h.write_u64(tick);
+        h.write_u64(ctx.tick);
         let salt = h.finish();
         self.candidates.clear();
         self.candidates.resize(slots, Candidates::default());
         let positions = &self.positions;
+        let forced = ctx.forced;
         let rank = |(slot, out): (usize, &mut Candidates)| {
             let at = positions[slot];
             if at == NO_CELL {
@@ -190,7 +168,7 @@ impl PibtMovement {
             // cells all cost more): PIBT ranks them only if they are pushed.
             let travelling = agents
                 .at(slot as u32)
-                .is_some_and(|a| a.state != AgentState::Arrived && RouteGuide::route(a).is_some());
+                .is_some_and(|a| a.state != AgentState::Arrived && route::on_route(a));
             let committed = agents.at(slot as u32).and_then(|a| a.committed);
             let controlled = agents.at(slot as u32).is_some_and(|a| a.controlled);
             // Moves chosen from outside: that cell or staying, nothing else (see
@@ -234,20 +212,13 @@ impl PibtMovement {
         self.next.extend_from_slice(next);
         totals.swaps = pibt.swaps();
         if rotate {
-            self.intent.clear();
-            self.intent.extend_from_slice(&self.next);
-            self.turns.clear();
-            self.turns.resize(slots, None);
-            forward_only(
-                grid,
-                agents,
-                occupancy,
-                &self.positions,
-                &mut self.next,
-                &mut self.turns,
-                &mut self.entering,
-                &mut self.work,
-            );
+            self.forward
+                .apply(grid, &self.positions, &mut self.next, |slot| {
+                    agents.at(slot).map(|a| {
+                        let route_next = route::ahead(a).and_then(|(r, _)| r.get(1).copied());
+                        (a.heading, route_next)
+                    })
+                });
         }
 
         // Apply: free every cell left, then take every cell entered (an agent may enter the
@@ -256,6 +227,7 @@ impl PibtMovement {
             if from != NO_CELL && from != to {
                 debug_assert_eq!(occupancy.agent_at(from), Some(slot as u32));
                 occupancy.clear(from);
+                totals.moved += 1;
             }
         }
         for (slot, (&from, &to)) in self.positions.iter().zip(&self.next).enumerate() {
@@ -266,8 +238,9 @@ impl PibtMovement {
         for (slot, agent) in agents.iter_mut() {
             let (from, to) = (self.positions[slot as usize], self.next[slot as usize]);
             if agent.controlled {
-                if from != to {
-                    control::move_controlled(agent, to, tick, slot, &mut totals, arrivals);
+                if from != to && control::move_controlled(agent, to, ctx.tick) {
+                    totals.arrived += 1;
+                    arrivals.push(slot);
                 }
                 control::settle_controlled(agent, from != to);
                 if agent.state == AgentState::Waiting {
@@ -281,12 +254,11 @@ impl PibtMovement {
                 continue;
             }
             if rotate {
-                // Decided moves not made yet are kept (see `forward_only`).
-                let intent = self.intent[slot as usize];
-                agent.committed = (from == to && intent != from).then_some(intent);
+                // Decided moves not made yet are kept.
+                agent.committed = self.forward.commitment(slot, from, to);
             }
             if from == to {
-                if let Some(want) = self.turns.get(slot as usize).copied().flatten() {
+                if let Some(want) = self.forward.turn(slot) {
                     agent.heading = agent.heading.after(agent.heading.turn_toward(want));
                 }
                 if agent.next_cell().is_some() {
@@ -294,11 +266,9 @@ impl PibtMovement {
                     agent.waited += 1;
                     totals.waiting += 1;
                 }
-            } else {
-                move_agent(grid, agent, to, tick, slot, &mut totals, arrivals);
-                if agent.drift > config.drift_replan && agent.plan_request.is_none() {
-                    agent.plan_request = Some((PlanReason::Drifted, tick));
-                }
+            } else if route::rejoin(ctx, agent, to) {
+                totals.arrived += 1;
+                arrivals.push(slot);
             }
             if agent.state == AgentState::Arrived || agent.goal.is_none() {
                 agent.urgency = 0;
@@ -312,233 +282,6 @@ impl PibtMovement {
             }
         }
         totals
-    }
-}
-
-/// Action model `rotate`: turns PIBT's joint step into forward moves and turns. An agent sent
-/// to the cell it faces moves there; one sent elsewhere stays and turns toward that cell (so
-/// it can go next tick if PIBT still wants it there); one sent nowhere turns toward its
-/// route's next cell. An agent whose target is the cell of an agent that stays must stay too,
-/// and so on back along the chain: the cells entered are all left in the same tick, so no two
-/// agents meet. `turns` gets the heading of each staying agent that turns.
-#[allow(clippy::too_many_arguments)]
-fn forward_only(
-    grid: &Grid,
-    agents: &AgentSet,
-    occupancy: &Occupancy,
-    positions: &[CellId],
-    next: &mut [CellId],
-    turns: &mut [Option<Heading>],
-    entering: &mut Vec<u32>,
-    work: &mut Vec<u32>,
-) {
-    if entering.len() != grid.len() {
-        entering.clear();
-        entering.resize(grid.len(), NO_AGENT);
-    }
-    work.clear();
-    for (slot, (&from, to)) in positions.iter().zip(next.iter_mut()).enumerate() {
-        if from == NO_CELL {
-            continue;
-        }
-        let Some(agent) = agents.at(slot as u32) else {
-            continue;
-        };
-        if *to == from {
-            turns[slot] = RouteGuide::route(agent)
-                .and_then(|(route, _)| route.get(1).copied())
-                .and_then(|n| Heading::toward(grid, from, n));
-            work.push(slot as u32);
-        } else if agent.heading.ahead(grid, from) == Some(*to) {
-            entering[*to as usize] = slot as u32;
-        } else {
-            turns[slot] = Heading::toward(grid, from, *to);
-            *to = from;
-            work.push(slot as u32);
-        }
-    }
-    // Agents that stay hold their cells: whoever meant to enter one stays too.
-    while let Some(stayer) = work.pop() {
-        let cell = positions[stayer as usize];
-        let behind = std::mem::replace(&mut entering[cell as usize], NO_AGENT);
-        if behind != NO_AGENT && next[behind as usize] == cell {
-            next[behind as usize] = positions[behind as usize];
-            work.push(behind);
-        }
-    }
-    // Clear the table for the next tick.
-    for (slot, &to) in next.iter().enumerate() {
-        if to != NO_CELL && to != positions[slot] {
-            entering[to as usize] = NO_AGENT;
-        }
-    }
-    let _ = occupancy;
-}
-
-/// Moves `agent` to the neighbouring cell `to` and keeps its route leading from where it
-/// stands (see the module docs). The caller updates [`AgentSet::positions`].
-pub(crate) fn move_agent(
-    grid: &Grid,
-    agent: &mut Agent,
-    to: CellId,
-    tick: u64,
-    slot: u32,
-    totals: &mut MovementTotals,
-    arrivals: &mut Vec<u32>,
-) {
-    let from = agent.position;
-    agent.position = to;
-    agent.moves += 1;
-    agent.waited = 0;
-    totals.moved += 1;
-    let has_route = matches!(
-        agent.state,
-        AgentState::Moving | AgentState::Waiting | AgentState::Arrived
-    ) && agent.path.get(agent.cursor) == Some(&from);
-    if !has_route {
-        return; // pushed while it has no route (no goal, or waiting for a plan)
-    }
-    if agent.goal == Some(to) {
-        // Pushed onto its goal from off the stretch of route it looks at (a spliced route can
-        // lead back a long way round): the trip is over.
-        agent.path.clear();
-        agent.path.push(to);
-        agent.cursor = 0;
-        agent.drift = 0;
-        arrive(agent, tick, slot, totals, arrivals);
-        return;
-    }
-    let cursor = agent.cursor;
-    let end = (cursor + agent.drift as usize + RANK_WINDOW).min(agent.path.len());
-    // The cell itself is looked for farther on than the splice below looks: a route spliced
-    // several times can come back past the agent (a detour round a block to a cell next to
-    // it), and splicing `to` in before such a loop would leave the agent on a route through
-    // its own cell again, which then ranks staying put as progress (RANDOM-01 of the League
-    // of Robot Runners froze whole after 1,200 steps that way).
-    let far_end = (cursor + agent.drift as usize + WALK_WINDOW).min(agent.path.len());
-    if let Some(ahead) = agent.path[cursor + 1..far_end]
-        .iter()
-        .position(|&c| c == to)
-    {
-        let j = cursor + 1 + ahead;
-        agent.drift = agent.drift.saturating_sub((j - cursor) as u32);
-        agent.cursor = j;
-    } else {
-        // Off the route: splice `to` in before the best route cell it is one move from.
-        let guide = MoveCosts::new(grid);
-        let mut best = (i64::MAX, cursor);
-        let mut progress = 0i64;
-        for j in cursor..end {
-            if j > cursor {
-                progress += guide
-                    .cost(agent.path[j - 1], agent.path[j])
-                    .unwrap_or(i64::MAX / 4);
-            }
-            if let Some(c) = guide.cost(to, agent.path[j]) {
-                let value = c - progress;
-                if value < best.0 {
-                    best = (value, j);
-                }
-            }
-        }
-        let j = best.1;
-        let spliced_left = (cursor + agent.drift as usize).saturating_sub(j) as u32;
-        if j >= 1 {
-            agent.path[j - 1] = to;
-            agent.cursor = j - 1;
-        } else {
-            agent.path.insert(0, to);
-            agent.cursor = 0;
-        }
-        agent.drift = 1 + spliced_left;
-        if agent.state == AgentState::Arrived {
-            // Pushed off its goal (one-shot runs): it goes back, and its trip is not over.
-            agent.arrived_at = None;
-            agent.left_goal = true;
-        }
-        agent.state = AgentState::Moving;
-        return;
-    }
-    if agent.cursor + 1 == agent.path.len() {
-        arrive(agent, tick, slot, totals, arrivals);
-    } else {
-        agent.state = AgentState::Moving;
-    }
-}
-
-/// Marks `agent`, which stepped onto its goal during `tick`, as arrived (a goal it had reached
-/// and was moved off counts once).
-pub(crate) fn arrive(
-    agent: &mut Agent,
-    tick: u64,
-    slot: u32,
-    totals: &mut MovementTotals,
-    arrivals: &mut Vec<u32>,
-) {
-    agent.state = AgentState::Arrived;
-    agent.arrived_at = Some(tick + 1);
-    if std::mem::take(&mut agent.left_goal) {
-        return; // back on a goal it had reached: not a new goal
-    }
-    agent.goals_reached += 1;
-    totals.arrived += 1;
-    arrivals.push(slot);
-}
-
-/// The move to each of the eight cells around a cell, by row (north to south) and column.
-const DIRECTIONS: [[Option<Direction>; 3]; 3] = {
-    use Direction::*;
-    [
-        [Some(NorthWest), Some(North), Some(NorthEast)],
-        [Some(West), None, Some(East)],
-        [Some(SouthWest), Some(South), Some(SouthEast)],
-    ]
-};
-
-/// Costs of single legal moves, in fixed-point units.
-#[derive(Clone, Copy)]
-struct MoveCosts<'a> {
-    grid: &'a Grid,
-    offsets: [i64; 8],
-}
-
-impl<'a> MoveCosts<'a> {
-    fn new(grid: &'a Grid) -> Self {
-        MoveCosts {
-            grid,
-            offsets: grid.move_offsets(),
-        }
-    }
-
-    /// The cost of the legal move `a -> b`, or `None` when `b` is not one legal move from `a`.
-    #[inline]
-    fn cost(&self, a: CellId, b: CellId) -> Option<i64> {
-        let delta = i64::from(b) - i64::from(a);
-        let width = i64::from(self.grid.width());
-        let dir = if width >= 3 {
-            // Row of `b` relative to `a` from the size of the jump (unambiguous when the grid
-            // is at least 3 wide), then the column.
-            let (dy, dx) = if delta < -1 {
-                (0, delta + width)
-            } else if delta > 1 {
-                (2, delta - width)
-            } else {
-                (1, delta)
-            };
-            if !(-1..=1).contains(&dx) {
-                return None;
-            }
-            DIRECTIONS[dy][(dx + 1) as usize]?
-        } else {
-            self.grid
-                .moves(a)
-                .iter()
-                .find(|d| self.offsets[d.index()] == delta)?
-        };
-        self.grid
-            .moves(a)
-            .contains(dir)
-            .then(|| (self.grid.step_cost(dir, b) * UNIT) as i64)
     }
 }
 
@@ -572,14 +315,8 @@ impl<'a> RouteGuide<'a> {
 
     /// Ticks of turning before an agent facing `heading` on `at` can step onto `cell`.
     fn turns_to(&self, heading: Heading, at: CellId, cell: CellId) -> i64 {
-        match Heading::toward(self.costs.grid, at, cell) {
-            Some(h) => match (h.index() + 4 - heading.index()) % 4 {
-                0 => 0,
-                2 => 2,
-                _ => 1,
-            },
-            None => 0,
-        }
+        Heading::toward(self.costs.grid, at, cell)
+            .map_or(0, |h| i64::from(heading.quarter_turns(h)))
     }
 
     /// Whether an agent that has reached its goal stands on `cell`.
@@ -587,18 +324,6 @@ impl<'a> RouteGuide<'a> {
         self.occupancy
             .agent_at(cell)
             .is_some_and(|slot| self.settled.get(slot as usize) == Some(&true))
-    }
-
-    /// The agent's route from its cell, with its drift, when it follows one.
-    fn route(agent: &Agent) -> Option<(&[CellId], u32)> {
-        matches!(
-            agent.state,
-            AgentState::Moving | AgentState::Waiting | AgentState::Arrived
-        )
-        .then(|| agent.path.get(agent.cursor..))
-        .flatten()
-        .filter(|rest| rest.first() == Some(&agent.position))
-        .map(|rest| (rest, agent.drift))
     }
 
     /// Values of `cells` against the first `window` route cells (see the module docs);
@@ -613,7 +338,7 @@ impl<'a> RouteGuide<'a> {
             for (o, &c) in out.iter_mut().zip(cells) {
                 // Staying is worth nothing, even on a route that comes back past the agent:
                 // otherwise the agent of highest priority could stay for good (see
-                // `move_agent`).
+                // `route::rejoin`).
                 if j > 0 && c == route[0] {
                     continue;
                 }
@@ -641,7 +366,7 @@ impl Guidance for RouteGuide<'_> {
         let Some(a) = self.agents.at(agent) else {
             return 0;
         };
-        match Self::route(a) {
+        match route::ahead(a) {
             Some((route, drift)) => {
                 self.along(route, drift as usize + WALK_WINDOW, &[cell], &mut out);
                 if out[0] == i64::MAX {
@@ -663,7 +388,7 @@ impl Guidance for RouteGuide<'_> {
             out.fill(0);
             return;
         };
-        match Self::route(a) {
+        match route::ahead(a) {
             Some((route, drift)) => {
                 self.along(route, drift as usize + RANK_WINDOW, cells, out);
                 for (o, &c) in out.iter_mut().zip(cells) {

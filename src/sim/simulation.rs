@@ -9,11 +9,13 @@ use super::action_model::Heading;
 use super::agent::{Agent, AgentId, AgentSet, AgentState, PlanReason};
 use super::command::Command;
 use super::config::SimConfig;
-use super::control::{self, ActionOutcome, AgentAction, Forced};
+use super::control::{self, ActionOutcome, AgentAction};
 use super::metrics::{Metrics, RunSummary, StableHasher, TickReport};
+use super::move_context::Forced;
 use super::movement::MovementStage;
 use super::occupancy::Occupancy;
 use super::planning::PlanningStage;
+use super::route::{self, Arrival};
 use crate::error::{Error, Result};
 use crate::grid::{CellChange, CellId, Grid};
 use crate::nav::{NavGraph, NavOptions};
@@ -614,8 +616,7 @@ impl Simulation {
         // Agents whose goal is the cell they stand on arrive without moving.
         for &slot in &self.planning.arrivals {
             let agent = self.agents.at_mut(slot).expect("planned agents are live");
-            agent.arrived_at = Some(self.tick);
-            agent.goals_reached += 1;
+            route::arrive(agent, self.tick, Arrival::Standing);
         }
         // So do controlled agents given the cell they stand on as goal.
         self.settled.clear();
@@ -625,9 +626,7 @@ impl Simulation {
                 && agent.goal == Some(agent.position)
                 && agent.state != AgentState::Arrived
             {
-                agent.state = AgentState::Arrived;
-                agent.arrived_at = Some(self.tick);
-                agent.goals_reached += 1;
+                route::arrive(agent, self.tick, Arrival::Standing);
                 self.settled.push(slot);
             }
         }
