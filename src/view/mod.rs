@@ -17,20 +17,20 @@
 //! for a few paths, and refuses requests whose `Host` header names another host (so that a web
 //! page elsewhere cannot reach it through DNS rebinding).
 
-mod sniff;
 mod json_lines;
 mod lorr_file;
 mod open;
 mod plan_file;
 pub mod replay;
 mod server;
+mod sniff;
 
-pub use sniff::sniff;
 pub use lorr_file::LorrOutput;
 pub use open::{MapSource, open};
 pub use plan_file::{GridPlan, PlanFile};
 pub use replay::{Replay, ReplayKind, ReplayStreams, ReplayWriter};
 pub use server::{DEFAULT_PORT, ServedFiles, ViewServer, respond};
+pub use sniff::sniff;
 
 /// The page.
 pub const INDEX_HTML: &str = include_str!("assets/index.html");

@@ -3,10 +3,10 @@
 
 use std::path::Path;
 
-use super::sniff::sniff;
 use super::lorr_file::{LorrOutput, map_needed};
 use super::plan_file::{PlanFile, map_not_found};
 use super::replay::{Replay, ReplayKind, ReplayWriter};
+use super::sniff::sniff;
 use crate::error::{Error, ParseError, Result};
 use crate::grid::{CellId, Neighborhood};
 use crate::lorr::Problem;
