@@ -4,30 +4,10 @@
 mod common;
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Command;
 
+use common::cli::{assert_one_line_error, stderr, throng};
 use common::shipped;
-
-fn throng(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_throng"))
-        .args(args)
-        .output()
-        .expect("run throng")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-/// An error run: status 2, exactly one line on stderr, no panic, containing `want`.
-fn assert_one_line_error(o: &Output, want: &str) {
-    let err = stderr(o);
-    assert_eq!(o.status.code(), Some(2), "stderr: {err}");
-    assert_eq!(err.trim_end().lines().count(), 1, "not one line: {err:?}");
-    assert!(!err.contains("panicked"), "{err}");
-    assert!(err.contains(want), "{err:?} does not contain {want:?}");
-    assert!(o.stdout.is_empty());
-}
 
 /// `--warm-up` answers every query once before the timed pass; the judged pass is the same.
 #[test]

@@ -6,39 +6,9 @@ mod common;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
+use common::cli::{assert_one_line_error, s, stderr, throng};
 use common::shipped;
-
-fn throng(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_throng"))
-        .args(args)
-        .output()
-        .expect("run throng")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-/// An error run: status 2, exactly one line on stderr, nothing on stdout, containing `want`.
-fn assert_one_line_error(o: &Output, want: &str) {
-    let err = stderr(o);
-    assert_eq!(o.status.code(), Some(2), "stderr: {err}");
-    assert_eq!(err.trim_end().lines().count(), 1, "not one line: {err:?}");
-    assert!(err.starts_with("throng: error: "), "{err}");
-    assert!(!err.contains("panicked"), "{err}");
-    assert!(err.contains(want), "{err:?} does not contain {want:?}");
-    assert!(
-        o.stdout.is_empty(),
-        "{}",
-        String::from_utf8_lossy(&o.stdout)
-    );
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
 
 /// One file of every kind throng reads or writes, in a temporary folder.
 struct Files {

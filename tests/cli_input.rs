@@ -5,36 +5,8 @@
 
 mod common;
 
-use std::process::{Command, Output};
-
+use common::cli::{assert_one_line_error, stderr, throng};
 use common::shipped;
-
-fn throng(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_throng"))
-        .args(args)
-        .output()
-        .expect("run throng")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-/// An error run: status 2, exactly one line on stderr (`throng: error: ...`), nothing on stdout,
-/// containing `want`.
-fn assert_one_line_error(o: &Output, want: &str) {
-    let err = stderr(o);
-    assert_eq!(o.status.code(), Some(2), "stderr: {err}");
-    assert_eq!(err.trim_end().lines().count(), 1, "not one line: {err:?}");
-    assert!(err.starts_with("throng: error: "), "{err}");
-    assert!(!err.contains("panicked"), "{err}");
-    assert!(err.contains(want), "{err:?} does not contain {want:?}");
-    assert!(
-        o.stdout.is_empty(),
-        "{}",
-        String::from_utf8_lossy(&o.stdout)
-    );
-}
 
 /// Every numeric flag of every subcommand, given a negative number, says in one line which flag
 /// and its real lower bound; none is taken for an unknown flag. Every check comes before any

@@ -5,36 +5,11 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use common::cli::{assert_error as assert_refused, s, throng};
 use common::shipped;
-
-fn throng(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_throng"))
-        .args(args)
-        .output()
-        .expect("run throng")
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
-
-/// Status 2, one line on stderr containing every `want`, nothing on stdout (no work reported).
-fn assert_refused(o: &Output, want: &[&str]) {
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(2), "stderr: {err}");
-    assert_eq!(err.trim_end().lines().count(), 1, "not one line: {err:?}");
-    for w in want {
-        assert!(err.contains(w), "{err:?} does not contain {w:?}");
-    }
-    assert!(
-        o.stdout.is_empty(),
-        "the work ran: {}",
-        String::from_utf8_lossy(&o.stdout)
-    );
-}
 
 /// The names in `dir`, sorted.
 fn listing(dir: &Path) -> Vec<String> {

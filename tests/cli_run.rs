@@ -1,29 +1,13 @@
 //! `throng run`: the summary table, `--json` and `--csv` files, the overrides, the thread
 //! comparison, and one-line errors for bad scenario files.
 
+mod common;
+
+use common::cli::{assert_error, json_file as json, ok, text, throng};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
 use tempfile::TempDir;
-
-fn throng(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_throng"))
-        .args(args)
-        .output()
-        .expect("run throng")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-fn ok(args: &[&str]) -> String {
-    let o = throng(args);
-    assert!(o.status.success(), "{args:?}: {}", text(&o.stderr));
-    // stderr is not a terminal here: no progress bar, nothing at all.
-    assert!(o.stderr.is_empty(), "{}", text(&o.stderr));
-    text(&o.stdout)
-}
 
 /// A temporary folder holding `small.toml`: 50 agents on a generated 64 x 64 map, 50 ticks,
 /// lifelong (so every run plays all its ticks).
@@ -45,10 +29,6 @@ fn small_scenario() -> (TempDir, PathBuf) {
     )
     .unwrap();
     (dir, path)
-}
-
-fn json(path: &Path) -> serde_json::Value {
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
 /// Runs the scenario with `extra` flags and returns its JSON summary.
@@ -364,19 +344,6 @@ fn an_installed_binary_runs_the_default_scenario_from_any_directory() {
             .contains("random512-10-0.map (in memory)"),
         "{v}"
     );
-}
-
-/// An error run: status 2, one line on stderr, no panic, containing every one of `want`.
-fn assert_error(o: &Output, want: &[&str]) {
-    let err = text(&o.stderr);
-    assert_eq!(o.status.code(), Some(2), "{err}");
-    assert_eq!(err.trim_end().lines().count(), 1, "not one line: {err:?}");
-    assert!(err.starts_with("throng: error: "), "{err}");
-    assert!(!err.contains("panicked"), "{err}");
-    for w in want {
-        assert!(err.contains(w), "{err:?} does not contain {w:?}");
-    }
-    assert!(o.stdout.is_empty());
 }
 
 #[test]

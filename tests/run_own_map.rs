@@ -2,33 +2,15 @@
 //! scenario's settings and agents at random; and `--paths FILE`, every agent's cell at every
 //! tick as CSV or JSON Lines, checked for legal moves against the map and the summary.
 
+mod common;
+
+use common::cli::{json_file as json, ok, s, text, throng};
+
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 use tempfile::TempDir;
 use throng::Grid;
-
-fn throng(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_throng"))
-        .args(args)
-        .output()
-        .expect("run throng")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-fn ok(args: &[&str]) -> String {
-    let o = throng(args);
-    assert!(o.status.success(), "{args:?}: {}", text(&o.stderr));
-    text(&o.stdout)
-}
-
-fn json(path: &Path) -> serde_json::Value {
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
-}
 
 /// A folder holding `rooms.map`, 48 x 48 cells of 7 x 7 rooms written by `throng gen` (one
 /// connected area).
@@ -54,10 +36,6 @@ fn rooms() -> (TempDir, PathBuf) {
         map.to_str().unwrap(),
     ]);
     (dir, map)
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
 }
 
 /// One agent's record of a `.jsonl` paths file.

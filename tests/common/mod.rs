@@ -3,6 +3,8 @@
 
 #![allow(dead_code)] // each test binary uses a different subset
 
+pub mod cli;
+
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 use std::path::PathBuf;
