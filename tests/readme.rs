@@ -45,23 +45,33 @@ fn throng_args(line: &str) -> Option<&str> {
 /// each with its 1-based line number.
 fn commands(text: &str) -> Vec<(usize, String)> {
     let mut out = Vec::new();
-    let mut in_block = false;
-    for (i, line) in text.lines().enumerate() {
-        if line.trim_start().starts_with("```") {
-            in_block = !in_block;
-            continue;
-        }
+    for (n, line, in_block) in markdown_lines(text) {
         if in_block {
             if let Some(args) = throng_args(line) {
-                out.push((i + 1, args.to_string()));
+                out.push((n, args.to_string()));
             }
             continue;
         }
         // Inline spans: the odd pieces between backticks.
         for span in line.split('`').skip(1).step_by(2) {
             if let Some(args) = throng_args(span) {
-                out.push((i + 1, args.to_string()));
+                out.push((n, args.to_string()));
             }
+        }
+    }
+    out
+}
+
+/// The lines of a markdown text with their 1-based numbers and whether they are inside a
+/// fenced code block; the fence lines themselves are left out.
+fn markdown_lines(text: &str) -> Vec<(usize, &str, bool)> {
+    let mut in_block = false;
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim_start().starts_with("```") {
+            in_block = !in_block;
+        } else {
+            out.push((i + 1, line, in_block));
         }
     }
     out
@@ -184,28 +194,18 @@ fn anchor(heading: &str) -> String {
 
 /// The anchors of a markdown text's headings (outside code blocks).
 fn anchors(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut in_block = false;
-    for line in text.lines() {
-        if line.trim_start().starts_with("```") {
-            in_block = !in_block;
-        } else if !in_block && line.starts_with('#') {
-            out.push(anchor(line.trim_start_matches('#')));
-        }
-    }
-    out
+    markdown_lines(text)
+        .into_iter()
+        .filter(|&(_, line, in_block)| !in_block && line.starts_with('#'))
+        .map(|(_, line, _)| anchor(line.trim_start_matches('#')))
+        .collect()
 }
 
 /// The targets of the inline links `[text](target)` of a markdown text, outside code blocks
 /// and code spans, with their 1-based line numbers.
 fn links(text: &str) -> Vec<(usize, String)> {
     let mut out = Vec::new();
-    let mut in_block = false;
-    for (i, line) in text.lines().enumerate() {
-        if line.trim_start().starts_with("```") {
-            in_block = !in_block;
-            continue;
-        }
+    for (n, line, in_block) in markdown_lines(text) {
         if in_block {
             continue;
         }
@@ -215,7 +215,7 @@ fn links(text: &str) -> Vec<(usize, String)> {
         while let Some(at) = rest.find("](") {
             let after = &rest[at + 2..];
             let Some(end) = after.find(')') else { break };
-            out.push((i + 1, after[..end].to_string()));
+            out.push((n, after[..end].to_string()));
             rest = &after[end..];
         }
     }
