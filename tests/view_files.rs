@@ -149,21 +149,30 @@ fn a_mapf_plan_reads_back_as_the_solver_planned_it() {
     assert_eq!(again.trace, replay.trace);
 }
 
-#[test]
-fn a_lorr_output_reads_back_as_the_run_played_it() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("out.json");
-    let problem_path = repo("sims/lorr/random.domain/RANDOM-01.json");
-    let steps = 40;
+/// `throng lorr --out` of RANDOM-01 for `steps` steps under the action `model`, in `dir`: the
+/// output file and the problem.
+fn played_lorr_output(dir: &Path, model: &str, steps: usize) -> (PathBuf, PathBuf) {
+    let out = dir.join(format!("{model}.json"));
+    let problem = repo("sims/lorr/random.domain/RANDOM-01.json");
     let o = throng(&[
         "lorr",
-        problem_path.to_str().unwrap(),
+        problem.to_str().unwrap(),
+        "--action-model",
+        model,
         "--steps",
         &steps.to_string(),
         "--out",
         out.to_str().unwrap(),
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
+    (out, problem)
+}
+
+#[test]
+fn a_lorr_output_reads_back_as_the_run_played_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let steps = 40;
+    let (out, problem_path) = played_lorr_output(dir.path(), "rotate", steps);
     // The same run here, step by step: every robot's cell and heading.
     let problem = Problem::load(&problem_path).unwrap();
     let mut run = LorrRun::new(&problem, LorrConfig::default()).unwrap();
@@ -241,20 +250,8 @@ fn a_lorr_output_reads_back_as_the_run_played_it() {
 fn a_free_model_lorr_output_reads_back_as_the_run_played_it() {
     // The free model's letters (U, D, L, R) read by the viewer as the run wrote them.
     let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("free.json");
-    let problem_path = repo("sims/lorr/random.domain/RANDOM-01.json");
     let steps = 30;
-    let o = throng(&[
-        "lorr",
-        problem_path.to_str().unwrap(),
-        "--action-model",
-        "free",
-        "--steps",
-        &steps.to_string(),
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    let (out, problem_path) = played_lorr_output(dir.path(), "free", steps);
     let problem = Problem::load(&problem_path).unwrap();
     let config = LorrConfig {
         action_model: ActionModel::Free,
@@ -286,26 +283,10 @@ fn a_free_model_lorr_output_reads_back_as_the_run_played_it() {
     assert_eq!(trace_cells(&replay.trace), cells, "the replay's cells");
 }
 
-/// A small LoRR output of RANDOM-01 and the problem path.
-fn small_lorr_output(dir: &Path) -> (PathBuf, PathBuf) {
-    let out = dir.join("out.json");
-    let problem = repo("sims/lorr/random.domain/RANDOM-01.json");
-    let o = throng(&[
-        "lorr",
-        problem.to_str().unwrap(),
-        "--steps",
-        "10",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    (out, problem)
-}
-
 #[test]
 fn damaged_lorr_outputs_are_one_line_with_the_line() {
     let dir = tempfile::tempdir().unwrap();
-    let (out, problem) = small_lorr_output(dir.path());
+    let (out, problem) = played_lorr_output(dir.path(), "rotate", 10);
     let problem = problem.to_str().unwrap();
     let text = std::fs::read_to_string(&out).unwrap();
     let name = out.display().to_string();
