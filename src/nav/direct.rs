@@ -126,6 +126,22 @@ fn prefers_direct_search(grid: &Grid) -> bool {
     work <= trips * DIRECT_WORK
 }
 
+/// A 200 x 200 grid with about one cell in ten blocked, scattered: forced neighbours
+/// everywhere, the map where online JPS beats JPS+ (for tests here and of the planner).
+#[cfg(test)]
+pub(crate) fn scattered_grid() -> Grid {
+    let mut rng = 7u64;
+    let walkable = (0..200 * 200)
+        .map(|_| {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            !rng.is_multiple_of(10)
+        })
+        .collect();
+    Grid::from_walkable(200, 200, walkable).unwrap()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -138,16 +154,7 @@ mod tests {
         assert!(choice.all && choice.jump_table);
         assert!(open.has_jump_table());
         // Scattered single obstacles: forced neighbours everywhere, thousands of jump points.
-        let mut rng = 7u64;
-        let walkable = (0..200 * 200)
-            .map(|_| {
-                rng ^= rng << 13;
-                rng ^= rng >> 7;
-                rng ^= rng << 17;
-                !rng.is_multiple_of(10)
-            })
-            .collect();
-        let noisy = Grid::from_walkable(200, 200, walkable).unwrap();
+        let noisy = scattered_grid();
         assert_eq!(prepare_direct_searches(&noisy), DirectSearches::default());
         assert!(
             noisy.forced_share() > MAX_FORCED_SHARE,

@@ -47,7 +47,7 @@
 //! by measurement: `docs/performance.md`.
 
 mod build;
-mod direct;
+pub(crate) mod direct;
 pub mod file;
 mod graph;
 mod landmarks;

@@ -390,16 +390,7 @@ mod tests {
                 .uses_jump_table()
         );
         // Scattered obstacles: the graph keeps online JPS although the grid has a table now.
-        let mut rng = 7u64;
-        let walkable = (0..200 * 200)
-            .map(|_| {
-                rng ^= rng << 13;
-                rng ^= rng >> 7;
-                rng ^= rng << 17;
-                !rng.is_multiple_of(10)
-            })
-            .collect();
-        let noisy = Grid::from_walkable(200, 200, walkable).unwrap();
+        let noisy = crate::nav::direct::scattered_grid();
         noisy.prepare_jump_table();
         let nav = NavGraph::build(&noisy, &NavOptions::default()).unwrap();
         assert!(!nav.uses_jump_table());
