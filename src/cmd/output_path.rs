@@ -7,8 +7,8 @@
 //! Ctrl-C ([`interrupt`]) removes the temporary file, and an older file of that name is
 //! kept. Every command writes its files this way.
 //!
-//! Output paths that would destroy a file the command needs ([`check_distinct`]): an output that is one of the
-//! command's inputs (`throng mapf MAP SCEN --out SCEN`) or another of its outputs
+//! Output paths that would destroy a file the command needs ([`check_distinct`]): an output
+//! that is one of the command's inputs (`throng mapf MAP SCEN --out SCEN`) or another of its outputs
 //! (`throng run --json f --csv f`) is refused before the work, in one line. Paths are compared
 //! as the files they name (links and `..` resolved), not as text.
 
@@ -18,17 +18,26 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, anyhow, bail};
 
+mod interrupt;
+
+/// The folder `path` is in (`.` for a bare file name).
+fn folder_of(path: &Path) -> &Path {
+    path.parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+}
+
 /// The file `path` names: the canonical path of an existing file, or the canonical folder
 /// joined with the name for a file still to be made; `None` when its folder does not exist.
 fn identity(path: &Path) -> Option<PathBuf> {
     if let Ok(real) = std::fs::canonicalize(path) {
         return Some(real);
     }
-    let parent = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    Some(std::fs::canonicalize(parent).ok()?.join(path.file_name()?))
+    Some(
+        std::fs::canonicalize(folder_of(path))
+            .ok()?
+            .join(path.file_name()?),
+    )
 }
 
 /// Fails when two of `outputs` (`(flag, path)`) are the same file, or one is the same file as
@@ -88,10 +97,7 @@ impl OutputFile {
         if path.is_dir() {
             bail!("{flag} {}: is a directory", path.display());
         }
-        let parent = path
-            .parent()
-            .filter(|p| !p.as_os_str().is_empty())
-            .unwrap_or(Path::new("."));
+        let parent = folder_of(path);
         if !parent.exists() {
             bail!(
                 "{flag} {}: folder {} does not exist",
@@ -293,10 +299,7 @@ impl OutputFolder {
             made: false,
         };
         if !dir.exists() {
-            let parent = dir
-                .parent()
-                .filter(|p| !p.as_os_str().is_empty())
-                .unwrap_or(Path::new("."));
+            let parent = folder_of(dir);
             if !parent.is_dir() {
                 bail!(
                     "{flag} {}: folder {} does not exist",
@@ -363,82 +366,5 @@ impl ReadyOutputs {
         }
         self.folders.into_iter().for_each(OutputFolder::keep);
         Ok(())
-    }
-}
-
-mod interrupt {
-    //! Ctrl-C and SIGTERM while outputs are unfinished: the temporary files (and the folders made
-    //! for them) are removed before the process exits, so that an interrupted command leaves no
-    //! partial file behind, and every older output file is untouched.
-    //!
-    //! The handler is installed when the first unfinished output is registered: a command that
-    //! writes nothing keeps the default behaviour of the signals.
-
-    use std::path::{Path, PathBuf};
-    use std::sync::{Mutex, MutexGuard, Once};
-
-    /// Exit status after an interruption (128 + SIGINT, as a shell reports a process it stopped).
-    const INTERRUPTED_STATUS: i32 = 130;
-
-    /// What is removed on an interruption.
-    #[derive(Default)]
-    pub(crate) struct Unfinished {
-        /// Temporary files.
-        files: Vec<PathBuf>,
-        /// Folders made for the outputs (removed when empty).
-        folders: Vec<PathBuf>,
-    }
-
-    static UNFINISHED: Mutex<Unfinished> = Mutex::new(Unfinished {
-        files: Vec::new(),
-        folders: Vec::new(),
-    });
-    static INSTALL: Once = Once::new();
-
-    /// The registry, locked; a panic elsewhere while it was held does not stop the cleanup.
-    pub(crate) fn lock() -> MutexGuard<'static, Unfinished> {
-        UNFINISHED.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    fn install() {
-        INSTALL.call_once(|| {
-            // Another handler already set (none is in this binary) only loses the cleanup.
-            let _ = ctrlc::set_handler(|| {
-                // Held until the exit: no output is put in place or registered after this.
-                let unfinished = lock();
-                for file in &unfinished.files {
-                    let _ = std::fs::remove_file(file);
-                }
-                for folder in unfinished.folders.iter().rev() {
-                    let _ = std::fs::remove_dir(folder);
-                }
-                eprintln!("\nthrong: interrupted; unfinished output files removed");
-                std::process::exit(INTERRUPTED_STATUS);
-            });
-        });
-    }
-
-    /// Registers a temporary file, to be removed on an interruption (call before creating it).
-    pub(crate) fn register_file(file: &Path) {
-        install();
-        lock().files.push(file.to_path_buf());
-    }
-
-    /// Registers a folder made for outputs, removed (when empty) on an interruption.
-    pub(crate) fn register_folder(folder: &Path) {
-        install();
-        lock().folders.push(folder.to_path_buf());
-    }
-
-    impl Unfinished {
-        /// Forgets a temporary file (put in place or removed).
-        pub(crate) fn forget_file(&mut self, file: &Path) {
-            self.files.retain(|f| f != file);
-        }
-
-        /// Forgets a folder (kept or removed).
-        pub(crate) fn forget_folder(&mut self, folder: &Path) {
-            self.folders.retain(|f| f != folder);
-        }
     }
 }
