@@ -227,19 +227,20 @@ impl Scenario {
     pub fn load(path: impl AsRef<Path>) -> Result<Scenario> {
         let path = path.as_ref();
         let text = read_text(path)?;
-        // A map, a trace or a LoRR problem given as a scenario is named for what it is.
-        if let Some(kind) = FileKind::of_bytes(text.as_bytes())
-            && kind != FileKind::Scenario
-        {
-            return Err(Error::Invalid(format!(
-                "{} is {}, not {}",
-                path.display(),
-                kind.describe(),
-                FileKind::Scenario.describe()
-            )));
-        }
         let base = path.parent().unwrap_or(Path::new(""));
-        let mut scenario = Self::parse(&text, &path.display().to_string(), base)?;
+        let mut scenario = Self::parse(&text, &path.display().to_string(), base).map_err(|e| {
+            // A map, a trace or a LoRR problem given as a scenario is named for what it is,
+            // rather than by the TOML parser's complaint about its first line.
+            match FileKind::of_bytes(text.as_bytes()) {
+                Some(kind) if kind != FileKind::Scenario => Error::Invalid(format!(
+                    "{} is {}, not {}",
+                    path.display(),
+                    kind.describe(),
+                    FileKind::Scenario.describe()
+                )),
+                _ => e,
+            }
+        })?;
         if scenario.name.is_empty() {
             scenario.name = path
                 .file_stem()
