@@ -91,9 +91,11 @@ pub enum Error {
     #[error(transparent)]
     NavFile(#[from] crate::nav::NavFileError),
     /// A trace file could not be written or read (see [`crate::trace`]).
+    #[cfg(feature = "trace")]
     #[error(transparent)]
     Trace(#[from] crate::trace::TraceError),
     /// A picture could not be drawn or written (see [`crate::render`]).
+    #[cfg(feature = "render")]
     #[error(transparent)]
     Render(#[from] crate::render::RenderError),
     /// Anything else that is the caller's input being wrong, explained in words.

@@ -37,6 +37,9 @@ const SNIFF_BYTES: u64 = 64 * 1024;
 const MAX_SCENARIO_BYTES: u64 = 1 << 20;
 /// Magic of a navigation file (`src/nav/file.rs`).
 const NAV_MAGIC: &[u8; 8] = b"THRONGNV";
+/// Magic of a trace (`src/trace/format.rs`), here too so that traces are told without the
+/// `trace` feature.
+const TRACE_MAGIC: &[u8; 8] = b"THRTRACE";
 
 impl FileKind {
     /// The kind in words, with its article.
@@ -106,15 +109,21 @@ impl FileKind {
         Self::of_text(text)
     }
 
-    /// Traces (plain, or a whole trace compressed with zlib or gzip) and navigation files.
+    /// Traces (plain, or with the `trace` feature a whole trace compressed with zlib or gzip)
+    /// and navigation files.
     fn of_binary(head: &[u8]) -> Option<FileKind> {
-        let magic = crate::trace::format::MAGIC;
-        if head.starts_with(&magic) {
+        if head.starts_with(TRACE_MAGIC) {
             return Some(FileKind::Trace);
         }
         if head.starts_with(NAV_MAGIC) {
             return Some(FileKind::NavPoints);
         }
+        Self::compressed_trace(head)
+    }
+
+    /// A whole trace compressed with zlib or gzip (what `throng run --trace x.gz` writes).
+    #[cfg(feature = "trace")]
+    fn compressed_trace(head: &[u8]) -> Option<FileKind> {
         let mut first = [0u8; 8];
         let inflated = match head {
             [0x1f, 0x8b, ..] => flate2::read::GzDecoder::new(head).read_exact(&mut first),
@@ -123,7 +132,13 @@ impl FileKind {
             }
             _ => return None,
         };
-        (inflated.is_ok() && first == magic).then_some(FileKind::Trace)
+        (inflated.is_ok() && &first == TRACE_MAGIC).then_some(FileKind::Trace)
+    }
+
+    /// Without the `trace` feature compressed traces are not told (no inflater).
+    #[cfg(not(feature = "trace"))]
+    fn compressed_trace(_head: &[u8]) -> Option<FileKind> {
+        None
     }
 
     /// Moving AI maps and scens, LoRR JSON files and MAPF plans, from their first lines.
@@ -164,10 +179,17 @@ impl FileKind {
     }
 
     /// A simulation scenario: TOML with a `[map]` or `[placement]` table.
+    #[cfg(feature = "scenario")]
     fn scenario(text: &str) -> Option<FileKind> {
         let table: toml::Table = toml::from_str(text).ok()?;
         let is_table = |key: &str| table.get(key).is_some_and(toml::Value::is_table);
         (is_table("map") || is_table("placement")).then_some(FileKind::Scenario)
+    }
+
+    /// Without the `scenario` feature scenarios are not told (no TOML parser).
+    #[cfg(not(feature = "scenario"))]
+    fn scenario(_text: &str) -> Option<FileKind> {
+        None
     }
 }
 
@@ -210,8 +232,10 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "trace")]
     fn binary_kinds_and_compressed_traces() {
         use std::io::Write;
+        assert_eq!(TRACE_MAGIC, &crate::trace::format::MAGIC);
         let mut trace = crate::trace::format::MAGIC.to_vec();
         trace.extend_from_slice(&[1, 0, 0, 0]);
         assert_eq!(FileKind::of_binary(&trace), Some(FileKind::Trace));

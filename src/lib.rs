@@ -54,13 +54,17 @@ pub mod mapf;
 pub mod movingai;
 pub mod nav;
 pub mod planner;
+#[cfg(feature = "render")]
 pub mod render;
 pub mod report;
 pub mod scen_run;
+#[cfg(feature = "scenario")]
 pub mod scenario;
 pub mod search;
 pub mod sim;
+#[cfg(feature = "trace")]
 pub mod trace;
+#[cfg(feature = "view")]
 pub mod view;
 
 pub use error::{Error, ParseError, Result};

@@ -86,12 +86,54 @@ impl Simulation {
     /// A simulation with no agent. With the `nav` or `auto` planner it builds the grid's
     /// navigation graph now (default options), which those planners plan through.
     pub fn new(grid: Grid, config: SimConfig) -> Simulation {
+        Self::assemble(grid, config, None)
+    }
+
+    /// A simulation with no agent whose `nav` and `auto` planners plan through `nav`: navigation
+    /// points the caller built with its own options or loaded from a file
+    /// ([`NavGraph::load`]), made for this grid. The simulation keeps them and repairs them on
+    /// map changes, as the graph [`new`](Self::new) builds.
+    ///
+    /// ```
+    /// use throng::{Grid, PlannerKind};
+    /// use throng::nav::{NavGraph, NavOptions};
+    /// use throng::sim::{SimConfig, Simulation};
+    ///
+    /// let grid = Grid::from_ascii("........\n.######.\n........")?;
+    /// let nav = NavGraph::build(&grid, &NavOptions::default())?;
+    /// let config = SimConfig { planner: PlannerKind::Nav, ..SimConfig::default() };
+    /// let mut sim = Simulation::with_nav_graph(grid.clone(), config.clone(), nav)?;
+    /// sim.add_agent(0, Some(23))?;
+    /// let other = Grid::from_ascii("........\n........\n........")?;
+    /// let stale = NavGraph::build(&other, &NavOptions::default())?;
+    /// assert!(Simulation::with_nav_graph(grid, config, stale).is_err());
+    /// # Ok::<(), throng::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] when `nav` was made for another grid (size, movement rule or
+    /// walkable cells differ).
+    pub fn with_nav_graph(grid: Grid, config: SimConfig, nav: NavGraph) -> Result<Simulation> {
+        if !nav.matches(&grid) {
+            return Err(Error::Invalid(
+                "the navigation graph was made for another grid (size, movement rule or \
+                 walkable cells differ)"
+                    .into(),
+            ));
+        }
+        Ok(Self::assemble(grid, config, Some(nav)))
+    }
+
+    /// [`new`](Self::new) with the navigation graph given, or built when the planner needs one.
+    fn assemble(grid: Grid, config: SimConfig, nav: Option<NavGraph>) -> Simulation {
         let occupancy = Occupancy::new(grid.len());
         // `nav` and `auto` plan through a navigation graph (the rule of `Planner`); an agent
         // added later with one of them gets it then (`insert_agent`).
-        let nav = config.planner.uses_nav().then(|| {
-            NavGraph::build(&grid, &NavOptions::default())
-                .expect("the default navigation options are valid")
+        let nav = nav.or_else(|| {
+            config.planner.uses_nav().then(|| {
+                NavGraph::build(&grid, &NavOptions::default())
+                    .expect("the default navigation options are valid")
+            })
         });
         let mut sim = Simulation {
             grid,
