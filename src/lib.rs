@@ -27,6 +27,18 @@
 //!   browser.
 //! - [`scen_run`]: running a whole Moving AI scenario file and checking every answer.
 //! - [`file_kind`]: what kind of file a path holds, from its first bytes.
+//! - [`prelude`]: the types most programs use, in one import.
+//!
+//! ## Features
+//!
+//! The engine (every module above but four) needs no feature: `default-features = false`
+//! builds it with only the crates it uses, for a program that embeds throng (see
+//! `docs/embedding.md`). The default, `cli`, turns on all of these and the command line's own
+//! crates:
+//! - `scenario`: [`scenario`] (scenario files, TOML);
+//! - `trace`: [`trace`] (binary traces, DEFLATE);
+//! - `render`: [`render`] (GIF and PNG pictures);
+//! - `view`: [`view`] (the viewer's page and server; turns on `trace`).
 //!
 //! ```
 //! use throng::{Grid, SearchWorkspace};
@@ -54,6 +66,7 @@ pub mod mapf;
 pub mod movingai;
 pub mod nav;
 pub mod planner;
+pub mod prelude;
 #[cfg(feature = "render")]
 pub mod render;
 pub mod report;
@@ -81,6 +94,11 @@ pub struct ReadmeDoctests;
 #[cfg(doctest)]
 #[doc = include_str!("../docs/library.md")]
 pub struct LibraryDocDoctests;
+
+/// The Rust examples of `docs/embedding.md`, run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/embedding.md")]
+pub struct EmbeddingDocDoctests;
 
 /// The examples of `docs/algorithms.md`, run as doctests.
 #[cfg(doctest)]

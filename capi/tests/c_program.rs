@@ -1,9 +1,11 @@
-//! The C test (`tests/c/throng_test.c`) built with the system C compiler (`cc`, or `$CC`)
-//! against the shared library cargo built for this test, and run under valgrind (no leak, no
-//! invalid read or write): errors, batch plans against a shipped `.scen` file, a shipped
-//! scenario's final state hash, and a few hundred ticks of a crowd with agents added and
-//! removed and walls changed. Valgrind is required where `CI` is set; elsewhere, without it,
-//! the program runs bare.
+//! C programs built with the system C compiler (`cc`, or `$CC`) against the shared library cargo
+//! built for these tests, and run under valgrind (no leak, no invalid read or write):
+//! - `tests/c/throng_test.c`: errors, batch plans against a shipped `.scen` file, a shipped
+//!   scenario's final state hash, and a few hundred ticks of a crowd with agents added and
+//!   removed and walls changed;
+//! - `tests/c/minimal.c`: the example of `docs/embedding.md`, which must show it verbatim.
+//!
+//! Valgrind is required where `CI` is set; elsewhere, without it, the programs run bare.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -11,17 +13,21 @@ use std::process::Command;
 /// The final state hash of `sims/mapf-random-32-32-10.toml`, as `tests/golden.rs` records it.
 const MAPF_SCENARIO_HASH: &str = "9b71eedae6bc5974";
 
-fn has_valgrind() -> bool {
-    Command::new("valgrind")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
+fn capi() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-#[test]
-fn the_c_test_passes_under_valgrind() {
-    let capi = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let root = capi.parent().expect("capi/ is in the repository");
+/// A scratch folder of this test binary.
+fn scratch(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join("capi-c")
+        .join(name);
+    std::fs::create_dir_all(&dir).expect("a scratch folder");
+    dir
+}
+
+/// Compiles `tests/c/<name>.c` into `out`, linked to the shared library.
+fn compile(name: &str, out: &Path) -> PathBuf {
     // This test's binary is in target/<profile>/deps, beside the library built for it.
     let exe = std::env::current_exe().expect("the test's path");
     let deps = exe.parent().expect("the deps folder");
@@ -31,9 +37,7 @@ fn the_c_test_passes_under_valgrind() {
         std::env::consts::DLL_SUFFIX
     ));
     assert!(lib.exists(), "{} was not built", lib.display());
-    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("capi-c-test");
-    std::fs::create_dir_all(&out).expect("a scratch folder");
-    let program = out.join("throng_test");
+    let program = out.join(name);
     let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
     let built = Command::new(&cc)
         .args([
@@ -46,8 +50,8 @@ fn the_c_test_passes_under_valgrind() {
             "-g",
         ])
         .arg("-I")
-        .arg(capi.join("include"))
-        .arg(capi.join("tests/c/throng_test.c"))
+        .arg(capi().join("include"))
+        .arg(capi().join(format!("tests/c/{name}.c")))
         .arg(&lib)
         .arg(format!("-Wl,-rpath,{}", deps.display()))
         .args(["-lm", "-o"])
@@ -56,15 +60,23 @@ fn the_c_test_passes_under_valgrind() {
         .unwrap_or_else(|e| panic!("cannot run the C compiler {cc}: {e}"));
     assert!(
         built.status.success(),
-        "{cc} failed:\n{}",
+        "{cc} failed on {name}.c:\n{}",
         String::from_utf8_lossy(&built.stderr)
     );
+    program
+}
 
-    let valgrind = has_valgrind();
+/// Runs `program` with `args` under valgrind (bare where there is none and `CI` is unset) and
+/// returns its standard output; fails on a nonzero exit or any valgrind error.
+fn run(program: &Path, args: &[&dyn AsRef<std::ffi::OsStr>]) -> String {
+    let valgrind = Command::new("valgrind")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
     if !valgrind && std::env::var_os("CI").is_some() {
         panic!("valgrind is required in CI (apt-get install valgrind)");
     }
-    let mut run = if valgrind {
+    let mut command = if valgrind {
         let mut c = Command::new("valgrind");
         c.args([
             "--error-exitcode=1",
@@ -74,26 +86,51 @@ fn the_c_test_passes_under_valgrind() {
         ])
         .arg(format!(
             "--suppressions={}",
-            capi.join("tests/c/valgrind.supp").display()
+            capi().join("tests/c/valgrind.supp").display()
         ))
-        .arg(&program);
+        .arg(program);
         c
     } else {
-        eprintln!("valgrind not found: the C test runs without it");
-        Command::new(&program)
+        eprintln!("valgrind not found: {} runs without it", program.display());
+        Command::new(program)
     };
-    let ran = run
-        .arg(root)
-        .arg(MAPF_SCENARIO_HASH)
-        .arg(&out)
-        .output()
-        .expect("the C test runs");
-    let stdout = String::from_utf8_lossy(&ran.stdout);
-    let stderr = String::from_utf8_lossy(&ran.stderr);
+    for arg in args {
+        command.arg(arg);
+    }
+    let ran = command.output().expect("the C program runs");
+    let stdout = String::from_utf8_lossy(&ran.stdout).into_owned();
     assert!(
         ran.status.success(),
-        "the C test failed ({}):\n{stdout}\n{stderr}",
-        ran.status
+        "{} failed ({}):\n{stdout}\n{}",
+        program.display(),
+        ran.status,
+        String::from_utf8_lossy(&ran.stderr)
     );
+    stdout
+}
+
+#[test]
+fn the_c_test_passes_under_valgrind() {
+    let out = scratch("test");
+    let program = compile("throng_test", &out);
+    let root = capi().parent().expect("capi/ is in the repository");
+    let stdout = run(&program, &[&root, &MAPF_SCENARIO_HASH, &out]);
     assert!(stdout.contains(" passed, 0 failed"), "{stdout}");
+}
+
+#[test]
+fn the_documented_c_example_runs_as_shown() {
+    let source = std::fs::read_to_string(capi().join("tests/c/minimal.c")).expect("minimal.c");
+    let docs = capi().join("../docs/embedding.md");
+    let page = std::fs::read_to_string(&docs).expect("docs/embedding.md");
+    assert!(
+        page.contains(&source),
+        "docs/embedding.md must show capi/tests/c/minimal.c verbatim"
+    );
+    let program = compile("minimal", &scratch("minimal"));
+    let stdout = run(&program, &[]);
+    assert!(
+        stdout.contains("agent 0 at (7, 2)\nagent 1 at (7, 0)\nall arrived after "),
+        "{stdout}"
+    );
 }

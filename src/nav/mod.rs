@@ -56,8 +56,14 @@ mod query;
 mod refine;
 
 pub use build::NavOptions;
-pub use file::{FORMAT_VERSION, NavFileError, file_checksum};
-pub use graph::{NavGraph, map_hash};
+pub use file::NavFileError;
+// The file format's version and checksums, public only for the fuzz targets and tests that
+// forge navigation files: not part of the supported API.
+#[doc(hidden)]
+pub use file::{FORMAT_VERSION, file_checksum};
+pub use graph::NavGraph;
+#[doc(hidden)]
+pub use graph::map_hash;
 
 use crate::grid::CellId;
 use crate::search::{OpenList, SearchStats, SearchWorkspace};

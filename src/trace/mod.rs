@@ -9,7 +9,8 @@
 //!   record: a malformed file is a [`TraceError`] naming the byte offset and the record, never a
 //!   panic, and counts are bounded so that a hostile file cannot make it allocate absurdly.
 //!
-//! The format is described in `docs/trace-format.md`; its constants are in [`format`](mod@format).
+//! The format is described in `docs/trace-format.md`; its constants are in `format.rs`, private
+//! to the library.
 //!
 //! ```
 //! use throng::Grid;
@@ -33,7 +34,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-pub mod format;
+pub(crate) mod format;
 mod reader;
 mod recorder;
 mod writer;

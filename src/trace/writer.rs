@@ -135,7 +135,7 @@ impl<W: Write> TraceWriter<W> {
     ///
     /// # Errors
     /// The writer's errors; [`io::ErrorKind::InvalidInput`] when the map's cells do not match
-    /// its size or there are more than [`MAX_AGENTS`] agents.
+    /// its size or there are more than 2^24 agents (the format's limit).
     pub fn new(out: W, compress: bool, map: &TraceMap, agents: &[TraceAgent]) -> io::Result<Self> {
         let out = header(out, compress, map, agents)?;
         let sink = if compress {
