@@ -9,8 +9,7 @@
 //!   record: a malformed file is a [`TraceError`] naming the byte offset and the record, never a
 //!   panic, and counts are bounded so that a hostile file cannot make it allocate absurdly.
 //!
-//! The format is described in `docs/trace-format.md`; its constants are in `format.rs`, private
-//! to the library.
+//! The format is described in `docs/trace-format.md`; its constants are in `format.rs`.
 //!
 //! ```
 //! use throng::Grid;
@@ -34,7 +33,10 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-pub(crate) mod format;
+// The format's constants, public only for the fuzz target that forges traces: not part of the
+// supported API.
+#[doc(hidden)]
+pub mod format;
 mod reader;
 mod recorder;
 mod writer;
