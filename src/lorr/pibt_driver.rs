@@ -7,6 +7,13 @@
 //! last changed first (PIBT's rule, which lets every robot reach its errand in time); ties by
 //! a hash of the seed and the robot. A robot whose table is not ready by the step's deadline
 //! ranks by Manhattan distance (a fallback, counted).
+//!
+//! Jams: robots that turn cannot always make room in one step, and dense crowds lock up
+//! (RANDOM-02, 200 robots: every robot waiting after 400 steps). A robot that has not moved
+//! for [`RESTLESS_AFTER`] steps ranks its neighbours in a random order and staying last until
+//! it moves, which dissolves the locks (RANDOM-02 286 -> 569 tasks in 600 steps; tried and
+//! dropped: lane costs from the recent moves, and committing a robot that turns to the cell it
+//! turned toward: no gain; `docs/performance.md`).
 
 use super::distance::DistanceTables;
 use super::driver::{PlannerFigures, StepInput, StepPlanner};
@@ -17,6 +24,10 @@ use crate::sim::{Action, Heading};
 /// No goal.
 const NONE: u32 = u32::MAX;
 
+/// Steps without a move after which a robot ranks its moves at random (see the module docs;
+/// RANDOM-02 tasks at 5 / 10 / 20 steps: 348 / 540 / 589).
+pub(crate) const RESTLESS_AFTER: u32 = 20;
+
 /// The PIBT-with-rotations planner.
 #[derive(Debug)]
 pub(crate) struct PibtDriver {
@@ -26,6 +37,8 @@ pub(crate) struct PibtDriver {
     goal: Vec<CellId>,
     /// Per robot: steps since its errand changed.
     elapsed: Vec<u32>,
+    /// Per robot: steps since it last moved.
+    stuck: Vec<u32>,
     /// Per robot: its fixed tie-break among equal priorities.
     tiebreak: Vec<u64>,
     order: Vec<u32>,
@@ -53,6 +66,7 @@ impl PibtDriver {
             pibt: RotatePibt::new(true),
             goal: vec![NONE; agents],
             elapsed: vec![0; agents],
+            stuck: vec![0; agents],
             tiebreak: (0..agents as u64).map(|a| mix(seed ^ mix(a))).collect(),
             order: (0..agents as u32).collect(),
             candidates: vec![Candidates::default(); agents],
@@ -97,8 +111,11 @@ impl PibtDriver {
         let noise = mix(self.seed ^ mix(step ^ mix(a as u64)));
         let mut pairs = [(0u64, 0 as CellId); 5];
         let mut len = 0;
-        // Staying costs the step; ties go to a move.
-        let stay = if goal == NONE {
+        // Staying costs the step; ties go to a move. A robot stuck for long moves anywhere.
+        let restless = self.stuck[a] >= RESTLESS_AFTER;
+        let stay = if restless {
+            1 << 20
+        } else if goal == NONE {
             0
         } else {
             1 + left(at, heading)
@@ -109,7 +126,11 @@ impl PibtDriver {
             let Some(c) = d.ahead(grid, at) else {
                 continue;
             };
-            let cost = u64::from(heading.quarter_turns(d)) + 1 + left(c, d);
+            let cost = if restless {
+                (noise >> (8 + 8 * d.index())) & 0xff
+            } else {
+                u64::from(heading.quarter_turns(d)) + 1 + left(c, d)
+            };
             let occupied = u64::from(self.occupied[c as usize]);
             let tie = (noise >> (2 * d.index())) & 3;
             pairs[len] = ((cost << 4) | occupied << 2 | tie, c);
@@ -155,6 +176,13 @@ impl StepPlanner for PibtDriver {
             &mut self.actions,
         );
         letters.extend(self.actions.iter().map(|a| a.letter()));
+        for (stuck, &act) in self.stuck.iter_mut().zip(&self.actions) {
+            *stuck = if act == Action::Forward {
+                0
+            } else {
+                *stuck + 1
+            };
+        }
     }
 
     fn moved(&mut self, _input: &StepInput, _changed: &mut Vec<u32>) {
