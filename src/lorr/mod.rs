@@ -10,6 +10,7 @@
 //! - `pibt_rotate`, `pibt_driver`: PIBT with rotations, the default planner.
 //! - `sim_driver`: the general [`crate::sim::Simulation`] as a planner (`sim`).
 //! - `driver`: the interface of the planners.
+//! - `task_index`: the free tasks by map block, for the nearest-task assignment.
 //! - [`validate`]: an independent replay of a plan's actions.
 //! - `output`: the competition's output JSON, which PlanViz replays.
 //!
@@ -32,6 +33,7 @@ mod pibt_rotate;
 pub mod problem;
 pub mod run;
 mod sim_driver;
+mod task_index;
 pub mod tasks;
 pub mod validate;
 
