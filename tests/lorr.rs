@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use throng::lorr::{LorrConfig, LorrRun, Problem, replay};
+use throng::lorr::{LorrConfig, LorrPlanner, LorrRun, Problem, replay};
 use throng::sim::{ActionModel, Heading};
 
 fn shipped(name: &str) -> PathBuf {
@@ -36,11 +36,12 @@ fn the_shipped_problems_load_as_the_competition_defines_them() {
 /// Runs `steps` steps and checks each step's actions against the rules by hand (besides the
 /// replay): under `rotate` an agent either stays put (turning at most a quarter) or moves one
 /// cell the way it faced.
-fn run_and_check(model: ActionModel, steps: u64) -> LorrRun {
+fn run_and_check(planner: LorrPlanner, model: ActionModel, steps: u64) -> LorrRun {
     let p = random01();
     let mut run = LorrRun::new(
         &p,
         LorrConfig {
+            planner,
             action_model: model,
             ..LorrConfig::default()
         },
@@ -52,15 +53,13 @@ fn run_and_check(model: ActionModel, steps: u64) -> LorrRun {
     for _ in 0..steps {
         run.step();
         let letters: Vec<char> = run.actions().last().unwrap().chars().collect();
-        for (a, id) in run
-            .simulation()
-            .agents()
-            .iter()
-            .map(|(id, _)| id)
-            .enumerate()
-        {
-            let agent = run.simulation().agent(id).unwrap();
-            let (from, to) = (cells[a], agent.position());
+        for a in 0..cells.len() {
+            let (from, to, heading) = (cells[a], run.positions()[a], run.headings()[a]);
+            if let Some(sim) = run.simulation() {
+                // The sim planner's agents stand where the run has its robots.
+                let id = sim.agents().iter().nth(a).unwrap().0;
+                assert_eq!(sim.agent(id).unwrap().position(), to);
+            }
             match (model, letters[a]) {
                 (ActionModel::Rotate, 'F') => {
                     assert_eq!(
@@ -68,23 +67,20 @@ fn run_and_check(model: ActionModel, steps: u64) -> LorrRun {
                         Some(to),
                         "agent {a} moved off its heading"
                     );
-                    assert_eq!(agent.heading(), headings[a]);
+                    assert_eq!(heading, headings[a]);
                 }
                 (ActionModel::Rotate, 'R') => {
-                    assert_eq!((from, agent.heading()), (to, headings[a].clockwise()));
+                    assert_eq!((from, heading), (to, headings[a].clockwise()));
                 }
                 (ActionModel::Rotate, 'C') => {
-                    assert_eq!(
-                        (from, agent.heading()),
-                        (to, headings[a].counter_clockwise())
-                    );
+                    assert_eq!((from, heading), (to, headings[a].counter_clockwise()));
                 }
                 (_, 'W') => assert_eq!(from, to),
                 (ActionModel::Free, m) => assert!("UDLR".contains(m) && from != to),
                 (_, other) => panic!("unexpected action {other}"),
             }
             cells[a] = to;
-            headings[a] = agent.heading();
+            headings[a] = heading;
         }
     }
     run.validate().expect("the replay accepts the plan");
@@ -93,24 +89,40 @@ fn run_and_check(model: ActionModel, steps: u64) -> LorrRun {
 
 #[test]
 fn rotate_runs_finish_tasks_and_pass_the_replay() {
-    let run = run_and_check(ActionModel::Rotate, 200);
-    let r = run.report();
-    assert_eq!(r.steps, 200);
-    // 100 agents, 200 steps on a 32 x 32 map: measured 150-ish; a jam or a lost errand would
-    // show as a handful.
-    assert!(r.tasks_finished >= 60, "{r:?}");
-    assert!(r.moves > 100 * 200 / 3, "agents mostly move: {r:?}");
+    for planner in [LorrPlanner::Pibt, LorrPlanner::Sim] {
+        let run = run_and_check(planner, ActionModel::Rotate, 200);
+        let r = run.report();
+        assert_eq!(r.steps, 200);
+        // 100 agents, 200 steps on a 32 x 32 map: measured 150-ish; a jam or a lost errand
+        // would show as a handful.
+        assert!(r.tasks_finished >= 60, "{planner}: {r:?}");
+        assert!(
+            r.moves > 100 * 200 / 3,
+            "{planner}: agents mostly move: {r:?}"
+        );
+    }
+}
+
+#[test]
+fn the_pibt_planner_refuses_the_free_model() {
+    let config = LorrConfig {
+        planner: LorrPlanner::Pibt,
+        action_model: ActionModel::Free,
+        ..LorrConfig::default()
+    };
+    let err = LorrRun::new(&random01(), config).unwrap_err().to_string();
+    assert!(err.contains("rotate"), "{err}");
 }
 
 #[test]
 fn free_runs_finish_tasks_and_pass_the_replay() {
-    let run = run_and_check(ActionModel::Free, 150);
+    let run = run_and_check(LorrPlanner::Sim, ActionModel::Free, 150);
     assert!(run.report().tasks_finished >= 60, "{:?}", run.report());
 }
 
 #[test]
 fn events_tell_the_tasks_story() {
-    let run = run_and_check(ActionModel::Rotate, 150);
+    let run = run_and_check(LorrPlanner::Pibt, ActionModel::Rotate, 150);
     let board = run.board();
     let p = random01();
     // Replay the events against the task lines and the agents' cells: each event is the next
@@ -149,7 +161,7 @@ fn events_tell_the_tasks_story() {
 
 #[test]
 fn the_output_json_is_the_competitions() {
-    let run = run_and_check(ActionModel::Rotate, 50);
+    let run = run_and_check(LorrPlanner::Pibt, ActionModel::Rotate, 50);
     let mut out = Vec::new();
     run.write_output(&mut out).unwrap();
     let json: serde_json::Value = serde_json::from_slice(&out).expect("valid JSON");

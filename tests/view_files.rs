@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::Duration;
 
-use throng::lorr::{LorrConfig, LorrRun, Problem};
+use throng::lorr::{LorrConfig, LorrPlanner, LorrRun, Problem};
 use throng::mapf::instance::Instance;
 use throng::mapf::lacam::{LacamOptions, LacamOutcome, solve};
 use throng::sim::ActionModel;
@@ -161,6 +161,8 @@ fn played_lorr_output(dir: &Path, model: &str, steps: usize) -> (PathBuf, PathBu
         model,
         "--steps",
         &steps.to_string(),
+        "--step-ms",
+        "0",
         "--out",
         out.to_str().unwrap(),
     ]);
@@ -177,11 +179,8 @@ fn a_lorr_output_reads_back_as_the_run_played_it() {
     let problem = Problem::load(&problem_path).unwrap();
     let mut run = LorrRun::new(&problem, LorrConfig::default()).unwrap();
     let state = |run: &LorrRun| -> (Vec<CellId>, Vec<u8>) {
-        run.simulation()
-            .agents()
-            .iter()
-            .map(|(_, a)| (a.position(), a.heading().index() as u8))
-            .unzip()
+        let headings = run.headings().iter().map(|h| h.index() as u8).collect();
+        (run.positions().to_vec(), headings)
     };
     let targets = |run: &LorrRun| -> Vec<Option<CellId>> {
         (0..100).map(|a| run.board().target(a)).collect()
@@ -254,17 +253,12 @@ fn a_free_model_lorr_output_reads_back_as_the_run_played_it() {
     let (out, problem_path) = played_lorr_output(dir.path(), "free", steps);
     let problem = Problem::load(&problem_path).unwrap();
     let config = LorrConfig {
+        planner: LorrPlanner::Sim,
         action_model: ActionModel::Free,
         ..LorrConfig::default()
     };
     let mut run = LorrRun::new(&problem, config).unwrap();
-    let cells_now = |run: &LorrRun| -> Vec<CellId> {
-        run.simulation()
-            .agents()
-            .iter()
-            .map(|(_, a)| a.position())
-            .collect()
-    };
+    let cells_now = |run: &LorrRun| -> Vec<CellId> { run.positions().to_vec() };
     let mut cells = vec![cells_now(&run)];
     for _ in 0..steps {
         run.step();

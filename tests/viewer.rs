@@ -514,7 +514,14 @@ fn the_page_replays_a_mapf_plan_and_a_lorr_output_in_headless_chromium() {
     let problem_path = repo("sims/lorr/random.domain/RANDOM-01.json");
     let steps = 40;
     let o = Command::new(env!("CARGO_BIN_EXE_throng"))
-        .args(["lorr", problem_path.to_str().unwrap(), "--steps", "40"])
+        .args([
+            "lorr",
+            problem_path.to_str().unwrap(),
+            "--steps",
+            "40",
+            "--step-ms",
+            "0",
+        ])
         .args(["--out", out.to_str().unwrap()])
         .output()
         .unwrap();
@@ -524,10 +531,10 @@ fn the_page_replays_a_mapf_plan_and_a_lorr_output_in_headless_chromium() {
     let t = 25;
     run.play(t);
     let robots: Vec<_> = run
-        .simulation()
-        .agents()
+        .positions()
         .iter()
-        .map(|(_, a)| (a.position(), a.heading()))
+        .copied()
+        .zip(run.headings().iter().copied())
         .collect();
     // A robot that faces another way than east (where all start) at step t.
     let robot = (0..robots.len())

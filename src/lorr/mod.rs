@@ -5,8 +5,12 @@
 //!   line.
 //! - [`tasks`]: the task board: revealed tasks, assignment of free agents, errands done,
 //!   events.
-//! - [`run`]: a problem played on the [`crate::sim::Simulation`] (PIBT movement, the rotate
-//!   action model), step by step.
+//! - [`run`]: a problem played step by step by a planner ([`LorrPlanner`]).
+//! - [`distance`]: distance tables by errand cell, shared read-only by the `pibt` planner.
+//! - `pibt_rotate`, `pibt_driver`: PIBT with rotations, the default planner.
+//! - `sim_driver`: the general [`crate::sim::Simulation`] as a planner (`sim`).
+//! - `driver`: the interface of the planners.
+//! - `task_index`: the free tasks by map block, for the nearest-task assignment.
 //! - [`validate`]: an independent replay of a plan's actions.
 //! - `output`: the competition's output JSON, which PlanViz replays.
 //!
@@ -21,12 +25,19 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+pub mod distance;
+mod driver;
 mod output;
+mod pibt_driver;
+mod pibt_rotate;
 pub mod problem;
 pub mod run;
+mod sim_driver;
+mod task_index;
 pub mod tasks;
 pub mod validate;
 
+pub use driver::LorrPlanner;
 pub use problem::Problem;
 pub use run::{LorrConfig, LorrReport, LorrRun};
 pub use tasks::{TaskBoard, TaskEvent};

@@ -220,6 +220,40 @@ impl Problem {
         })
     }
 
+    /// The same problem with `agents` robots placed on distinct free cells of the map, chosen
+    /// from `seed` (a shuffle of the free cells, ChaCha8): a team of any size on the problem's
+    /// map and tasks without an agents file (10,000 robots on `warehouse_large`, say). The
+    /// reveal pool scales with the team (the JSON's `numTasksReveal` per robot).
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] (one line) for 0 robots or more robots than the map's free cells.
+    pub fn with_agents(mut self, agents: usize, seed: u64) -> Result<Problem> {
+        use rand::{RngExt, SeedableRng};
+        let free: Vec<CellId> = (0..self.grid.len() as CellId)
+            .filter(|&c| self.grid.is_walkable(c))
+            .collect();
+        if agents == 0 || agents > free.len() {
+            return Err(Error::Invalid(format!(
+                "the map of {} has {} free cells: 1 to {} robots fit, not {agents}",
+                self.name,
+                free.len(),
+                free.len()
+            )));
+        }
+        let mut cells = free;
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        // A partial Fisher-Yates shuffle: the first `agents` cells.
+        for i in 0..agents {
+            let j = rng.random_range(i..cells.len());
+            cells.swap(i, j);
+        }
+        cells.truncate(agents);
+        let per_robot = self.reveal as f64 / self.starts.len() as f64;
+        self.reveal = ((per_robot * agents as f64).floor() as usize).max(1);
+        self.starts = cells;
+        Ok(self)
+    }
+
     /// The step count the competition played this problem for, when it is one of the 2024
     /// main-round problems (known by name): RANDOM-01 to 05 600 to 2,000 steps, CITY 3,000,
     /// GAME, SORTATION and WAREHOUSE 5,000.

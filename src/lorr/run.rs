@@ -1,38 +1,52 @@
-//! Playing a League of Robot Runners problem on the [`Simulation`]: the task board gives each
-//! agent its next errand as its goal, the simulation plans and moves (PIBT, with the rotate
-//! or free action model), and every step's actions are kept for the output file.
+//! Playing a League of Robot Runners problem: the task board gives each robot its next errand,
+//! a planner ([`LorrPlanner`]: PIBT with rotations over shared distance tables, or the general
+//! simulation) chooses one action per robot, and every step's actions are applied, timed and
+//! kept for the output file.
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
+use super::driver::{LorrPlanner, PlannerFigures, StepInput, StepPlanner};
 use super::output;
+use super::pibt_driver::PibtDriver;
 use super::problem::Problem;
+use super::sim_driver::SimDriver;
 use super::tasks::TaskBoard;
-use super::validate::{PlanError, free_letter, replay};
-use crate::error::Result;
-use crate::grid::{CellId, Direction, Grid};
-use crate::planner::PlannerKind;
-use crate::search::TurningSearch;
-use crate::sim::{Action, ActionModel, AgentId, ConflictMode, Heading, SimConfig, Simulation};
+use super::validate::{PlanError, action_move, replay};
+use crate::error::{Error, Result};
+use crate::grid::{CellId, Grid};
+use crate::sim::{ActionModel, Heading, Simulation};
 
 /// Settings of a run.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct LorrConfig {
+    /// The planner. Default: [`LorrPlanner::Pibt`] (rotate model only: the free model
+    /// needs [`LorrPlanner::Sim`]).
+    pub planner: LorrPlanner,
     /// The action model. Default: [`ActionModel::Rotate`], the competition's.
     pub action_model: ActionModel,
-    /// Seed of the simulation's tie-breaks. Default: 0.
+    /// Seed of the tie-breaks. Default: 0.
     pub seed: u64,
     /// Plan on the rayon pool. Default: `true` (same run either way).
     pub parallel: bool,
-    /// Rotate model: what a step onto a cell costs more, in
+    /// The time limit of a step in milliseconds (0: none). When the `pibt` planner's distance
+    /// tables are not all computed by three quarters of it, the robots whose table is missing
+    /// rank their moves by Manhattan distance that step (counted in
+    /// [`LorrReport::fallback_plans`]); the run then depends on the machine's speed. Default:
+    /// 0 (the CLI's default is 100, the issue's target).
+    pub step_ms: f64,
+    /// `pibt` planner: mebibytes of distance tables kept for goals no robot heads for now (the
+    /// tables of current goals are always kept). Default: 256.
+    pub table_cache_mib: usize,
+    /// `sim` planner, rotate model: what a step onto a cell costs more, in
     /// [`crate::search::turning::ACTION_COST`]ths of a step, for each other agent whose
     /// route crosses it the other way, so that routes keep to lanes. Default: 16, one step
     /// (tasks finished at other values: `docs/performance.md`).
     pub flow_weight: u32,
-    /// Rotate model: what a step onto a cell where an agent stands costs more (same units).
+    /// `sim` planner, rotate model: what a step onto a cell where an agent stands costs more (same units).
     /// Without it robots route into jams, which then grow and hold the tasks finished down.
     /// Default: 16, one step.
     pub occupied_weight: u32,
-    /// Rotate model: a robot that has not moved for this many steps is routed again (0:
+    /// `sim` planner, rotate model: a robot that has not moved for this many steps is routed again (0:
     /// never). Default: 1 (the most tasks on RANDOM-01 and RANDOM-02 of 0, 1 and 2:
     /// `docs/performance.md`).
     pub reroute_after: u32,
@@ -41,12 +55,15 @@ pub struct LorrConfig {
 impl Default for LorrConfig {
     fn default() -> Self {
         LorrConfig {
+            planner: LorrPlanner::Pibt,
             action_model: ActionModel::Rotate,
             seed: 0,
             parallel: true,
             flow_weight: 16,
             occupied_weight: 16,
             reroute_after: 1,
+            step_ms: 0.0,
+            table_cache_mib: 256,
         }
     }
 }
@@ -62,8 +79,20 @@ pub struct LorrReport {
     pub agents: usize,
     /// Mean time of a step (assignment, planning and movement), milliseconds.
     pub mean_step_ms: f64,
+    /// The 99th percentile of the step times (nearest rank), milliseconds.
+    pub p99_step_ms: f64,
     /// Longest step, milliseconds.
     pub max_step_ms: f64,
+    /// Steps longer than the limit ([`LorrConfig::step_ms`]; 0 without one).
+    pub steps_over_limit: u64,
+    /// Robot-steps planned without their distance table (not ready by the deadline).
+    pub fallback_plans: u64,
+    /// Distance tables computed (`pibt` planner).
+    pub tables_computed: u64,
+    /// Most mebibytes the distance tables held at once (`pibt` planner).
+    pub table_peak_mib: f64,
+    /// The process's peak resident memory so far in mebibytes (Linux: `VmHWM`), when known.
+    pub peak_memory_mib: Option<f64>,
     /// Errands done (a task's errands count one each).
     pub errands_done: u64,
     /// Agent moves (`F`) over the run.
@@ -74,10 +103,10 @@ pub struct LorrReport {
 #[derive(Debug)]
 pub struct LorrRun {
     config: LorrConfig,
-    sim: Simulation,
-    ids: Vec<AgentId>,
+    grid: Grid,
     starts: Vec<CellId>,
     board: TaskBoard,
+    planner: Box<dyn StepPlanner>,
     /// One string of action letters per step, a letter per agent.
     actions: Vec<String>,
     step_ms: Vec<f64>,
@@ -85,177 +114,96 @@ pub struct LorrRun {
     headings: Vec<Heading>,
     changed: Vec<u32>,
     moves: u64,
-    search: TurningSearch,
-    /// Per (cell, heading): how many agents' routes step onto the cell facing that way.
-    flow: Vec<u16>,
-    /// Per agent: the (cell, heading) states of its route, counted in `flow`.
-    route_states: Vec<Vec<u32>>,
-    /// Per agent: the states of `route_states` already passed (no longer counted).
-    route_done: Vec<usize>,
-    /// Per agent: steps since it last moved.
-    stalled: Vec<u32>,
 }
 
 impl LorrRun {
     /// A run of `problem` at step 0, tasks revealed, none assigned yet.
     ///
     /// # Errors
-    /// The simulation's, should a start be refused (not for a loaded [`Problem`]).
+    /// [`Error::Invalid`] for the `pibt` planner under the free action model (it plans turning
+    /// robots only); the simulation's, should a start be refused (not for a loaded
+    /// [`Problem`]).
     pub fn new(problem: &Problem, config: LorrConfig) -> Result<LorrRun> {
-        let sim_config = SimConfig {
-            planner: PlannerKind::AStar,
-            conflicts: ConflictMode::Pibt,
-            action_model: config.action_model,
-            // Goals come one after the other, as in a lifelong run (free moves: RANDOM-01 /
-            // RANDOM-02 717 / 767 tasks with the check, 682 / 760 without).
-            swap_needs_room: Some(true),
-            seed: config.seed,
-            parallel: config.parallel,
-            ..SimConfig::default()
+        let agents = problem.starts.len();
+        let planner: Box<dyn StepPlanner> = match (config.planner, config.action_model) {
+            (LorrPlanner::Sim, _) => {
+                Box::new(SimDriver::new(&problem.grid, &problem.starts, config)?)
+            }
+            (LorrPlanner::Pibt, ActionModel::Rotate) => Box::new(PibtDriver::new(
+                &problem.grid,
+                agents,
+                config.seed,
+                config.parallel,
+                config.table_cache_mib.saturating_mul(1 << 20),
+            )),
+            (LorrPlanner::Pibt, ActionModel::Free) => {
+                return Err(Error::Invalid(
+                    "the pibt planner plans turning robots (the rotate action model); use the \
+                     sim planner for the free model"
+                        .into(),
+                ));
+            }
         };
-        let mut sim = Simulation::new(problem.grid.clone(), sim_config);
-        let ids = problem
-            .starts
-            .iter()
-            .map(|&s| sim.add_agent(s, None))
-            .collect::<Result<Vec<_>>>()?;
-        let board = TaskBoard::new(
-            &problem.grid,
-            problem.tasks.clone(),
-            problem.starts.len(),
-            problem.reveal,
-        );
+        let board = TaskBoard::new(&problem.grid, problem.tasks.clone(), agents, problem.reveal);
         Ok(LorrRun {
             config,
-            sim,
-            ids,
+            grid: problem.grid.clone(),
             starts: problem.starts.clone(),
             board,
+            planner,
             actions: Vec::new(),
             step_ms: Vec::new(),
             positions: problem.starts.clone(),
-            headings: vec![Heading::East; problem.starts.len()],
+            headings: vec![Heading::East; agents],
             changed: Vec::new(),
             moves: 0,
-            search: TurningSearch::new(),
-            flow: vec![0; problem.grid.len() * 4],
-            route_states: vec![Vec::new(); problem.starts.len()],
-            route_done: vec![0; problem.starts.len()],
-            stalled: vec![0; problem.starts.len()],
         })
     }
 
-    /// Plays one step: free agents get tasks, every agent heads for its next errand, the
-    /// simulation plans and moves, errands reached are recorded.
+    /// Plays one step: free agents get tasks, the planner chooses every agent's action, the
+    /// actions are applied, errands reached are recorded.
     pub fn step(&mut self) {
         let t0 = Instant::now();
         let step = self.actions.len() as u64;
+        // Optional work (distance tables) stops at three quarters of the limit, leaving the
+        // rest of the step for planning.
+        let deadline = (self.config.step_ms > 0.0)
+            .then(|| t0 + Duration::from_secs_f64(self.config.step_ms * 0.75 / 1e3));
         self.board.assign(step, &self.positions, &mut self.changed);
-        self.retarget();
-        self.sim.step();
-        let grid = self.sim.grid();
-        let mut letters = String::with_capacity(self.ids.len());
-        for (a, &id) in self.ids.iter().enumerate() {
-            let agent = self.sim.agent(id).expect("agents are never removed");
-            let (from, to) = (self.positions[a], agent.position());
-            let letter = if from != to {
-                self.moves += 1;
-                match self.config.action_model {
-                    ActionModel::Rotate => Action::Forward.letter(),
-                    ActionModel::Free => move_letter(grid, from, to),
-                }
-            } else {
-                match self.headings[a].turn_toward(agent.heading()) {
-                    Action::Wait => 'W',
-                    turn => turn.letter(),
-                }
+        let mut letters = String::with_capacity(self.positions.len());
+        {
+            let input = StepInput {
+                grid: &self.grid,
+                step,
+                positions: &self.positions,
+                headings: &self.headings,
+                board: &self.board,
+                deadline,
             };
-            letters.push(letter);
-            if from != to {
-                // The stretch of its route an agent has passed no longer counts in the flow.
-                let (states, done) = (&self.route_states[a], &mut self.route_done[a]);
-                if let Some(k) = states[*done..].iter().take(4).position(|&s| s / 4 == to) {
-                    for &s in &states[*done..*done + k + 1] {
-                        self.flow[s as usize] -= 1;
-                    }
-                    *done += k + 1;
-                }
+            self.planner.retarget(&input, &self.changed);
+            self.planner.plan(&input, &mut letters);
+        }
+        for (a, letter) in letters.chars().enumerate() {
+            let dir = action_move(self.config.action_model, letter, &mut self.headings[a])
+                .expect("planners write letters of the run's action model");
+            if let Some(dir) = dir {
+                self.positions[a] = self.grid.step(self.positions[a], dir);
+                self.moves += 1;
             }
-            self.positions[a] = to;
-            self.headings[a] = agent.heading();
-            self.stalled[a] = if from != to { 0 } else { self.stalled[a] + 1 };
         }
         self.actions.push(letters);
         let step = self.actions.len() as u64;
         self.board.arrive(step, &self.positions, &mut self.changed);
-        let k = self.config.reroute_after;
-        if k > 0 && self.config.action_model == ActionModel::Rotate {
-            // Robots that did not move are routed again (around the robots that stand where
-            // they are now). The list of agents whose errand changed is short and sorted.
-            let reached = self.changed.len();
-            for (a, stalled) in self.stalled.iter_mut().enumerate() {
-                if *stalled >= k && self.changed[..reached].binary_search(&(a as u32)).is_err() {
-                    *stalled = 0;
-                    self.changed.push(a as u32);
-                }
-            }
-        }
-        self.retarget();
+        let input = StepInput {
+            grid: &self.grid,
+            step,
+            positions: &self.positions,
+            headings: &self.headings,
+            board: &self.board,
+            deadline,
+        };
+        self.planner.moved(&input, &mut self.changed);
         self.step_ms.push(t0.elapsed().as_secs_f64() * 1e3);
-    }
-
-    /// Sends each agent in `changed` to its next errand: under the rotate model along the
-    /// route with the fewest steps plus turns ([`TurningSearch`]), under the free model by the
-    /// simulation's planner.
-    fn retarget(&mut self) {
-        for &a in &self.changed {
-            let Some(cell) = self.board.target(a) else {
-                continue;
-            };
-            let id = self.ids[a as usize];
-            let result = match self.config.action_model {
-                ActionModel::Rotate => {
-                    let (at, heading) = (self.positions[a as usize], self.headings[a as usize]);
-                    let grid = self.sim.grid();
-                    // Take the agent's old route off the flow before routing it again.
-                    let done = std::mem::take(&mut self.route_done[a as usize]);
-                    for &s in &self.route_states[a as usize][done..] {
-                        self.flow[s as usize] -= 1;
-                    }
-                    self.route_states[a as usize].clear();
-                    let flow = &self.flow;
-                    let weight = self.config.flow_weight;
-                    let occupancy = self.sim.occupancy();
-                    let ow = self.config.occupied_weight;
-                    let route = self
-                        .search
-                        .find_route_with(grid, at, heading, cell, |c, h| {
-                            // Agents whose routes cross `c` the other way, and an agent on `c`
-                            // now (a route through a jam is a slow route).
-                            let against = c as usize * 4 + h.clockwise().clockwise().index();
-                            let occupied = occupancy.agent_at(c).is_some();
-                            weight * u32::from(flow[against]) + if occupied { ow } else { 0 }
-                        });
-                    match route {
-                        Some(route) => {
-                            let states = &mut self.route_states[a as usize];
-                            for w in route.windows(2) {
-                                if let Some(h) = Heading::toward(grid, w[0], w[1]) {
-                                    states.push(w[1] * 4 + h.index() as u32);
-                                }
-                            }
-                            for &s in states.iter() {
-                                self.flow[s as usize] = self.flow[s as usize].saturating_add(1);
-                            }
-                            self.sim.set_route(id, route)
-                        }
-                        None => self.sim.set_goal(id, cell),
-                    }
-                }
-                ActionModel::Free => self.sim.set_goal(id, cell),
-            };
-            result.expect("errands are free cells of the map");
-        }
     }
 
     /// Plays `steps` steps.
@@ -268,35 +216,54 @@ impl LorrRun {
     /// The figures so far.
     pub fn report(&self) -> LorrReport {
         let steps = self.step_ms.len();
+        let mut sorted = self.step_ms.clone();
+        sorted.sort_unstable_by(f64::total_cmp);
+        // Nearest rank: the smallest time at least 99% of the steps do not exceed.
+        let p99 = match steps {
+            0 => 0.0,
+            n => sorted[(n * 99).div_ceil(100).max(1) - 1],
+        };
+        let limit = self.config.step_ms;
+        let PlannerFigures {
+            fallback_plans,
+            tables_computed,
+            table_peak_bytes,
+        } = self.planner.figures();
         LorrReport {
             tasks_finished: self.board.finished(),
             steps: steps as u64,
-            agents: self.ids.len(),
+            agents: self.positions.len(),
             mean_step_ms: self.step_ms.iter().sum::<f64>() / steps.max(1) as f64,
-            max_step_ms: self.step_ms.iter().copied().fold(0.0, f64::max),
+            p99_step_ms: p99,
+            max_step_ms: sorted.last().copied().unwrap_or(0.0),
+            steps_over_limit: if limit > 0.0 {
+                self.step_ms.iter().filter(|&&ms| ms > limit).count() as u64
+            } else {
+                0
+            },
+            fallback_plans,
+            tables_computed,
+            table_peak_mib: table_peak_bytes as f64 / f64::from(1 << 20),
+            peak_memory_mib: peak_memory_mib(),
             errands_done: self.board.events().len() as u64,
             moves: self.moves,
         }
     }
 
     /// Replays the actions so far with the independent checker ([`replay`]) and checks that
-    /// they end where the simulation's agents stand.
+    /// they end where the run (and the planner, if it keeps its own state) has the robots.
     ///
     /// # Errors
     /// The checker's first [`PlanError`], or [`PlanError::Shape`] when the ends differ.
     pub fn validate(&self) -> std::result::Result<(), PlanError> {
         let steps: Vec<&str> = self.actions.iter().map(String::as_str).collect();
-        let (end, headings) = replay(
-            self.sim.grid(),
-            &self.starts,
-            self.config.action_model,
-            &steps,
-        )?;
+        let (end, headings) = replay(&self.grid, &self.starts, self.config.action_model, &steps)?;
         if end != self.positions
             || (self.config.action_model == ActionModel::Rotate && headings != self.headings)
+            || !self.planner.agrees(&self.positions, &self.headings)
         {
             return Err(PlanError::Shape(
-                "the replayed plan ends elsewhere than the simulation's agents".into(),
+                "the replayed plan ends elsewhere than the planner's robots".into(),
             ));
         }
         Ok(())
@@ -312,9 +279,19 @@ impl LorrRun {
         &self.board
     }
 
-    /// The simulation underneath.
-    pub fn simulation(&self) -> &Simulation {
-        &self.sim
+    /// The simulation underneath, for the `sim` planner.
+    pub fn simulation(&self) -> Option<&Simulation> {
+        self.planner.simulation()
+    }
+
+    /// Each robot's cell now.
+    pub fn positions(&self) -> &[CellId] {
+        &self.positions
+    }
+
+    /// Each robot's heading now (east throughout under the free model).
+    pub fn headings(&self) -> &[Heading] {
+        &self.headings
     }
 
     /// Writes the competition's output JSON (`actionModel`, `teamSize`, `start`, `actualPaths`,
@@ -325,7 +302,7 @@ impl LorrRun {
     pub fn write_output(&self, out: &mut impl std::io::Write) -> std::io::Result<()> {
         output::write(
             out,
-            self.sim.grid(),
+            &self.grid,
             self.config.action_model,
             &self.starts,
             &self.actions,
@@ -335,10 +312,11 @@ impl LorrRun {
     }
 }
 
-/// The free model's letter for the move `from -> to`.
-fn move_letter(grid: &Grid, from: CellId, to: CellId) -> char {
-    let (fx, fy) = grid.coords(from);
-    let (tx, ty) = grid.coords(to);
-    let d = Direction::from_delta(tx as i32 - fx as i32, ty as i32 - fy as i32);
-    d.and_then(free_letter).unwrap_or('?')
+/// The process's peak resident memory in mebibytes (`VmHWM` of `/proc/self/status`), `None`
+/// where that file is not there.
+fn peak_memory_mib() -> Option<f64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib / 1024.0)
 }

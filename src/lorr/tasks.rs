@@ -7,6 +7,7 @@
 //! most); the task is finished with its last errand, and a new one is revealed in its place.
 //! A task whose first errand was reached ("opened") stays with its agent.
 
+use super::task_index::TaskIndex;
 use crate::grid::{CellId, Grid};
 
 /// No task / no agent.
@@ -49,8 +50,8 @@ pub struct TaskBoard {
     lines: Vec<Vec<CellId>>,
     /// Every task revealed so far, by id.
     tasks: Vec<RevealedTask>,
-    /// Revealed tasks nobody does, by id.
-    free_tasks: Vec<u32>,
+    /// Revealed tasks nobody does, by the block of their first errand.
+    free_tasks: TaskIndex,
     /// Per agent: its task id, or [`NONE`].
     agent_task: Vec<u32>,
     reveal: usize,
@@ -61,7 +62,6 @@ pub struct TaskBoard {
     assignments: Vec<(u64, u32, u32)>,
     /// Per agent: the task of its last entry in `assignments` (`None`: no entry yet).
     scheduled: Vec<Option<u32>>,
-    width: u32,
 }
 
 impl TaskBoard {
@@ -71,7 +71,7 @@ impl TaskBoard {
         let mut board = TaskBoard {
             lines,
             tasks: Vec::new(),
-            free_tasks: Vec::new(),
+            free_tasks: TaskIndex::new(grid.width(), grid.height()),
             agent_task: vec![NONE; agents],
             reveal,
             open: 0,
@@ -79,7 +79,6 @@ impl TaskBoard {
             events: Vec::new(),
             assignments: Vec::new(),
             scheduled: vec![None; agents],
-            width: grid.width(),
         };
         board.reveal_up_to(0);
         board
@@ -96,7 +95,8 @@ impl TaskBoard {
                 done: 0,
                 finished_at: None,
             });
-            self.free_tasks.push(id);
+            let first = self.lines[id as usize % self.lines.len()][0];
+            self.free_tasks.insert(id, first);
             self.open += 1;
         }
     }
@@ -117,18 +117,12 @@ impl TaskBoard {
     pub fn assign(&mut self, step: u64, positions: &[CellId], out: &mut Vec<u32>) {
         out.clear();
         for (agent, &at) in positions.iter().enumerate().take(self.agent_task.len()) {
-            if self.agent_task[agent] != NONE || self.free_tasks.is_empty() {
+            if self.agent_task[agent] != NONE {
                 continue;
             }
-            let mut best = (u64::MAX, 0usize);
-            for (i, &t) in self.free_tasks.iter().enumerate() {
-                let line = self.tasks[t as usize].line as usize;
-                let cost = u64::from(manhattan(self.width, at, self.lines[line][0]));
-                if cost < best.0 || (cost == best.0 && t < self.free_tasks[best.1]) {
-                    best = (cost, i);
-                }
-            }
-            let task = self.free_tasks.swap_remove(best.1);
+            let Some(task) = self.free_tasks.take_nearest(at) else {
+                break;
+            };
             self.tasks[task as usize].agent = agent as u32;
             self.agent_task[agent] = task;
             out.push(agent as u32);
@@ -215,13 +209,6 @@ impl TaskBoard {
     pub fn free_count(&self) -> usize {
         self.free_tasks.len()
     }
-}
-
-/// Manhattan distance between two cells of a grid `width` wide.
-fn manhattan(width: u32, a: CellId, b: CellId) -> u32 {
-    let (ax, ay) = (a % width, a / width);
-    let (bx, by) = (b % width, b / width);
-    ax.abs_diff(bx) + ay.abs_diff(by)
 }
 
 #[cfg(test)]

@@ -1,0 +1,406 @@
+//! Distance tables of the League of Robot Runners planner: per errand cell, one breadth-first
+//! search over the map's free cells gives every free cell's distance in moves to it (`u16`,
+//! indexed by free cell), shared read-only by the planner of every robot heading there.
+//!
+//! Under the rotate action model a robot also spends steps turning: [`DistanceTables::actions`]
+//! derives the steps from a (cell, heading) cheaply from the cell's distance (the distance
+//! plus the quarter turns to face a neighbour one closer), so that one table of `u16` per goal
+//! serves the four headings.
+//!
+//! Memory is bounded: a table is kept while some robot heads for its goal (a reference
+//! count), and unreferenced tables stay in a least-recently-used cache under a byte budget.
+//! The tables a step misses are computed on the rayon pool in the order of their goals' cell
+//! ids and inserted in that order, so that the same goals give the same tables on any thread
+//! count; a deadline stops the work between batches, leaving the rest for later steps.
+
+use std::time::Instant;
+
+use rayon::prelude::*;
+
+use crate::grid::{CellId, Grid};
+use crate::sim::Heading;
+
+/// No free cell / no table.
+const NONE: u32 = u32::MAX;
+
+/// The distance of a cell that cannot reach the goal.
+pub const UNREACHABLE: u16 = u16::MAX;
+
+/// The map's free cells, numbered, with their four neighbours (in [`Heading`] order).
+#[derive(Debug, Clone)]
+pub struct FreeCells {
+    /// Per cell of the map: its free-cell number, or `u32::MAX` for a blocked cell.
+    index: Vec<u32>,
+    /// Per free cell: the free-cell numbers of its neighbours east, south, west and north
+    /// (`u32::MAX` where there is none).
+    neighbours: Vec<[u32; 4]>,
+    width: u32,
+}
+
+impl FreeCells {
+    /// The free cells of a 4-connected `grid`.
+    pub fn new(grid: &Grid) -> FreeCells {
+        let mut index = vec![NONE; grid.len()];
+        let mut count = 0u32;
+        for (cell, slot) in index.iter_mut().enumerate() {
+            if grid.is_walkable(cell as CellId) {
+                *slot = count;
+                count += 1;
+            }
+        }
+        let mut neighbours = Vec::with_capacity(count as usize);
+        for cell in 0..grid.len() as CellId {
+            if index[cell as usize] == NONE {
+                continue;
+            }
+            neighbours.push(Heading::ALL.map(|h| {
+                h.ahead(grid, cell)
+                    .map_or(NONE, |next| index[next as usize])
+            }));
+        }
+        FreeCells {
+            index,
+            neighbours,
+            width: grid.width(),
+        }
+    }
+
+    /// How many free cells the map has.
+    pub fn len(&self) -> usize {
+        self.neighbours.len()
+    }
+
+    /// Whether the map has no free cell.
+    pub fn is_empty(&self) -> bool {
+        self.neighbours.is_empty()
+    }
+
+    /// The free-cell number of `cell`, `None` for a blocked cell.
+    #[inline]
+    pub fn number(&self, cell: CellId) -> Option<u32> {
+        let n = *self.index.get(cell as usize)?;
+        (n != NONE).then_some(n)
+    }
+
+    /// A breadth-first search from `goal` (a free cell): every free cell's distance in moves,
+    /// [`UNREACHABLE`] where it cannot get there (distances past 65,534 read as unreachable).
+    pub fn distances_to(&self, goal: CellId) -> Box<[u16]> {
+        let mut dist = vec![UNREACHABLE; self.len()].into_boxed_slice();
+        let Some(start) = self.number(goal) else {
+            return dist;
+        };
+        let mut queue: Vec<u32> = Vec::with_capacity(self.len());
+        dist[start as usize] = 0;
+        queue.push(start);
+        let mut head = 0;
+        while head < queue.len() {
+            let at = queue[head] as usize;
+            head += 1;
+            let next = dist[at].saturating_add(1);
+            if next == UNREACHABLE {
+                continue;
+            }
+            for &n in &self.neighbours[at] {
+                if n != NONE && dist[n as usize] == UNREACHABLE {
+                    dist[n as usize] = next;
+                    queue.push(n);
+                }
+            }
+        }
+        dist
+    }
+
+    /// Manhattan distance between two cells: the fallback of a robot whose table is not
+    /// computed yet.
+    #[inline]
+    pub fn manhattan(&self, a: CellId, b: CellId) -> u32 {
+        let (ax, ay) = (a % self.width, a / self.width);
+        let (bx, by) = (b % self.width, b / self.width);
+        ax.abs_diff(bx) + ay.abs_diff(by)
+    }
+}
+
+/// One computed table.
+#[derive(Debug)]
+struct Table {
+    goal: CellId,
+    distances: Box<[u16]>,
+    /// Robots heading for `goal` now.
+    refs: u32,
+    /// The last step at which it was referenced.
+    used_at: u64,
+}
+
+/// Distance tables by goal cell, reference-counted, with a least-recently-used cache of the
+/// unreferenced ones.
+#[derive(Debug)]
+pub struct DistanceTables {
+    free: FreeCells,
+    /// Per cell: the slot of its goal's entry in `tables`, or `u32::MAX`.
+    slot_of: Vec<u32>,
+    tables: Vec<Table>,
+    /// Slots of `tables` with no entry (their goal was evicted).
+    spare: Vec<u32>,
+    /// Goals referenced whose table is still to be computed (sorted before use).
+    missing: Vec<CellId>,
+    /// Bytes the unreferenced tables may hold.
+    cache_bytes: usize,
+    /// Tables computed so far.
+    computed: u64,
+    /// Most bytes the tables held at once.
+    peak_bytes: usize,
+}
+
+impl DistanceTables {
+    /// Tables over `grid`'s free cells; unreferenced tables are kept up to `cache_bytes`.
+    pub fn new(grid: &Grid, cache_bytes: usize) -> DistanceTables {
+        DistanceTables {
+            free: FreeCells::new(grid),
+            slot_of: vec![NONE; grid.len()],
+            tables: Vec::new(),
+            spare: Vec::new(),
+            missing: Vec::new(),
+            cache_bytes,
+            computed: 0,
+            peak_bytes: 0,
+        }
+    }
+
+    /// The free cells the tables are indexed by.
+    pub fn free_cells(&self) -> &FreeCells {
+        &self.free
+    }
+
+    /// One more robot heads for `goal` at `step`.
+    pub fn acquire(&mut self, goal: CellId, step: u64) {
+        let slot = self.slot_of[goal as usize];
+        if slot != NONE {
+            let t = &mut self.tables[slot as usize];
+            t.refs += 1;
+            t.used_at = step;
+            return;
+        }
+        let table = Table {
+            goal,
+            distances: Box::new([]),
+            refs: 1,
+            used_at: step,
+        };
+        let slot = match self.spare.pop() {
+            Some(s) => {
+                self.tables[s as usize] = table;
+                s
+            }
+            None => {
+                self.tables.push(table);
+                (self.tables.len() - 1) as u32
+            }
+        };
+        self.slot_of[goal as usize] = slot;
+        self.missing.push(goal);
+    }
+
+    /// One robot fewer heads for `goal` (acquired before) at `step`.
+    pub fn release(&mut self, goal: CellId, step: u64) {
+        let slot = self.slot_of[goal as usize];
+        debug_assert_ne!(slot, NONE, "released a goal never acquired");
+        if let Some(t) = self.tables.get_mut(slot as usize) {
+            t.refs = t.refs.saturating_sub(1);
+            t.used_at = step;
+        }
+    }
+
+    /// The table of `goal`, once computed.
+    #[inline]
+    pub fn get(&self, goal: CellId) -> Option<&[u16]> {
+        let slot = *self.slot_of.get(goal as usize)?;
+        let t = self.tables.get(slot as usize)?;
+        (!t.distances.is_empty()).then_some(&t.distances[..])
+    }
+
+    /// Goals referenced whose table is not computed yet.
+    pub fn pending(&self) -> usize {
+        self.missing.len()
+    }
+
+    /// Tables computed so far.
+    pub fn computed(&self) -> u64 {
+        self.computed
+    }
+
+    /// Most bytes the tables held at once.
+    pub fn peak_bytes(&self) -> usize {
+        self.peak_bytes
+    }
+
+    /// Computes the referenced tables still missing, in the order of their goals' cell ids, in
+    /// batches on the rayon pool (`parallel`) or on this thread, until `deadline` (none: all of
+    /// them). Then drops unreferenced tables, least recently used first, past the cache's
+    /// budget. Returns how many tables were computed.
+    pub fn fill(&mut self, deadline: Option<Instant>, parallel: bool) -> usize {
+        self.missing.sort_unstable();
+        self.missing.dedup();
+        // Goals released before their table was computed are computed only if still wanted.
+        let (slot_of, tables) = (&self.slot_of, &self.tables);
+        self.missing.retain(|&g| {
+            let slot = slot_of[g as usize];
+            slot != NONE
+                && tables[slot as usize].refs > 0
+                && tables[slot as usize].distances.is_empty()
+        });
+        let batch = (rayon::current_num_threads() * 4).max(4);
+        let mut done = 0;
+        while done < self.missing.len() {
+            if deadline.is_some_and(|d| Instant::now() >= d) {
+                break;
+            }
+            let end = (done + batch).min(self.missing.len());
+            let goals = &self.missing[done..end];
+            let free = &self.free;
+            let results: Vec<Box<[u16]>> = if parallel {
+                goals.par_iter().map(|&g| free.distances_to(g)).collect()
+            } else {
+                goals.iter().map(|&g| free.distances_to(g)).collect()
+            };
+            for (&goal, table) in goals.iter().zip(results) {
+                let slot = self.slot_of[goal as usize];
+                self.tables[slot as usize].distances = table;
+            }
+            done = end;
+        }
+        self.missing.drain(..done);
+        self.computed += done as u64;
+        self.evict();
+        done
+    }
+
+    /// Bytes of one table.
+    fn table_bytes(&self) -> usize {
+        self.free.len() * std::mem::size_of::<u16>()
+    }
+
+    /// Drops unreferenced tables, least recently used first (then by goal), until they hold at
+    /// most the cache's budget.
+    fn evict(&mut self) {
+        let bytes = self.table_bytes().max(1);
+        let held = self
+            .tables
+            .iter()
+            .filter(|t| !t.distances.is_empty())
+            .count();
+        self.peak_bytes = self.peak_bytes.max(held * bytes);
+        let mut idle: Vec<(u64, CellId, u32)> = self
+            .tables
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| t.refs == 0 && t.goal != NONE)
+            .map(|(s, t)| (t.used_at, t.goal, s as u32))
+            .collect();
+        let keep = self.cache_bytes / bytes;
+        if idle.len() <= keep {
+            return;
+        }
+        idle.sort_unstable();
+        for &(_, goal, slot) in &idle[..idle.len() - keep] {
+            self.slot_of[goal as usize] = NONE;
+            self.tables[slot as usize] = Table {
+                goal: NONE,
+                distances: Box::new([]),
+                refs: 0,
+                used_at: 0,
+            };
+            self.spare.push(slot);
+        }
+    }
+
+    /// Steps (moves and quarter turns) from `cell` facing `heading` to the goal of `table`,
+    /// estimated from the cell's distance: the distance plus the turns to face a neighbour one
+    /// closer (none on the goal). [`UNREACHABLE`] (as `u32`) where the goal cannot be reached.
+    #[inline]
+    pub fn actions(&self, table: &[u16], cell: CellId, heading: Heading) -> u32 {
+        let Some(n) = self.free.number(cell) else {
+            return u32::from(UNREACHABLE);
+        };
+        let d = table[n as usize];
+        if d == 0 || d == UNREACHABLE {
+            return u32::from(d);
+        }
+        let mut turns = 2;
+        for h in Heading::ALL {
+            let next = self.free.neighbours[n as usize][h.index()];
+            if next != NONE && table[next as usize] < d {
+                turns = turns.min(heading.quarter_turns(h));
+            }
+        }
+        u32::from(d) + turns
+    }
+
+    /// The distance of `cell` in `table` (moves only), [`UNREACHABLE`] for a blocked cell.
+    #[inline]
+    pub fn distance(&self, table: &[u16], cell: CellId) -> u16 {
+        self.free
+            .number(cell)
+            .map_or(UNREACHABLE, |n| table[n as usize])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::grid::Neighborhood;
+
+    fn grid() -> Grid {
+        Grid::from_ascii(".....\n.@@@.\n.@...\n...@.")
+            .unwrap()
+            .with_neighborhood(Neighborhood::Four)
+    }
+
+    #[test]
+    fn actions_add_the_turns_to_face_a_closer_neighbour() {
+        let g = grid();
+        let mut tables = DistanceTables::new(&g, 0);
+        let goal = g.cell(4, 3).unwrap();
+        tables.acquire(goal, 0);
+        assert_eq!(tables.fill(None, false), 1);
+        let t = tables.get(goal).unwrap().to_vec();
+        let above = g.cell(4, 2).unwrap();
+        assert_eq!(tables.distance(&t, above), 1);
+        // Facing south (toward the goal): one move; east or west: a turn more; north: two.
+        assert_eq!(tables.actions(&t, above, Heading::South), 1);
+        assert_eq!(tables.actions(&t, above, Heading::East), 2);
+        assert_eq!(tables.actions(&t, above, Heading::North), 3);
+        assert_eq!(tables.actions(&t, goal, Heading::North), 0);
+    }
+
+    #[test]
+    fn unreferenced_tables_are_evicted_past_the_budget_oldest_first() {
+        let g = grid();
+        let bytes = FreeCells::new(&g).len() * 2;
+        let mut tables = DistanceTables::new(&g, bytes);
+        let (a, b) = (g.cell(0, 0).unwrap(), g.cell(4, 0).unwrap());
+        tables.acquire(a, 0);
+        tables.acquire(b, 0);
+        tables.fill(None, false);
+        tables.release(a, 1);
+        tables.release(b, 2);
+        tables.fill(None, false);
+        // One unreferenced table fits the budget: the older (a) goes.
+        assert!(tables.get(a).is_none());
+        assert!(tables.get(b).is_some());
+        // Wanted again: computed again.
+        tables.acquire(a, 3);
+        assert_eq!(tables.pending(), 1);
+        tables.fill(None, false);
+        assert!(tables.get(a).is_some());
+    }
+
+    #[test]
+    fn a_passed_deadline_computes_nothing_and_keeps_the_goals() {
+        let g = grid();
+        let mut tables = DistanceTables::new(&g, 0);
+        tables.acquire(g.cell(0, 0).unwrap(), 0);
+        assert_eq!(tables.fill(Some(Instant::now()), false), 0);
+        assert_eq!(tables.pending(), 1);
+        assert_eq!(tables.fill(None, true), 1);
+    }
+}

@@ -1,0 +1,97 @@
+//! The planners a League of Robot Runners run plays with, behind one interface: the run keeps
+//! the robots, the task board and the actions; a planner turns the robots' targets into one
+//! action letter per robot each step.
+//!
+//! - [`LorrPlanner::Pibt`] (`super::pibt_driver`): PIBT with rotations guided by shared
+//!   distance tables, no route searches.
+//! - [`LorrPlanner::Sim`] (`super::sim_driver`): the general [`crate::sim::Simulation`] with
+//!   a turning A* route per robot and lane costs, kept for comparison and for the free model.
+
+use std::time::Instant;
+
+use super::tasks::TaskBoard;
+use crate::grid::{CellId, Grid};
+use crate::sim::{Heading, Simulation};
+
+/// Which planner a run plays with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LorrPlanner {
+    /// PIBT with rotations over distance tables shared by goal (rotate model only).
+    #[default]
+    Pibt,
+    /// The general simulation: a turning A* route per robot, PIBT movement.
+    Sim,
+}
+
+impl std::str::FromStr for LorrPlanner {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "pibt" => Ok(LorrPlanner::Pibt),
+            "sim" => Ok(LorrPlanner::Sim),
+            other => Err(format!("unknown planner {other:?}: expected pibt or sim")),
+        }
+    }
+}
+
+impl std::fmt::Display for LorrPlanner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            LorrPlanner::Pibt => "pibt",
+            LorrPlanner::Sim => "sim",
+        })
+    }
+}
+
+/// What a planner sees of the run at a step.
+pub(crate) struct StepInput<'a> {
+    /// The map.
+    pub grid: &'a Grid,
+    /// Steps played before this one.
+    pub step: u64,
+    /// Per robot: its cell.
+    pub positions: &'a [CellId],
+    /// Per robot: its heading.
+    pub headings: &'a [Heading],
+    /// The tasks, each robot's next errand among them.
+    pub board: &'a TaskBoard,
+    /// When the planner should stop optional work (none: no limit).
+    pub deadline: Option<Instant>,
+}
+
+/// Figures a planner keeps about its own work.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub(crate) struct PlannerFigures {
+    /// Robot-steps planned with the fallback heuristic because their table was not ready.
+    pub fallback_plans: u64,
+    /// Distance tables computed.
+    pub tables_computed: u64,
+    /// Most bytes the distance tables held at once.
+    pub table_peak_bytes: u64,
+}
+
+/// A planner of a run: told of new targets, asked for each step's actions, told of the move.
+pub(crate) trait StepPlanner: std::fmt::Debug + Send {
+    /// The robots in `changed` (sorted) have a new target, or none.
+    fn retarget(&mut self, input: &StepInput, changed: &[u32]);
+    /// Appends one action letter per robot for this step to `letters`: a valid step for the
+    /// positions and headings of `input`.
+    fn plan(&mut self, input: &StepInput, letters: &mut String);
+    /// After the move: `input` holds the new positions, `changed` the robots whose target
+    /// changed (errands reached); the planner may add robots to it.
+    fn moved(&mut self, input: &StepInput, changed: &mut Vec<u32>);
+    /// Its figures so far.
+    fn figures(&self) -> PlannerFigures {
+        PlannerFigures::default()
+    }
+    /// The simulation underneath, for the planner that has one.
+    fn simulation(&self) -> Option<&Simulation> {
+        None
+    }
+    /// Whether the planner's own idea of where the robots stand (if it keeps one) agrees.
+    fn agrees(&self, _positions: &[CellId], _headings: &[Heading]) -> bool {
+        true
+    }
+}

@@ -1,0 +1,209 @@
+//! The `pibt` planner of a League of Robot Runners run: no route searches; each step, every
+//! robot ranks its cell and its neighbours by the steps (moves and turns) left to its next
+//! errand, read from the distance table of that errand ([`DistanceTables`], computed once per
+//! errand cell and shared), and [`RotatePibt`] turns the rankings into valid actions.
+//!
+//! Priorities: robots with a task before those without; then the longest since its errand
+//! last changed first (PIBT's rule, which lets every robot reach its errand in time); ties by
+//! a hash of the seed and the robot. A robot whose table is not ready by the step's deadline
+//! ranks by Manhattan distance (a fallback, counted).
+//!
+//! Jams: robots that turn cannot always make room in one step, and dense crowds lock up
+//! (RANDOM-02, 200 robots: every robot waiting after 400 steps). A robot that has not moved
+//! for [`RESTLESS_AFTER`] steps ranks its neighbours in a random order and staying last until
+//! it moves, which dissolves the locks (RANDOM-02 286 -> 569 tasks in 600 steps; tried and
+//! dropped: lane costs from the recent moves, and committing a robot that turns to the cell it
+//! turned toward: no gain; `docs/performance.md`).
+
+use super::distance::DistanceTables;
+use super::driver::{PlannerFigures, StepInput, StepPlanner};
+use super::pibt_rotate::{Candidates, RotatePibt};
+use crate::grid::{CellId, Grid};
+use crate::sim::{Action, Heading};
+
+/// No goal.
+const NONE: u32 = u32::MAX;
+
+/// Steps without a move after which a robot ranks its moves at random (see the module docs;
+/// RANDOM-02 tasks at 5 / 10 / 20 steps: 348 / 540 / 589).
+pub(crate) const RESTLESS_AFTER: u32 = 20;
+
+/// The PIBT-with-rotations planner.
+#[derive(Debug)]
+pub(crate) struct PibtDriver {
+    tables: DistanceTables,
+    pibt: RotatePibt,
+    /// Per robot: the errand it heads for (counted in `tables`), or `u32::MAX`.
+    goal: Vec<CellId>,
+    /// Per robot: steps since its errand changed.
+    elapsed: Vec<u32>,
+    /// Per robot: steps since it last moved.
+    stuck: Vec<u32>,
+    /// Per robot: its fixed tie-break among equal priorities.
+    tiebreak: Vec<u64>,
+    order: Vec<u32>,
+    candidates: Vec<Candidates>,
+    /// Per cell: whether a robot stands on it (during a step's ranking).
+    occupied: Vec<bool>,
+    actions: Vec<Action>,
+    seed: u64,
+    parallel: bool,
+    fallback_plans: u64,
+}
+
+impl PibtDriver {
+    /// The planner for `agents` robots on `grid`, unreferenced tables cached up to
+    /// `cache_bytes`.
+    pub(crate) fn new(
+        grid: &Grid,
+        agents: usize,
+        seed: u64,
+        parallel: bool,
+        cache_bytes: usize,
+    ) -> PibtDriver {
+        PibtDriver {
+            tables: DistanceTables::new(grid, cache_bytes),
+            pibt: RotatePibt::new(true),
+            goal: vec![NONE; agents],
+            elapsed: vec![0; agents],
+            stuck: vec![0; agents],
+            tiebreak: (0..agents as u64).map(|a| mix(seed ^ mix(a))).collect(),
+            order: (0..agents as u32).collect(),
+            candidates: vec![Candidates::default(); agents],
+            occupied: vec![false; grid.len()],
+            actions: Vec::with_capacity(agents),
+            seed,
+            parallel,
+            fallback_plans: 0,
+        }
+    }
+
+    /// Brings the robots' goals (and the tables' reference counts) up to the board's targets.
+    fn sync_goals(&mut self, input: &StepInput) {
+        for a in 0..self.goal.len() {
+            let want = input.board.target(a as u32).unwrap_or(NONE);
+            if want == self.goal[a] {
+                continue;
+            }
+            if self.goal[a] != NONE {
+                self.tables.release(self.goal[a], input.step);
+            }
+            if want != NONE {
+                self.tables.acquire(want, input.step);
+            }
+            self.goal[a] = want;
+            self.elapsed[a] = 0;
+        }
+    }
+
+    /// Robot `a`'s ranked candidate cells.
+    fn rank(&self, grid: &Grid, step: u64, a: usize, at: CellId, heading: Heading) -> Candidates {
+        let goal = self.goal[a];
+        let table = (goal != NONE).then(|| self.tables.get(goal)).flatten();
+        // Steps left from `cell` facing `h`.
+        let left = |cell: CellId, h: Heading| -> u64 {
+            match table {
+                Some(t) => u64::from(self.tables.actions(t, cell, h)),
+                None if goal != NONE => u64::from(self.tables.free_cells().manhattan(cell, goal)),
+                None => 0,
+            }
+        };
+        let noise = mix(self.seed ^ mix(step ^ mix(a as u64)));
+        let mut pairs = [(0u64, 0 as CellId); 5];
+        let mut len = 0;
+        // Staying costs the step; ties go to a move. A robot stuck for long moves anywhere.
+        let restless = self.stuck[a] >= RESTLESS_AFTER;
+        let stay = if restless {
+            1 << 20
+        } else if goal == NONE {
+            0
+        } else {
+            1 + left(at, heading)
+        };
+        pairs[len] = ((stay << 4) | 1 << 3, at);
+        len += 1;
+        for d in Heading::ALL {
+            let Some(c) = d.ahead(grid, at) else {
+                continue;
+            };
+            let cost = if restless {
+                (noise >> (8 + 8 * d.index())) & 0xff
+            } else {
+                u64::from(heading.quarter_turns(d)) + 1 + left(c, d)
+            };
+            let occupied = u64::from(self.occupied[c as usize]);
+            let tie = (noise >> (2 * d.index())) & 3;
+            pairs[len] = ((cost << 4) | occupied << 2 | tie, c);
+            len += 1;
+        }
+        Candidates::ranked(&mut pairs[..len])
+    }
+}
+
+impl StepPlanner for PibtDriver {
+    fn retarget(&mut self, _input: &StepInput, _changed: &[u32]) {}
+
+    fn plan(&mut self, input: &StepInput, letters: &mut String) {
+        self.sync_goals(input);
+        self.tables.fill(input.deadline, self.parallel);
+        let grid = input.grid;
+        let mut fallbacks = 0;
+        for &p in input.positions {
+            self.occupied[p as usize] = true;
+        }
+        for a in 0..self.goal.len() {
+            let (at, heading) = (input.positions[a], input.headings[a]);
+            self.candidates[a] = self.rank(grid, input.step, a, at, heading);
+            if self.goal[a] != NONE && self.tables.get(self.goal[a]).is_none() {
+                fallbacks += 1;
+            }
+        }
+        for &p in input.positions {
+            self.occupied[p as usize] = false;
+        }
+        self.fallback_plans += fallbacks;
+        let (goal, elapsed, tiebreak) = (&self.goal, &self.elapsed, &self.tiebreak);
+        self.order.sort_unstable_by_key(|&a| {
+            let a = a as usize;
+            (goal[a] == NONE, u32::MAX - elapsed[a], tiebreak[a], a)
+        });
+        self.pibt.plan(
+            grid,
+            input.positions,
+            input.headings,
+            &self.candidates,
+            &self.order,
+            &mut self.actions,
+        );
+        letters.extend(self.actions.iter().map(|a| a.letter()));
+        for (stuck, &act) in self.stuck.iter_mut().zip(&self.actions) {
+            *stuck = if act == Action::Forward {
+                0
+            } else {
+                *stuck + 1
+            };
+        }
+    }
+
+    fn moved(&mut self, _input: &StepInput, _changed: &mut Vec<u32>) {
+        for e in &mut self.elapsed {
+            *e = e.saturating_add(1);
+        }
+    }
+
+    fn figures(&self) -> PlannerFigures {
+        PlannerFigures {
+            fallback_plans: self.fallback_plans,
+            tables_computed: self.tables.computed(),
+            table_peak_bytes: self.tables.peak_bytes() as u64,
+        }
+    }
+}
+
+/// SplitMix64's finaliser: a well-mixed hash of `x`.
+fn mix(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
+}

@@ -1,0 +1,175 @@
+//! The `pibt` planner of `throng lorr`: its distance tables against a reference Dijkstra, runs
+//! the independent replay accepts step after step (dense teams included), the same actions on
+//! 1 and 2 threads, and the bounds of `--step-ms`, `--threads` and `--agents`.
+
+mod common;
+
+use std::path::PathBuf;
+
+use common::cli::{assert_one_line_error, json_file, ok, stderr, throng};
+use common::reference_costs_from;
+use throng::lorr::distance::{FreeCells, UNREACHABLE};
+use throng::lorr::{LorrConfig, LorrRun, Problem};
+
+fn shipped(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("sims/lorr/random.domain")
+        .join(name)
+}
+
+fn random01() -> Problem {
+    Problem::load(shipped("RANDOM-01.json")).expect("the shipped problem loads")
+}
+
+#[test]
+fn distance_tables_are_the_reference_distances() {
+    let problem = random01();
+    let grid = &problem.grid;
+    let free = FreeCells::new(grid);
+    // Every 37th free cell as a goal, every free cell checked.
+    let cells: Vec<u32> = (0..grid.len() as u32)
+        .filter(|&c| grid.is_walkable(c))
+        .collect();
+    assert_eq!(cells.len(), free.len());
+    for &goal in cells.iter().step_by(37) {
+        let table = free.distances_to(goal);
+        let want = reference_costs_from(grid, goal, None);
+        for &c in &cells {
+            let n = free.number(c).unwrap() as usize;
+            match want[c as usize] {
+                Some(d) => assert_eq!(f64::from(table[n]), d, "goal {goal}, cell {c}"),
+                None => assert_eq!(table[n], UNREACHABLE, "goal {goal}, cell {c}"),
+            }
+        }
+    }
+}
+
+#[test]
+fn dense_teams_play_valid_steps() {
+    // 600 robots on 819 free cells: PIBT's pushes, turns and waits in crowds, each step
+    // replayed by the independent checker.
+    let problem = random01().with_agents(600, 7).unwrap();
+    let mut run = LorrRun::new(&problem, LorrConfig::default()).unwrap();
+    for _ in 0..60 {
+        run.step();
+        run.validate().expect("every step replays");
+    }
+    assert!(run.report().moves > 0);
+}
+
+#[test]
+fn the_same_actions_on_one_thread_and_on_two() {
+    let problem = random01().with_agents(300, 3).unwrap();
+    let play = |threads: usize| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+            .install(|| {
+                let mut run = LorrRun::new(&problem, LorrConfig::default()).unwrap();
+                run.play(150);
+                (run.actions().to_vec(), run.report().tasks_finished)
+            })
+    };
+    let one = play(1);
+    assert!(one.1 > 0);
+    assert_eq!(one, play(2));
+    // The same through the CLI's --threads.
+    let dir = tempfile::tempdir().unwrap();
+    let problem = shipped("RANDOM-02.json");
+    let outs: Vec<serde_json::Value> = ["1", "2"]
+        .iter()
+        .map(|threads| {
+            let out = dir.path().join(format!("{threads}.json"));
+            ok(&[
+                "lorr",
+                problem.to_str().unwrap(),
+                "--steps",
+                "120",
+                "--step-ms",
+                "0",
+                "--threads",
+                threads,
+                "--out",
+                out.to_str().unwrap(),
+            ]);
+            json_file(&out)
+        })
+        .collect();
+    assert_eq!(outs[0]["actualPaths"], outs[1]["actualPaths"]);
+    assert_eq!(outs[0]["events"], outs[1]["events"]);
+}
+
+#[test]
+fn agents_are_placed_on_distinct_free_cells_within_bounds() {
+    let p = random01();
+    let free = p.grid.walkable_count();
+    let full = p.clone().with_agents(free, 1).unwrap();
+    let mut cells = full.starts.clone();
+    cells.sort_unstable();
+    cells.dedup();
+    assert_eq!(cells.len(), free);
+    assert!(cells.iter().all(|&c| p.grid.is_walkable(c)));
+    // The same seed, the same cells; the reveal pool scales with the team.
+    let a = p.clone().with_agents(50, 9).unwrap();
+    assert_eq!(a.starts, p.clone().with_agents(50, 9).unwrap().starts);
+    assert_eq!(a.reveal, 75);
+    assert!(p.clone().with_agents(0, 1).is_err());
+    assert!(p.clone().with_agents(free + 1, 1).is_err());
+
+    let problem = shipped("RANDOM-01.json");
+    let problem = problem.to_str().unwrap();
+    let o = throng(&["lorr", problem, "--agents", "820", "--steps", "1"]);
+    assert_one_line_error(&o, "--agents 820: the map of RANDOM-01 has 819 free cells");
+    let o = throng(&["lorr", problem, "--agents", "0", "--steps", "1"]);
+    assert_one_line_error(&o, "--agents 0");
+    // A full map: nobody can move, every step is valid all the same.
+    let v: serde_json::Value = serde_json::from_str(&ok(&[
+        "lorr", problem, "--agents", "819", "--steps", "5", "--json",
+    ]))
+    .unwrap();
+    assert_eq!(v["agents"], 819);
+}
+
+#[test]
+fn step_limits_and_threads_are_checked() {
+    let problem = shipped("RANDOM-01.json");
+    let problem = problem.to_str().unwrap();
+    for (flag, value, want) in [
+        ("--step-ms", "-1", "--step-ms"),
+        ("--step-ms", "60001", "must be at most 60000"),
+        ("--threads", "0", "--threads"),
+        ("--threads", "257", "must be at most 256"),
+    ] {
+        let o = throng(&["lorr", problem, "--steps", "1", flag, value]);
+        assert_one_line_error(&o, want);
+    }
+    let o = throng(&[
+        "lorr",
+        problem,
+        "--planner",
+        "pibt",
+        "--action-model",
+        "free",
+    ]);
+    assert_one_line_error(&o, "--planner pibt plans turning robots");
+    // A limit is reported with the steps over it; none without.
+    for limit in ["0", "1", "100"] {
+        let o = throng(&[
+            "lorr",
+            problem,
+            "--steps",
+            "20",
+            "--step-ms",
+            limit,
+            "--json",
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert!(v["steps_over_limit"].as_u64().unwrap() <= 20);
+        assert!(v["p99_step_ms"].as_f64().unwrap() <= v["max_step_ms"].as_f64().unwrap());
+        if limit == "0" {
+            assert_eq!(v["steps_over_limit"], 0);
+        }
+    }
+}
