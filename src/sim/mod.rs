@@ -10,6 +10,7 @@ mod agent;
 mod command;
 mod config;
 pub mod control;
+mod events;
 mod metrics;
 mod move_context;
 mod movement;
@@ -25,10 +26,12 @@ pub use agent::{Agent, AgentId, AgentSet, AgentState};
 pub use command::Command;
 pub use config::{ConflictMode, SimConfig};
 pub use control::{ActionOutcome, AgentAction};
+pub use events::{
+    Arrival, ArrivalKind, GoalChange, Move, PlanMade, PlanReason, TickEvents,
+};
 pub use metrics::{Metrics, RunSummary, StableHasher, TickReport};
-pub use move_context::MovementTotals;
 pub use movement::MovementStage;
 pub use occupancy::Occupancy;
-pub use planning::{PlanningStage, PlanningTotals};
+pub use planning::PlanningStage;
 pub use runner::{RunnerConfig, RunnerStopped, SimulationHandle, WhenFull};
 pub use simulation::Simulation;
