@@ -231,6 +231,14 @@ impl TickEvents {
         self.goals.push(GoalChange { agent, goal });
     }
 
+    /// Whether there is an agent added or removed, a goal given or a map edit.
+    pub(crate) fn has_agent_or_map_events(&self) -> bool {
+        !(self.goals.is_empty()
+            && self.cells.is_empty()
+            && self.added.is_empty()
+            && self.removed.is_empty())
+    }
+
     /// Appends `other`'s agent and map events (the calls made between ticks) to these.
     pub(crate) fn absorb_calls(&mut self, other: &TickEvents) {
         self.goals.extend_from_slice(&other.goals);

@@ -193,6 +193,12 @@ impl Simulation {
         &self.events
     }
 
+    /// Whether calls made since the last tick changed agents or the map (they will be in the
+    /// next tick's events, not in [`last_events`](Self::last_events)).
+    pub(crate) fn calls_pending(&self) -> bool {
+        self.calls.has_agent_or_map_events()
+    }
+
     /// Which agent is on each cell (maintained when conflicts are on).
     pub fn occupancy(&self) -> &Occupancy {
         &self.occupancy

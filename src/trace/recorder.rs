@@ -1,4 +1,11 @@
 //! Recording a running simulation.
+//!
+//! After each tick the recorder writes what changed, read from the tick's events
+//! ([`crate::sim::TickEvents`]): the map cells edited, the agents removed and added, and one
+//! move byte per followed agent, which is a wait for every agent the events do not name. When
+//! the events do not cover everything since the last record (a tick not recorded, or calls
+//! made after the tick), it compares the whole crowd with what it saw last instead; both ways
+//! write the same bytes.
 
 use std::io::Write;
 use std::time::{Duration, Instant};
@@ -7,7 +14,7 @@ use super::format::*;
 use super::writer::put_event;
 use super::{Event, TraceAgent, TraceMap, TraceWriter};
 use crate::error::{Error, Result};
-use crate::grid::CellId;
+use crate::grid::{CellChange, CellId};
 use crate::sim::{AgentId, Simulation};
 
 /// How [`TraceRecorder`] writes.
@@ -38,18 +45,40 @@ struct Tracked {
     goal: Option<CellId>,
 }
 
+/// The agent a slot holds, as the recorder follows it.
+#[derive(Debug, Clone, Copy)]
+struct SlotEntry {
+    generation: u32,
+    /// Its agent number in the trace.
+    number: u32,
+    /// Its index in [`TraceRecorder::live`].
+    index: u32,
+}
+
+/// `touched` flag: the events name a move of the agent.
+const MOVED: u8 = 1;
+/// `touched` flag: the events name a goal given to the agent.
+const GOAL: u8 = 2;
+
 /// Writes a trace of a [`Simulation`]: made from the simulation before the ticks to record
 /// (the map and the agents as they are), then [`record`](Self::record) after every
-/// [`Simulation::step`], then [`finish`](Self::finish). It compares the simulation with what it
-/// saw last: map cells that changed, agents added and removed, every live agent's step and new
-/// goal. Records are written as they are made: nothing accumulates in memory.
+/// [`Simulation::step`], then [`finish`](Self::finish). It writes what the tick's events say
+/// changed (see the module docs): map cells, agents added and removed, every live agent's step
+/// and new goal. Records are written as they are made: nothing accumulates in memory.
 pub struct TraceRecorder<W: Write> {
     writer: TraceWriter<W>,
     width: u32,
     /// Followed agents, by trace number (`live[i]` is not agent number `i` once some left).
     live: Vec<Tracked>,
-    /// Generation and trace number of the agent each slot holds, by slot.
-    slots: Vec<Option<(u32, u32)>>,
+    /// The agent each slot holds, by slot.
+    slots: Vec<Option<SlotEntry>>,
+    /// [`Simulation::tick`] when the recorder last caught up with the simulation.
+    next_tick: u64,
+    /// Per index of `live`: what the tick's events name ([`MOVED`], [`GOAL`]); all 0 between
+    /// records.
+    touched: Vec<u8>,
+    /// Scratch: live indices, slots or cells to write in order.
+    order: Vec<u32>,
     walkable: Vec<bool>,
     /// [`crate::Grid::wall_edits`] when `walkable` was last compared.
     wall_edits: u64,
@@ -109,7 +138,7 @@ impl<W: Write> TraceRecorder<W> {
         TraceMap,
         Vec<TraceAgent>,
         Vec<Tracked>,
-        Vec<Option<(u32, u32)>>,
+        Vec<Option<SlotEntry>>,
     ) {
         let grid = sim.grid();
         let walkable = grid.walkable_table().to_vec();
@@ -123,7 +152,11 @@ impl<W: Write> TraceRecorder<W> {
         let mut live = Vec::with_capacity(sim.agents().len());
         let mut slots = vec![None; sim.agents().slot_count()];
         for (id, agent) in sim.agents().iter() {
-            slots[id.index() as usize] = Some((id.generation(), live.len() as u32));
+            slots[id.index() as usize] = Some(SlotEntry {
+                generation: id.generation(),
+                number: live.len() as u32,
+                index: live.len() as u32,
+            });
             agents.push(TraceAgent {
                 cell: agent.position(),
                 goal: agent.goal(),
@@ -142,7 +175,7 @@ impl<W: Write> TraceRecorder<W> {
         writer: TraceWriter<W>,
         map: TraceMap,
         live: Vec<Tracked>,
-        slots: Vec<Option<(u32, u32)>>,
+        slots: Vec<Option<SlotEntry>>,
         sim: &Simulation,
         t0: Instant,
     ) -> Self {
@@ -150,8 +183,11 @@ impl<W: Write> TraceRecorder<W> {
             writer,
             width: map.width,
             next_id: live.len() as u32,
+            touched: vec![0; live.len()],
             live,
             slots,
+            next_tick: sim.tick(),
+            order: Vec::new(),
             walkable: map.walkable,
             wall_edits: sim.grid().wall_edits(),
             body: Vec::new(),
@@ -176,6 +212,141 @@ impl<W: Write> TraceRecorder<W> {
         self.event_count = 0;
         let mut moves = std::mem::take(&mut self.body);
         moves.clear();
+        let events = sim.last_events();
+        let covered = events.tick() == self.next_tick
+            && sim.tick() == self.next_tick + 1
+            && !sim.calls_pending();
+        let result = if covered {
+            self.changes_from_events(sim, &mut moves)
+        } else {
+            self.changes_by_comparing(sim, &mut moves)
+        };
+        self.next_tick = sim.tick();
+        self.wall_edits = sim.grid().wall_edits();
+        let result = result.and_then(|()| {
+            // Each record: the event count, the events, the moves.
+            let mut body = Vec::with_capacity(10 + self.events.len() + moves.len());
+            put_varint(&mut body, self.event_count);
+            body.extend_from_slice(&self.events);
+            body.extend_from_slice(&moves);
+            self.writer.write_tick_body(&body).map_err(io_error)
+        });
+        self.body = moves;
+        self.spent += t0.elapsed();
+        result
+    }
+
+    /// The record's events and moves from the tick's events, which cover every change since
+    /// the last record.
+    fn changes_from_events(&mut self, sim: &Simulation, moves: &mut Vec<u8>) -> Result<()> {
+        let events = sim.last_events();
+        // Map cells whose walkability changed, in cell order.
+        if !events.cell_changes().is_empty() {
+            self.order.clear();
+            self.order
+                .extend(events.cell_changes().iter().filter_map(|c| match *c {
+                    CellChange::SetWalkable { cell, .. } => Some(cell),
+                    CellChange::SetCost { .. } => None,
+                }));
+            self.order.sort_unstable();
+            self.order.dedup();
+            let now = sim.grid().walkable_table();
+            for k in 0..self.order.len() {
+                let cell = self.order[k];
+                let open = now[cell as usize];
+                if open != std::mem::replace(&mut self.walkable[cell as usize], open) {
+                    self.event(&if open {
+                        Event::Open(cell)
+                    } else {
+                        Event::Block(cell)
+                    });
+                }
+            }
+        }
+        // Agents that left, by agent number.
+        if !events.removed().is_empty() {
+            self.order.clear();
+            for &id in events.removed() {
+                if let Some(entry) = self.entry(id) {
+                    self.order.push(entry.index);
+                }
+            }
+            self.order.sort_unstable();
+            for k in 0..self.order.len() {
+                let id = self.live[self.order[k] as usize].id;
+                let number = self.number_of_removed(id);
+                self.slots[id.index() as usize] = None;
+                self.event(&Event::Remove(number));
+            }
+            let mut gone = self.order.iter().peekable();
+            let mut kept = 0;
+            for i in 0..self.live.len() {
+                if gone.peek() == Some(&&(i as u32)) {
+                    gone.next();
+                    continue;
+                }
+                let t = self.live[i];
+                self.live[kept] = t;
+                if let Some(entry) = &mut self.slots[t.id.index() as usize] {
+                    entry.index = kept as u32;
+                }
+                kept += 1;
+            }
+            self.live.truncate(kept);
+        }
+        // Moves and new goals: a wait for every agent the events do not name.
+        self.touched.resize(self.live.len(), 0);
+        for m in events.moves() {
+            if let Some(entry) = self.entry(m.agent) {
+                self.touched[entry.index as usize] |= MOVED;
+            }
+        }
+        for g in events.goal_changes() {
+            if let Some(entry) = self.entry(g.agent) {
+                self.touched[entry.index as usize] |= GOAL;
+            }
+        }
+        let agents = sim.agents();
+        let positions = agents.positions();
+        moves.reserve(self.live.len());
+        for (i, flags) in self.touched.iter_mut().enumerate() {
+            if *flags == 0 {
+                moves.push(MOVE_WAIT);
+                continue;
+            }
+            let t = &mut self.live[i];
+            let cell = positions[t.id.index() as usize];
+            let goal = if *flags & GOAL != 0 {
+                agents.get(t.id).and_then(|a| a.goal())
+            } else {
+                t.goal
+            };
+            *flags = 0;
+            write_move(moves, self.width, t, cell, goal);
+        }
+        // Agents that arrived, in slot order.
+        if !events.added().is_empty() {
+            self.order.clear();
+            let slots = &self.slots;
+            self.order.extend(
+                events
+                    .added()
+                    .iter()
+                    .filter(|&&id| agents.get(id).is_some() && entry_in(slots, id).is_none())
+                    .map(|id| id.index()),
+            );
+            self.order.sort_unstable();
+            self.order.dedup();
+            for k in 0..self.order.len() {
+                let id = agents.id_at(self.order[k]).expect("live");
+                self.add(sim, id)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The record's events and moves by comparing `sim` with what the recorder saw last.
+    fn changes_by_comparing(&mut self, sim: &Simulation, moves: &mut Vec<u8>) -> Result<()> {
         // Map cells that changed.
         let now = sim.grid().walkable_table();
         if sim.grid().wall_edits() != self.wall_edits && now != self.walkable.as_slice() {
@@ -191,84 +362,74 @@ impl<W: Write> TraceRecorder<W> {
                 }
             }
         }
-        self.wall_edits = sim.grid().wall_edits();
         // Agents that left, and the moves of those still here.
         let agents = sim.agents();
         let mut kept = 0;
         for i in 0..self.live.len() {
             let t = self.live[i];
-            let trace_id = self.trace_id(t.id);
             let Some(agent) = agents.get(t.id) else {
+                let number = self.number_of_removed(t.id);
                 self.slots[t.id.index() as usize] = None;
-                put_event(&mut self.events, &Event::Remove(trace_id));
-                self.event_count += 1;
+                self.event(&Event::Remove(number));
                 continue;
             };
-            let (cell, goal) = (agent.position(), agent.goal());
-            let (code, jump) = match step_code(self.width, t.cell, cell) {
-                Some(code) => (code, false),
-                None => (MOVE_JUMP, true),
-            };
-            let new_goal = goal != t.goal;
-            moves.push(code | if new_goal { MOVE_NEW_GOAL } else { 0 });
-            if jump {
-                put_varint(&mut moves, u64::from(cell));
+            let mut t = t;
+            write_move(moves, self.width, &mut t, agent.position(), agent.goal());
+            self.live[kept] = t;
+            if let Some(entry) = &mut self.slots[t.id.index() as usize] {
+                entry.index = kept as u32;
             }
-            if new_goal {
-                put_varint(&mut moves, goal_code(goal));
-            }
-            self.live[kept] = Tracked {
-                id: t.id,
-                cell,
-                goal,
-            };
             kept += 1;
         }
         self.live.truncate(kept);
         // Agents that arrived (in slot order).
         if agents.len() != self.live.len() {
-            if self.slots.len() < agents.slot_count() {
-                self.slots.resize(agents.slot_count(), None);
-            }
-            for (id, agent) in agents.iter() {
-                let slot = &mut self.slots[id.index() as usize];
-                if slot.is_some_and(|(generation, _)| generation == id.generation()) {
-                    continue;
+            for (id, _) in agents.iter() {
+                if self.entry(id).is_none() {
+                    self.add(sim, id)?;
                 }
-                let number = self.next_id;
-                if u64::from(number) >= MAX_AGENTS {
-                    return Err(Error::Invalid(format!(
-                        "a trace holds at most {MAX_AGENTS} agents over a run"
-                    )));
-                }
-                *slot = Some((id.generation(), number));
-                self.next_id += 1;
-                let (cell, goal) = (agent.position(), agent.goal());
-                put_event(
-                    &mut self.events,
-                    &Event::Add(TraceAgent {
-                        cell,
-                        goal,
-                        group: None,
-                    }),
-                );
-                self.event_count += 1;
-                self.live.push(Tracked { id, cell, goal });
             }
         }
-        // Each record: the event count, the events, the moves.
-        let mut body = Vec::with_capacity(10 + self.events.len() + moves.len());
-        put_varint(&mut body, self.event_count);
-        body.extend_from_slice(&self.events);
-        body.extend_from_slice(&moves);
-        let result = self.writer.write_tick_body(&body).map_err(io_error);
-        self.body = moves;
-        self.spent += t0.elapsed();
-        result
+        Ok(())
     }
 
-    fn trace_id(&self, id: AgentId) -> u32 {
-        self.slots[id.index() as usize].map_or(0, |(_, n)| n)
+    /// The slot entry of `id` when the recorder follows it.
+    fn entry(&self, id: AgentId) -> Option<SlotEntry> {
+        entry_in(&self.slots, id)
+    }
+
+    /// The agent number of a followed agent that left (0 for an agent never followed, which
+    /// does not happen).
+    fn number_of_removed(&self, id: AgentId) -> u32 {
+        self.slots[id.index() as usize].map_or(0, |e| e.number)
+    }
+
+    /// Starts following the live agent `id` of `sim`: its add event, the next agent number.
+    fn add(&mut self, sim: &Simulation, id: AgentId) -> Result<()> {
+        let number = self.next_id;
+        if u64::from(number) >= MAX_AGENTS {
+            return Err(Error::Invalid(format!(
+                "a trace holds at most {MAX_AGENTS} agents over a run"
+            )));
+        }
+        let agent = sim.agents().get(id).expect("live");
+        if self.slots.len() < sim.agents().slot_count() {
+            self.slots.resize(sim.agents().slot_count(), None);
+        }
+        self.slots[id.index() as usize] = Some(SlotEntry {
+            generation: id.generation(),
+            number,
+            index: self.live.len() as u32,
+        });
+        self.next_id += 1;
+        let (cell, goal) = (agent.position(), agent.goal());
+        self.event(&Event::Add(TraceAgent {
+            cell,
+            goal,
+            group: None,
+        }));
+        self.live.push(Tracked { id, cell, goal });
+        Ok(())
     }
 
     /// Ticks recorded so far.
@@ -301,6 +462,36 @@ impl<W: Write> TraceRecorder<W> {
     pub fn finish_with_size(self) -> Result<(W, u64)> {
         self.writer.finish().map_err(io_error)
     }
+}
+
+/// The entry of `id` in `slots` when the recorder follows it.
+#[inline]
+fn entry_in(slots: &[Option<SlotEntry>], id: AgentId) -> Option<SlotEntry> {
+    slots
+        .get(id.index() as usize)
+        .copied()
+        .flatten()
+        .filter(|e| e.generation == id.generation())
+}
+
+/// Appends the move byte of the followed agent `t` now on `cell` with `goal` (a jump's cell and
+/// a new goal after it), and updates `t`.
+#[inline]
+fn write_move(moves: &mut Vec<u8>, width: u32, t: &mut Tracked, cell: CellId, goal: Option<CellId>) {
+    let (code, jump) = match step_code(width, t.cell, cell) {
+        Some(code) => (code, false),
+        None => (MOVE_JUMP, true),
+    };
+    let new_goal = goal != t.goal;
+    moves.push(code | if new_goal { MOVE_NEW_GOAL } else { 0 });
+    if jump {
+        put_varint(moves, u64::from(cell));
+    }
+    if new_goal {
+        put_varint(moves, goal_code(goal));
+    }
+    t.cell = cell;
+    t.goal = goal;
 }
 
 fn io_error(e: std::io::Error) -> Error {
