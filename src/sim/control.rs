@@ -57,8 +57,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::agent::{Agent, AgentState};
-use super::move_context::MoveContext;
 use super::events::ArrivalKind;
+use super::move_context::MoveContext;
 use super::route::{self, Arrived};
 use crate::grid::{CellId, Direction, Grid};
 

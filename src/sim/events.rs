@@ -218,7 +218,13 @@ impl TickEvents {
     }
 
     #[inline]
-    pub(crate) fn arrive(&mut self, agent: AgentId, cell: CellId, kind: ArrivalKind, counted: bool) {
+    pub(crate) fn arrive(
+        &mut self,
+        agent: AgentId,
+        cell: CellId,
+        kind: ArrivalKind,
+        counted: bool,
+    ) {
         self.arrivals.push(Arrival {
             agent,
             cell,

@@ -26,9 +26,7 @@ pub use agent::{Agent, AgentId, AgentSet, AgentState};
 pub use command::Command;
 pub use config::{ConflictMode, SimConfig};
 pub use control::{ActionOutcome, AgentAction};
-pub use events::{
-    Arrival, ArrivalKind, GoalChange, Move, PlanMade, PlanReason, TickEvents,
-};
+pub use events::{Arrival, ArrivalKind, GoalChange, Move, PlanMade, PlanReason, TickEvents};
 pub use metrics::{Metrics, RunSummary, StableHasher, TickReport};
 pub use movement::MovementStage;
 pub use occupancy::Occupancy;

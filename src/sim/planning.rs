@@ -498,11 +498,21 @@ mod tests {
         let nav = NavGraph::build(&grid, &NavOptions::default()).unwrap();
         assert!(events.plans().is_empty());
         stage
-            .run(&grid, &mut agents, &occupancy, &config, Some(&nav), &mut events)
+            .run(
+                &grid,
+                &mut agents,
+                &occupancy,
+                &config,
+                Some(&nav),
+                &mut events,
+            )
             .unwrap();
         let plan = events.plans()[0];
         assert_eq!(events.plans().len(), 1);
-        assert_eq!((plan.agent, plan.reason, plan.found), (id, PlanReason::NewGoal, true));
+        assert_eq!(
+            (plan.agent, plan.reason, plan.found),
+            (id, PlanReason::NewGoal, true)
+        );
         let agent = agents.get(id).unwrap();
         assert_eq!(agent.state, AgentState::Moving);
         assert_eq!(agent.path.first(), Some(&start));

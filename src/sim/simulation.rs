@@ -728,7 +728,11 @@ impl Simulation {
                 }
             }
             for slot in 0..self.agents.slot_count() as u32 {
-                if self.agents.at(slot).is_some_and(|a| a.state == AgentState::NoPath) {
+                if self
+                    .agents
+                    .at(slot)
+                    .is_some_and(|a| a.state == AgentState::NoPath)
+                {
                     self.assign_lifelong_goal(slot);
                 }
             }

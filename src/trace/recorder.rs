@@ -79,6 +79,8 @@ pub struct TraceRecorder<W: Write> {
     touched: Vec<u8>,
     /// Scratch: live indices, slots or cells to write in order.
     order: Vec<u32>,
+    /// Records made from the events (the others compared the crowd).
+    from_events: u64,
     walkable: Vec<bool>,
     /// [`crate::Grid::wall_edits`] when `walkable` was last compared.
     wall_edits: u64,
@@ -188,6 +190,7 @@ impl<W: Write> TraceRecorder<W> {
             slots,
             next_tick: sim.tick(),
             order: Vec::new(),
+            from_events: 0,
             walkable: map.walkable,
             wall_edits: sim.grid().wall_edits(),
             body: Vec::new(),
@@ -207,16 +210,24 @@ impl<W: Write> TraceRecorder<W> {
     /// # Errors
     /// [`Error::Trace`] when writing fails.
     pub fn record(&mut self, sim: &Simulation) -> Result<()> {
+        self.record_with(sim, false)
+    }
+
+    /// [`record`](Self::record), comparing the whole crowd when `compare` even if the events
+    /// cover the tick (for the tests that check both ways write the same bytes).
+    fn record_with(&mut self, sim: &Simulation, compare: bool) -> Result<()> {
         let t0 = Instant::now();
         self.events.clear();
         self.event_count = 0;
         let mut moves = std::mem::take(&mut self.body);
         moves.clear();
         let events = sim.last_events();
-        let covered = events.tick() == self.next_tick
+        let covered = !compare
+            && events.tick() == self.next_tick
             && sim.tick() == self.next_tick + 1
             && !sim.calls_pending();
         let result = if covered {
+            self.from_events += 1;
             self.changes_from_events(sim, &mut moves)
         } else {
             self.changes_by_comparing(sim, &mut moves)
@@ -477,7 +488,13 @@ fn entry_in(slots: &[Option<SlotEntry>], id: AgentId) -> Option<SlotEntry> {
 /// Appends the move byte of the followed agent `t` now on `cell` with `goal` (a jump's cell and
 /// a new goal after it), and updates `t`.
 #[inline]
-fn write_move(moves: &mut Vec<u8>, width: u32, t: &mut Tracked, cell: CellId, goal: Option<CellId>) {
+fn write_move(
+    moves: &mut Vec<u8>,
+    width: u32,
+    t: &mut Tracked,
+    cell: CellId,
+    goal: Option<CellId>,
+) {
     let (code, jump) = match step_code(width, t.cell, cell) {
         Some(code) => (code, false),
         None => (MOVE_JUMP, true),
@@ -496,4 +513,97 @@ fn write_move(moves: &mut Vec<u8>, width: u32, t: &mut Tracked, cell: CellId, go
 
 fn io_error(e: std::io::Error) -> Error {
     Error::Trace(e.into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::grid::{CellChange, Grid};
+    use crate::sim::{Command, ConflictMode, SimConfig};
+
+    /// A lifelong crowd with everything a record carries: agents added and removed (by
+    /// commands and by calls, slots reused), goals given, map edits, and calls made after a
+    /// tick and a tick left unrecorded (which the events do not cover).
+    fn busy_tick(sim: &mut Simulation, tick: u32) {
+        let ids: Vec<AgentId> = sim.agents().iter().map(|(id, _)| id).collect();
+        match tick {
+            5 => sim.queue(Command::RemoveAgent(ids[3])),
+            6 => sim.queue(Command::AddAgent {
+                start: 19,
+                goal: Some(0),
+            }),
+            9 => {
+                sim.remove_agent(ids[5]).unwrap();
+                sim.remove_agent(ids[0]).unwrap();
+                sim.add_agent(139, None).unwrap();
+                sim.add_agent(138, Some(3)).unwrap();
+            }
+            12 | 30 => sim.queue(Command::ChangeMap(
+                CellChange::rect(sim.grid(), 14, 6, 16, 7, tick == 30).unwrap(),
+            )),
+            14 => sim
+                .change_map(&[CellChange::rect(sim.grid(), 0, 7, 1, 7, false).unwrap()].concat())
+                .unwrap(),
+            15 => sim.set_goal(ids[4], 80).unwrap(),
+            _ => {}
+        }
+        sim.step();
+    }
+
+    fn busy_sim() -> Simulation {
+        let rows = [
+            "....................",
+            "....######..........",
+            "....#...............",
+            "....#.......#####...",
+            "....................",
+            "..........#.........",
+            "..........#.........",
+            "....................",
+        ];
+        let config = SimConfig {
+            lifelong: true,
+            conflicts: ConflictMode::Pibt,
+            seed: 3,
+            ..SimConfig::default()
+        };
+        let mut sim = Simulation::new(Grid::from_ascii(&rows.join("\n")).unwrap(), config);
+        let open: Vec<CellId> = (0..160).filter(|&c| sim.grid().is_walkable(c)).collect();
+        for i in 0..12 {
+            let (start, goal) = (open[i * 11 % open.len()], open[open.len() - 1 - i * 7]);
+            sim.add_agent(start, Some(goal)).unwrap();
+        }
+        sim
+    }
+
+    /// Records from the events write the bytes that comparing the crowd writes.
+    #[test]
+    fn events_and_comparing_write_the_same_trace() {
+        let mut sim = busy_sim();
+        let options = TraceOptions {
+            compress: false,
+            groups: Vec::new(),
+        };
+        let mut by_events = TraceRecorder::new(Vec::new(), &sim, &options).unwrap();
+        let mut by_comparing = TraceRecorder::new(Vec::new(), &sim, &options).unwrap();
+        for tick in 0..60 {
+            busy_tick(&mut sim, tick);
+            if tick == 20 {
+                // Calls after the tick: the next record compares.
+                let id = sim.agents().iter().nth(2).unwrap().0;
+                sim.set_goal(id, 45).unwrap();
+            }
+            if tick == 40 {
+                // A tick not recorded: the next record compares.
+                busy_tick(&mut sim, 100);
+            }
+            by_events.record(&sim).unwrap();
+            by_comparing.record_with(&sim, true).unwrap();
+        }
+        assert_eq!(by_events.from_events, 58, "two records had to compare");
+        assert_eq!(by_comparing.from_events, 0);
+        let (a, b) = (by_events.finish().unwrap(), by_comparing.finish().unwrap());
+        assert!(a.len() > 1000);
+        assert!(a == b, "the same bytes");
+    }
 }
