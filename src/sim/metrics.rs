@@ -252,10 +252,10 @@ impl Default for Metrics {
 }
 
 impl Metrics {
-    /// Records a finished tick: its report, and the latencies of its plans from its events
-    /// (every plan; the repairs, D* Lite plans that resumed an earlier search; the replans,
-    /// plans for a map change or around blocking agents that were not repairs).
-    pub fn record_tick(&mut self, report: &TickReport, events: &TickEvents) {
+    /// Records the latencies of a tick's plans from its events: every plan; the repairs
+    /// (D* Lite plans that resumed an earlier search); the replans (plans for a map change or
+    /// around blocking agents that were not repairs).
+    pub fn record_events(&mut self, events: &TickEvents) {
         for plan in events.plans() {
             let ns = plan.nanos.max(1);
             let record = |h: &mut Histogram<u64>| {
@@ -269,6 +269,10 @@ impl Metrics {
                 record(&mut self.replan_ns);
             }
         }
+    }
+
+    /// Records a finished tick's report.
+    pub fn record_tick(&mut self, report: &TickReport) {
         let s = &mut self.summary;
         self.tick_ns
             .record(((report.wall_ms * 1e6) as u64).max(1))

@@ -759,7 +759,8 @@ impl Simulation {
         report.planning_ms = ms(t1, t2);
         report.movement_ms = ms(t2, t3);
         report.wall_ms = ms(t0, Instant::now());
-        self.metrics.record_tick(&report, &self.events);
+        self.metrics.record_events(&self.events);
+        self.metrics.record_tick(&report);
         self.tick += 1;
         report
     }
