@@ -85,7 +85,7 @@ pub struct Arrival {
     /// Stepped onto it, or found standing on it.
     pub kind: ArrivalKind,
     /// Whether it counts as a goal reached ([`crate::sim::TickReport::goals_reached`]): not
-    /// for a step back onto a goal the agent had reached and been moved off.
+    /// for an agent back on a goal it had reached and been moved off (see `sim::route`).
     pub counted: bool,
 }
 

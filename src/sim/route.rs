@@ -12,6 +12,12 @@
 //! the time the goal was given, is then the ticks played to reach it (0 for a goal given where
 //! the agent stands, the MAPF convention).
 //!
+//! # Arrival: one rule for what counts
+//! A goal counts once per trip ([`crate::sim::TickReport::goals_reached`], and a lifelong run's
+//! next goal): an agent moved off a goal it had reached (pushed by PIBT, or by an action) that
+//! comes to stand on it again, by a step or found there by a plan, arrives again (its
+//! `arrived_at` is the new time) but does not count it again.
+//!
 //! # Pushed off the route
 //! An agent pushed onto a cell off its route does not replan. Its route is spliced: the new
 //! cell is written just before the best route cell it is one move from (the cells skipped are
@@ -47,20 +53,16 @@ pub(crate) type Arrived = Option<bool>;
 /// rule of the module docs) and returns whether that counts as a goal reached; the caller
 /// records the arrival.
 ///
-/// A goal counts once per trip: an agent moved off a goal it had reached that steps back onto
-/// it does not count it again. An agent found standing on its goal always counts it (the
-/// planning phase and the controlled agents' settling have always counted so, and the
-/// recorded results of runs depend on it).
+/// A goal counts once per trip: an agent moved off a goal it had reached that comes to stand
+/// on it again, stepping back onto it or found there by a plan, does not count it again.
 pub(crate) fn arrive(agent: &mut Agent, tick: u64, how: ArrivalKind) -> bool {
     agent.state = AgentState::Arrived;
-    match how {
-        ArrivalKind::Stepped => {
-            agent.arrived_at = Some(tick + 1);
-            if std::mem::take(&mut agent.left_goal) {
-                return false; // back on a goal it had reached: not a new goal
-            }
-        }
-        ArrivalKind::Standing => agent.arrived_at = Some(tick),
+    agent.arrived_at = Some(match how {
+        ArrivalKind::Stepped => tick + 1,
+        ArrivalKind::Standing => tick,
+    });
+    if std::mem::take(&mut agent.left_goal) {
+        return false; // back on a goal it had reached: not a new goal
     }
     agent.goals_reached += 1;
     true
@@ -290,9 +292,13 @@ mod tests {
         assert!(!arrive(&mut agent, 5, ArrivalKind::Stepped));
         assert_eq!((agent.arrived_at, agent.goals_reached), (Some(6), 1));
         assert!(!agent.left_goal);
-        // Found standing on it by a plan, it counts (as it always has).
+        // Found standing on it by a plan, it does not count either.
         leave_goal(&mut agent);
-        assert!(arrive(&mut agent, 9, ArrivalKind::Standing));
-        assert_eq!((agent.arrived_at, agent.goals_reached), (Some(9), 2));
+        assert!(!arrive(&mut agent, 9, ArrivalKind::Standing));
+        assert_eq!((agent.arrived_at, agent.goals_reached), (Some(9), 1));
+        // A new goal counts.
+        agent.set_goal(0, 10);
+        assert!(arrive(&mut agent, 10, ArrivalKind::Standing));
+        assert_eq!((agent.arrived_at, agent.goals_reached), (Some(10), 2));
     }
 }
