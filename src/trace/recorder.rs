@@ -14,7 +14,7 @@ use super::format::*;
 use super::writer::put_event;
 use super::{Event, TraceAgent, TraceMap, TraceWriter};
 use crate::error::{Error, Result};
-use crate::grid::{CellChange, CellId};
+use crate::grid::{CellChange, CellId, Direction};
 use crate::sim::{AgentId, Simulation};
 
 /// How [`TraceRecorder`] writes.
@@ -81,6 +81,9 @@ pub struct TraceRecorder<W: Write> {
     order: Vec<u32>,
     /// Records made from the events (the others compared the crowd).
     from_events: u64,
+    /// Per direction: the cell id change of a step, the column change and the move byte
+    /// (empty for grids under 3 cells wide, where the change is ambiguous).
+    steps: Vec<(i64, i64, u8)>,
     walkable: Vec<bool>,
     /// [`crate::Grid::wall_edits`] when `walkable` was last compared.
     wall_edits: u64,
@@ -191,6 +194,19 @@ impl<W: Write> TraceRecorder<W> {
             next_tick: sim.tick(),
             order: Vec::new(),
             from_events: 0,
+            steps: if map.width >= 3 {
+                Direction::ALL
+                    .iter()
+                    .map(|d| {
+                        let (dx, dy) = d.delta();
+                        let (dx, dy) = (i64::from(dx), i64::from(dy));
+                        let code = MOVE_FIRST_DIRECTION + d.index() as u8;
+                        (dy * i64::from(map.width) + dx, dx, code)
+                    })
+                    .collect()
+            } else {
+                Vec::new()
+            },
             walkable: map.walkable,
             wall_edits: sim.grid().wall_edits(),
             body: Vec::new(),
@@ -327,6 +343,15 @@ impl<W: Write> TraceRecorder<W> {
             }
             let t = &mut self.live[i];
             let cell = positions[t.id.index() as usize];
+            if *flags == MOVED
+                && let Some(code) = neighbour_code(&self.steps, self.width, t.cell, cell)
+            {
+                // The common case, a step and no new goal: one byte.
+                *flags = 0;
+                moves.push(code);
+                t.cell = cell;
+                continue;
+            }
             let goal = if *flags & GOAL != 0 {
                 agents.get(t.id).and_then(|a| a.goal())
             } else {
@@ -485,6 +510,17 @@ fn entry_in(slots: &[Option<SlotEntry>], id: AgentId) -> Option<SlotEntry> {
         .filter(|e| e.generation == id.generation())
 }
 
+/// The move byte of a step from `from` to `to`, when they are neighbours ([`step_code`] for
+/// a step, without its divisions but one), from the grid's `steps`.
+#[inline]
+fn neighbour_code(steps: &[(i64, i64, u8)], width: u32, from: CellId, to: CellId) -> Option<u8> {
+    let delta = i64::from(to) - i64::from(from);
+    let &(_, dx, code) = steps.iter().find(|s| s.0 == delta)?;
+    // A step east from the last column lands on the next row's first cell: not a neighbour.
+    let x = i64::from(from % width);
+    (dx == 0 || (0..i64::from(width)).contains(&(x + dx))).then_some(code)
+}
+
 /// Appends the move byte of the followed agent `t` now on `cell` with `goal` (a jump's cell and
 /// a new goal after it), and updates `t`.
 #[inline]
@@ -574,6 +610,25 @@ mod tests {
             sim.add_agent(start, Some(goal)).unwrap();
         }
         sim
+    }
+
+    /// The short way to a step's byte agrees with `step_code` for every pair of cells near
+    /// each other, the grid's edges included.
+    #[test]
+    fn neighbour_codes_are_step_codes() {
+        for width in [3u32, 4, 7] {
+            let grid = Grid::new(width, 5).unwrap();
+            let sim = Simulation::new(grid, SimConfig::default());
+            let recorder = TraceRecorder::new(Vec::new(), &sim, &TraceOptions::default()).unwrap();
+            let cells = 5 * width;
+            for from in 0..cells {
+                for to in from.saturating_sub(2 * width + 2)..(from + 2 * width + 3).min(cells) {
+                    let short = neighbour_code(&recorder.steps, width, from, to);
+                    let long = step_code(width, from, to).filter(|&c| c != MOVE_WAIT);
+                    assert_eq!(short, long, "width {width}: {from} -> {to}");
+                }
+            }
+        }
     }
 
     /// Records from the events write the bytes that comparing the crowd writes.
