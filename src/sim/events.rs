@@ -99,8 +99,11 @@ pub struct GoalChange {
     pub goal: CellId,
 }
 
-/// The events of one tick (see the [module docs](self)). Read it through
-/// [`super::Simulation::last_events`]; lists are in the order things happened.
+/// The events of one tick: what the tick did, and the calls made since the tick before it
+/// (agents added and removed, goals given, map edits). Read it through
+/// [`super::Simulation::last_events`] after each tick to follow every change without
+/// scanning the crowd; lists are in the order things happened. The simulation reuses its
+/// buffers from tick to tick.
 #[derive(Debug, Clone, Default)]
 pub struct TickEvents {
     pub(crate) tick: u64,
