@@ -450,6 +450,22 @@ impl AgentSet {
         })
     }
 
+    /// Live agents with their ids, in slot order, to change.
+    pub(crate) fn iter_mut_ids(&mut self) -> impl Iterator<Item = (AgentId, &mut Agent)> {
+        self.slots.iter_mut().enumerate().filter_map(|(i, s)| {
+            let generation = s.generation;
+            s.agent.as_mut().map(|a| {
+                (
+                    AgentId {
+                        index: i as u32,
+                        generation,
+                    },
+                    a,
+                )
+            })
+        })
+    }
+
     pub(crate) fn iter_mut(&mut self) -> impl Iterator<Item = (u32, &mut Agent)> {
         self.slots
             .iter_mut()

@@ -79,9 +79,6 @@ pub(crate) struct PibtMovement {
     ties_seed: u64,
     /// Action model `rotate`: PIBT's step made of forward moves and turns.
     forward: ForwardOnly,
-    /// Slots of the agents that arrived at their goal this tick, in slot order, and whether
-    /// that counts as a goal reached.
-    arrived: Vec<(u32, bool)>,
 }
 
 impl PibtMovement {
@@ -238,14 +235,17 @@ impl PibtMovement {
                 occupancy.set(to, slot as u32);
             }
         }
-        self.arrived.clear();
-        for (slot, agent) in agents.iter_mut() {
+        for (id, agent) in agents.iter_mut_ids() {
+            let slot = id.index();
             let (from, to) = (self.positions[slot as usize], self.next[slot as usize]);
+            if from != to {
+                events.step(id, from, to);
+            }
             if agent.controlled {
                 if from != to
                     && let Some(counted) = control::move_controlled(agent, to, ctx.tick)
                 {
-                    self.arrived.push((slot, counted));
+                    events.arrive(id, to, ArrivalKind::Stepped, counted);
                 }
                 control::settle_controlled(agent, from != to);
                 if agent.state == AgentState::Waiting {
@@ -272,7 +272,7 @@ impl PibtMovement {
                     waiting += 1;
                 }
             } else if let Some(counted) = route::rejoin(ctx, agent, to) {
-                self.arrived.push((slot, counted));
+                events.arrive(id, to, ArrivalKind::Stepped, counted);
             }
             if agent.state == AgentState::Arrived || agent.goal.is_none() {
                 agent.urgency = 0;
@@ -283,12 +283,7 @@ impl PibtMovement {
         for (slot, (&from, &to)) in self.positions.iter().zip(&self.next).enumerate() {
             if from != NO_CELL && from != to {
                 agents.sync_position(slot as u32);
-                events.step(agents.id_at(slot as u32).expect("live"), from, to);
             }
-        }
-        for &(slot, counted) in &self.arrived {
-            let id = agents.id_at(slot).expect("live");
-            events.arrive(id, self.next[slot as usize], ArrivalKind::Stepped, counted);
         }
         events.waiting += waiting;
     }
