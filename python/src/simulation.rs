@@ -246,7 +246,10 @@ impl Simulation {
 
     /// Plays one tick (with the scripted map changes due) and returns its report as a dict:
     /// the fields of the Rust `TickReport` (`tick`, `moved`, `waiting`, `goals_reached`,
-    /// `at_goal`, `plans`, `state_hash`, times in ms, ...; `added` as agent ids).
+    /// `at_goal`, `plans`, `state_hash`, times in ms, ...; `added` as agent ids), and
+    /// `arrivals`: an int64 array of the ids of the agents that came to stand on their goal
+    /// this tick, from the tick's events (each arrival, a step back onto a goal an agent had
+    /// left included; `goals_reached` counts the new goals only).
     ///
     /// `actions` moves chosen agents this tick: None, a dict `{id: code}`, or an int array of
     /// shape (n,) aligned with `ids()` where -1 means no action for that agent. Codes
@@ -275,7 +278,9 @@ impl Simulation {
                 self.on_pool(|sim| sim.step())
             });
             self.map_may_have_changed();
-            return Ok(report_dict(py, &report)?.into_any());
+            let dict = report_dict(py, &report)?;
+            self.put_arrivals(py, &dict)?;
+            return Ok(dict.into_any());
         };
         let order = self.live_ids();
         let given = self.parse_actions(py, actions, &order)?;
@@ -292,6 +297,7 @@ impl Simulation {
             codes[k] = outcome.code();
         }
         let dict = report_dict(py, &report)?;
+        self.put_arrivals(py, &dict)?;
         dict.set_item(intern!(py, "action_outcomes"), codes.into_pyarray(py))?;
         Ok(dict.into_any())
     }
@@ -579,6 +585,19 @@ impl Simulation {
         } else {
             self.pool.install(|| f(sim))
         }
+    }
+
+    /// Sets `arrivals` of a step's dict: the ids of the agents the last tick's events say
+    /// arrived at their goal.
+    fn put_arrivals(&self, py: Python<'_>, dict: &Bound<'_, PyDict>) -> PyResult<()> {
+        let ids: Vec<i64> = self
+            .sim
+            .last_events()
+            .arrivals()
+            .iter()
+            .map(|a| a.agent.to_bits() as i64)
+            .collect();
+        dict.set_item(intern!(py, "arrivals"), ids.into_pyarray(py))
     }
 
     /// Scripted map changes may have been applied: forget the grid handed out.

@@ -95,9 +95,10 @@ def test_random_crowd_keeps_the_rules():
         before = {a: tuple(p) for a, p in zip(env.agents, env.sim.positions())}
         outcomes = np.zeros(4, dtype=int)
         idmap = dict(env.ids)
+        goals = dict(env.goal)
         while env.agents:
             acts = {a: int(rng.integers(env.action_space(a).n)) for a in env.agents}
-            _, _, _, _, infos = env.step(acts)
+            _, rewards, _, _, infos = env.step(acts)
             for info in infos.values():
                 outcomes[info["outcome"]] += 1
             ids = env.sim.ids()
@@ -116,6 +117,9 @@ def test_random_crowd_keeps_the_rules():
                     assert b is None or after[b] != (px, py), "swap"
                     if dx and dy:
                         assert passable[py, x] and passable[y, px], "corner cut"
+                # Rewarded exactly when it steps onto its goal (again, after leaving it).
+                goal = goals[a]
+                assert rewards[a] == float(after[a] == goal and before[a] != goal), a
             before = after
         assert env.steps == 100
         # Every outcome happened: moves, asked waits, walls refused, conflicts lost.

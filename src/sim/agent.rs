@@ -7,6 +7,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::action_model::Heading;
+use super::events::PlanReason;
 use crate::dstar::DStarLite;
 use crate::grid::CellId;
 use crate::planner::PlannerKind;
@@ -94,19 +95,6 @@ impl AgentState {
             AgentState::NoPath => 5,
         }
     }
-}
-
-/// Why an agent asked for a plan.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum PlanReason {
-    /// New goal (or first goal).
-    NewGoal,
-    /// Waited too long behind other agents: plan around the nearby ones.
-    Blocked,
-    /// Pushed far off its route by other agents (conflict mode `pibt`).
-    Drifted,
-    /// The map changed under its path.
-    MapChanged,
 }
 
 /// One agent. Read it through [`crate::sim::Simulation::agent`].
@@ -455,6 +443,22 @@ impl AgentSet {
                     AgentId {
                         index: i as u32,
                         generation: s.generation,
+                    },
+                    a,
+                )
+            })
+        })
+    }
+
+    /// Live agents with their ids, in slot order, to change.
+    pub(crate) fn iter_mut_ids(&mut self) -> impl Iterator<Item = (AgentId, &mut Agent)> {
+        self.slots.iter_mut().enumerate().filter_map(|(i, s)| {
+            let generation = s.generation;
+            s.agent.as_mut().map(|a| {
+                (
+                    AgentId {
+                        index: i as u32,
+                        generation,
                     },
                     a,
                 )

@@ -57,8 +57,9 @@
 use serde::{Deserialize, Serialize};
 
 use super::agent::{Agent, AgentState};
+use super::events::ArrivalKind;
 use super::move_context::MoveContext;
-use super::route::{self, Arrival};
+use super::route::{self, Arrived};
 use crate::grid::{CellId, Direction, Grid};
 
 /// What a caller asks one agent to do this tick.
@@ -104,11 +105,11 @@ pub(crate) fn legal_target(grid: &Grid, at: CellId, dir: Direction) -> Option<Ce
     grid.moves(at).contains(dir).then(|| grid.step(at, dir))
 }
 
-/// Moves `agent` onto the neighbouring cell `to` chosen by an action, and returns whether it
-/// reached a new goal: a controlled agent walks there; an agent with a route rejoins it as when
+/// Moves `agent` onto the neighbouring cell `to` chosen by an action, and returns its arrival,
+/// if it made one: a controlled agent walks there; an agent with a route rejoins it as when
 /// PIBT pushes it ([`route::rejoin`]), asking for a new plan when it has drifted too far. The
 /// caller updates the occupancy and [`super::AgentSet::positions`].
-pub(crate) fn move_by_action(ctx: &MoveContext, agent: &mut Agent, to: CellId) -> bool {
+pub(crate) fn move_by_action(ctx: &MoveContext, agent: &mut Agent, to: CellId) -> Arrived {
     if agent.controlled {
         return move_controlled(agent, to, ctx.tick);
     }
@@ -116,22 +117,22 @@ pub(crate) fn move_by_action(ctx: &MoveContext, agent: &mut Agent, to: CellId) -
 }
 
 /// Moves the controlled `agent` onto `to` during `tick`, keeps its state (arrived on its goal,
-/// moving otherwise, idle without a goal) and returns whether it reached a new goal.
-pub(crate) fn move_controlled(agent: &mut Agent, to: CellId, tick: u64) -> bool {
+/// moving otherwise, idle without a goal) and returns its arrival, if it made one.
+pub(crate) fn move_controlled(agent: &mut Agent, to: CellId, tick: u64) -> Arrived {
     agent.position = to;
     agent.moves += 1;
     agent.waited = 0;
     match agent.goal {
-        Some(goal) if goal == to => route::arrive(agent, tick, Arrival::Stepped),
+        Some(goal) if goal == to => Some(route::arrive(agent, tick, ArrivalKind::Stepped)),
         Some(_) => {
             if agent.state == AgentState::Arrived {
                 // Left the goal it had reached: on its way back, not to a new goal.
                 route::leave_goal(agent);
             }
             agent.state = AgentState::Moving;
-            false
+            None
         }
-        None => false,
+        None => None,
     }
 }
 

@@ -4,6 +4,7 @@ use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 
 use super::AgentId;
+use super::events::{PlanReason, TickEvents};
 
 /// What one tick did. Returned by [`crate::sim::Simulation::step`]; plain data.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -57,6 +58,28 @@ pub struct TickReport {
     pub added: Vec<AgentId>,
     /// Commands rejected this tick, with the reason.
     pub rejected: Vec<String>,
+}
+
+impl TickReport {
+    /// Fills the counts of the tick's plans, moves and arrivals from its events.
+    pub(crate) fn count(&mut self, events: &TickEvents) {
+        for plan in events.plans() {
+            self.plans += 1;
+            self.plans_failed += u32::from(!plan.found);
+            self.nodes_expanded += plan.expanded;
+            match plan.reason {
+                PlanReason::NewGoal => {}
+                PlanReason::Blocked => self.replans_blocked += 1,
+                PlanReason::Drifted => self.replans_drifted += 1,
+                PlanReason::MapChanged => self.replans_map_changed += 1,
+            }
+        }
+        self.plans_deferred = events.deferred();
+        self.moved = events.moves().len() as u32;
+        self.waiting = events.waiting();
+        self.swaps = events.swaps();
+        self.goals_reached = events.goals_reached();
+    }
 }
 
 /// Totals and percentiles of a whole run. Plain data; serialized as the JSON summary of
@@ -229,36 +252,26 @@ impl Default for Metrics {
 }
 
 impl Metrics {
-    /// Records the latency of each plan of a tick, in nanoseconds.
-    pub fn record_plans(&mut self, latencies_ns: &[u64]) {
-        for &ns in latencies_ns {
-            self.plan_ns
-                .record(ns.max(1))
-                .expect("auto-resizing histogram accepts any value");
+    /// Records the latencies of a tick's plans from its events: every plan; the repairs
+    /// (D* Lite plans that resumed an earlier search); the replans (plans for a map change or
+    /// around blocking agents that were not repairs).
+    pub fn record_events(&mut self, events: &TickEvents) {
+        for plan in events.plans() {
+            let ns = plan.nanos.max(1);
+            let record = |h: &mut Histogram<u64>| {
+                h.record(ns)
+                    .expect("auto-resizing histogram accepts any value")
+            };
+            record(&mut self.plan_ns);
+            if plan.repaired {
+                record(&mut self.repair_ns);
+            } else if matches!(plan.reason, PlanReason::MapChanged | PlanReason::Blocked) {
+                record(&mut self.replan_ns);
+            }
         }
     }
 
-    /// Records the latency of each repair of a tick (D* Lite plans that resumed an earlier
-    /// search), in nanoseconds.
-    pub fn record_repairs(&mut self, latencies_ns: &[u64]) {
-        for &ns in latencies_ns {
-            self.repair_ns
-                .record(ns.max(1))
-                .expect("auto-resizing histogram accepts any value");
-        }
-    }
-
-    /// Records the latency of each replan of a tick (map changed or blocked, not a repair),
-    /// in nanoseconds.
-    pub fn record_replans(&mut self, latencies_ns: &[u64]) {
-        for &ns in latencies_ns {
-            self.replan_ns
-                .record(ns.max(1))
-                .expect("auto-resizing histogram accepts any value");
-        }
-    }
-
-    /// Records a finished tick.
+    /// Records a finished tick's report.
     pub fn record_tick(&mut self, report: &TickReport) {
         let s = &mut self.summary;
         self.tick_ns

@@ -11,10 +11,11 @@
 //! swapping, or a rotation) is a cycle: its agents wait. Every agent is resolved once, so the
 //! phase is O(agents), and the result depends only on slot order: deterministic.
 
-use super::agent::{AgentSet, AgentState, PlanReason};
+use super::agent::{AgentSet, AgentState};
 use super::config::{ConflictMode, SimConfig};
 use super::control;
-use super::move_context::{Forced, MoveContext, MoveRecord, MovementTotals};
+use super::events::{ArrivalKind, PlanReason, TickEvents};
+use super::move_context::{Forced, MoveContext};
 use super::occupancy::Occupancy;
 use super::pibt_movement::PibtMovement;
 use super::route;
@@ -28,8 +29,6 @@ const DONE: u8 = 2;
 #[derive(Debug, Default)]
 pub struct MovementStage {
     claims: Claims,
-    /// Slots of the agents that arrived in the last phase, in the order they arrived.
-    pub(crate) arrivals: Vec<u32>,
     /// Per slot, the moves chosen from outside for this phase (see [`super::control`]); empty
     /// when none was. Set by the simulation before [`MovementStage::run`], cleared after.
     pub(crate) forced: Vec<Forced>,
@@ -42,26 +41,27 @@ impl MovementStage {
         Self::default()
     }
 
-    /// Moves the agents one step; `tick` is the tick being played.
+    /// Moves the agents one step in the tick of `events` (the tick being played), and
+    /// appends to `events` what it did: the moves, the arrivals (in the order they happened:
+    /// lifelong runs give new goals in that order), the waiting agents and PIBT's swaps.
     pub fn run(
         &mut self,
         grid: &Grid,
         agents: &mut AgentSet,
         occupancy: &mut Occupancy,
         config: &SimConfig,
-        tick: u64,
-    ) -> MovementTotals {
+        events: &mut TickEvents,
+    ) {
         let ctx = MoveContext {
             grid,
             config,
-            tick,
+            tick: events.tick(),
             forced: &self.forced,
         };
-        self.arrivals.clear();
         match config.conflicts {
-            ConflictMode::Pibt => self.pibt.run(&ctx, agents, occupancy, &mut self.arrivals),
+            ConflictMode::Pibt => self.pibt.run(&ctx, agents, occupancy, events),
             ConflictMode::Off | ConflictMode::Avoid => {
-                self.claims.run(&ctx, agents, occupancy, &mut self.arrivals)
+                self.claims.run(&ctx, agents, occupancy, events)
             }
         }
     }
@@ -79,17 +79,15 @@ struct Claims {
 }
 
 impl Claims {
-    /// Moves the agents one step in conflict mode `off` or `avoid`, appending the slots of
-    /// those that reach a goal to `arrivals`.
+    /// Moves the agents one step in conflict mode `off` or `avoid`, appending what they did to
+    /// `events`.
     fn run(
         &mut self,
         ctx: &MoveContext,
         agents: &mut AgentSet,
         occupancy: &mut Occupancy,
-        arrivals: &mut Vec<u32>,
-    ) -> MovementTotals {
-        let mut record = MoveRecord::new(arrivals);
-        let record = &mut record;
+        events: &mut TickEvents,
+    ) {
         let slots = agents.slot_count();
         self.status.clear();
         self.status.resize(slots, UNSEEN);
@@ -104,23 +102,23 @@ impl Claims {
                 ConflictMode::Off => {
                     self.status[slot as usize] = DONE;
                     if intent(ctx, agents, slot).is_some() {
-                        advance(ctx, agents, slot, None, record);
+                        advance(ctx, agents, slot, None, events);
                     }
                 }
-                ConflictMode::Avoid => self.resolve(ctx, agents, occupancy, slot, record),
+                ConflictMode::Avoid => self.resolve(ctx, agents, occupancy, slot, events),
                 ConflictMode::Pibt => unreachable!("handled by `PibtMovement`"),
             }
         }
         // Waiting agents: count, and after too many waits ask for a plan around the others
         // (not agents moved from outside this tick, nor controlled ones: never planned for).
-        let totals = &mut record.totals;
+        let mut waiting = 0;
         for (slot, agent) in agents.iter_mut() {
             let forced = ctx.forced(slot);
             if agent.controlled {
                 let moved = self.start.get(slot as usize) != Some(&agent.position);
                 control::settle_controlled(agent, moved);
                 if agent.state == AgentState::Waiting {
-                    totals.waiting += 1;
+                    waiting += 1;
                 }
                 continue;
             }
@@ -128,11 +126,11 @@ impl Claims {
                 agent.state = AgentState::Waiting; // asked to wait
             }
             if agent.state == AgentState::Waiting && forced != Forced::Free {
-                totals.waiting += 1;
+                waiting += 1;
                 continue;
             }
             if agent.state == AgentState::Waiting {
-                totals.waiting += 1;
+                waiting += 1;
                 agent.waited += 1;
                 // Each failed replan around the others doubles the wait (at most 32 times).
                 let patience = ctx
@@ -145,7 +143,7 @@ impl Claims {
                 }
             }
         }
-        record.totals
+        events.waiting += waiting;
     }
 
     /// Whether agent `slot` stepping diagonally onto `to` would cross an agent that already
@@ -182,7 +180,7 @@ impl Claims {
         agents: &mut AgentSet,
         occupancy: &mut Occupancy,
         root: u32,
-        record: &mut MoveRecord,
+        record: &mut TickEvents,
     ) {
         self.stack.clear();
         self.stack.push(root);
@@ -245,8 +243,9 @@ fn advance(
     agents: &mut AgentSet,
     slot: u32,
     occupancy: Option<&mut Occupancy>,
-    record: &mut MoveRecord,
+    record: &mut TickEvents,
 ) {
+    let id = agents.id_at(slot).expect("live agent");
     let agent = agents.at_mut(slot).expect("live agent");
     let from = agent.position;
     let (to, arrived) = match ctx.forced(slot) {
@@ -260,9 +259,9 @@ fn advance(
             (agent.position, arrived)
         }
     };
-    record.totals.moved += 1;
-    if arrived {
-        record.arrived(slot);
+    record.step(id, from, to);
+    if let Some(counted) = arrived {
+        record.arrive(id, to, ArrivalKind::Stepped, counted);
     }
     if let Some(occ) = occupancy {
         occ.clear(from);

@@ -45,8 +45,9 @@ use rayon::prelude::*;
 use super::action_model::{ActionModel, ForwardOnly, Heading, commitment_holds};
 use super::agent::{AgentSet, AgentState};
 use super::control;
+use super::events::{ArrivalKind, TickEvents};
 use super::metrics::StableHasher;
-use super::move_context::{Forced, MoveContext, MovementTotals};
+use super::move_context::{Forced, MoveContext};
 use super::occupancy::Occupancy;
 use super::route::{self, MoveCosts, RANK_WINDOW, UNIT, WALK_WINDOW};
 use crate::grid::{CellId, Grid, Neighborhood};
@@ -81,17 +82,17 @@ pub(crate) struct PibtMovement {
 }
 
 impl PibtMovement {
-    /// Moves every agent one step (or not) as PIBT decides, appending the slots of those that
-    /// reach a goal to `arrivals`. (Counts are kept in locals rather than in a
-    /// `MoveRecord`: in this loop over every agent that costs fewer instructions.)
+    /// Moves every agent one step (or not) as PIBT decides, appending what they did to
+    /// `events`. (The waiting count is kept in a local: in this loop over every agent that
+    /// costs fewer instructions.)
     pub(crate) fn run(
         &mut self,
         ctx: &MoveContext,
         agents: &mut AgentSet,
         occupancy: &mut Occupancy,
-        arrivals: &mut Vec<u32>,
-    ) -> MovementTotals {
-        let mut totals = MovementTotals::default();
+        events: &mut TickEvents,
+    ) {
+        let mut waiting = 0;
         let (grid, config) = (ctx.grid, ctx.config);
         let slots = agents.slot_count();
         let pibt = match &mut self.pibt {
@@ -210,7 +211,7 @@ impl PibtMovement {
         );
         self.next.clear();
         self.next.extend_from_slice(next);
-        totals.swaps = pibt.swaps();
+        events.swaps += pibt.swaps();
         if rotate {
             self.forward
                 .apply(grid, &self.positions, &mut self.next, |slot| {
@@ -227,7 +228,6 @@ impl PibtMovement {
             if from != NO_CELL && from != to {
                 debug_assert_eq!(occupancy.agent_at(from), Some(slot as u32));
                 occupancy.clear(from);
-                totals.moved += 1;
             }
         }
         for (slot, (&from, &to)) in self.positions.iter().zip(&self.next).enumerate() {
@@ -235,16 +235,21 @@ impl PibtMovement {
                 occupancy.set(to, slot as u32);
             }
         }
-        for (slot, agent) in agents.iter_mut() {
+        for (id, agent) in agents.iter_mut_ids() {
+            let slot = id.index();
             let (from, to) = (self.positions[slot as usize], self.next[slot as usize]);
+            if from != to {
+                events.step(id, from, to);
+            }
             if agent.controlled {
-                if from != to && control::move_controlled(agent, to, ctx.tick) {
-                    totals.arrived += 1;
-                    arrivals.push(slot);
+                if from != to
+                    && let Some(counted) = control::move_controlled(agent, to, ctx.tick)
+                {
+                    events.arrive(id, to, ArrivalKind::Stepped, counted);
                 }
                 control::settle_controlled(agent, from != to);
                 if agent.state == AgentState::Waiting {
-                    totals.waiting += 1;
+                    waiting += 1;
                 }
                 if agent.state == AgentState::Arrived || agent.goal.is_none() {
                     agent.urgency = 0;
@@ -264,11 +269,10 @@ impl PibtMovement {
                 if agent.next_cell().is_some() {
                     agent.state = AgentState::Waiting;
                     agent.waited += 1;
-                    totals.waiting += 1;
+                    waiting += 1;
                 }
-            } else if route::rejoin(ctx, agent, to) {
-                totals.arrived += 1;
-                arrivals.push(slot);
+            } else if let Some(counted) = route::rejoin(ctx, agent, to) {
+                events.arrive(id, to, ArrivalKind::Stepped, counted);
             }
             if agent.state == AgentState::Arrived || agent.goal.is_none() {
                 agent.urgency = 0;
@@ -281,7 +285,7 @@ impl PibtMovement {
                 agents.sync_position(slot as u32);
             }
         }
-        totals
+        events.waiting += waiting;
     }
 }
 

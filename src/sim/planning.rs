@@ -26,9 +26,11 @@ use std::time::Instant;
 
 use thread_local::ThreadLocal;
 
-use super::agent::{AgentSet, AgentState, PlanReason};
+use super::agent::{AgentSet, AgentState};
 use super::config::SimConfig;
+use super::events::{ArrivalKind, PlanMade, PlanReason, TickEvents};
 use super::occupancy::Occupancy;
+use super::route;
 use crate::dstar::DStarLite;
 use crate::error::Result;
 use crate::grid::{CellId, Grid};
@@ -66,39 +68,6 @@ struct PlanJob {
     dstar: Option<Box<DStarLite>>,
 }
 
-/// Totals of one planning phase.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct PlanningTotals {
-    /// Plans made.
-    pub plans: u32,
-    /// Plans that found no path (unreachable, over budget, or boxed in by agents).
-    pub failed: u32,
-    /// Nodes expanded by all plans.
-    pub expanded: u64,
-    /// Requests left waiting for a later tick because of the cap.
-    pub deferred: u32,
-    /// Plans made for a new goal (or a first goal).
-    pub for_new_goal: u32,
-    /// Replans because the map changed under the agent's path (or opened a way to its goal).
-    pub for_map_change: u32,
-    /// Replans around other agents after waiting behind them (conflict mode `avoid`).
-    pub for_blocked: u32,
-    /// Replans after being pushed far off the route (conflict mode `pibt`).
-    pub for_drift: u32,
-}
-
-impl PlanningTotals {
-    /// Counts one plan made for `reason`.
-    fn count_reason(&mut self, reason: Option<PlanReason>) {
-        match reason {
-            Some(PlanReason::NewGoal) | None => self.for_new_goal += 1,
-            Some(PlanReason::MapChanged) => self.for_map_change += 1,
-            Some(PlanReason::Blocked) => self.for_blocked += 1,
-            Some(PlanReason::Drifted) => self.for_drift += 1,
-        }
-    }
-}
-
 /// The planning phase: plans every agent with a pending request in parallel, each rayon worker
 /// with its own workspace kept in a per-stage thread-local (no contended lock, no
 /// allocation once warm), expensive plans first. Plans depend only on the grid, the agent and
@@ -118,15 +87,6 @@ pub struct PlanningStage {
     /// Job indices, most expensive first (estimated).
     order: Vec<(u32, u32)>,
     queue: Vec<(u64, u32)>,
-    /// Per-plan latencies of the last phase, nanoseconds (in job order).
-    latencies: Vec<u64>,
-    /// Latencies of the last phase's repairs (D* Lite plans that resumed an earlier search).
-    repair_latencies: Vec<u64>,
-    /// Latencies of the last phase's replans (map changed or blocked, not repairs).
-    replan_latencies: Vec<u64>,
-    /// Slots of the agents the last phase found standing on their goal (a one-cell plan),
-    /// for the simulation to record as arrivals.
-    pub(crate) arrivals: Vec<u32>,
 }
 
 impl std::fmt::Debug for PlanningStage {
@@ -143,28 +103,14 @@ impl PlanningStage {
         Self::default()
     }
 
-    /// Per-plan latencies of the last phase, in nanoseconds.
-    pub fn latencies(&self) -> &[u64] {
-        &self.latencies
-    }
-
-    /// Latencies of the last phase's repairs, in nanoseconds: D* Lite plans that resumed an
-    /// earlier search (without starting over).
-    pub fn repair_latencies(&self) -> &[u64] {
-        &self.repair_latencies
-    }
-
-    /// Latencies of the last phase's replans, in nanoseconds: plans made because the map
-    /// changed under the agent's path or because the agent was blocked by others, that were
-    /// not repairs.
-    pub fn replan_latencies(&self) -> &[u64] {
-        &self.replan_latencies
-    }
-
     /// Plans every agent with a pending request (oldest request first, at most
-    /// `config.max_plans_per_tick`), then applies the results to the agents. `nav` is the
-    /// navigation graph of `grid` (kept matching it by the caller), which the `nav` and `auto`
-    /// planners plan through.
+    /// `config.max_plans_per_tick`), then applies the results to the agents, in the tick of
+    /// `events` (the tick being played). `nav` is the navigation graph of `grid` (kept
+    /// matching it by the caller), which the `nav` and `auto` planners plan through.
+    ///
+    /// Appends to `events` what it did: each plan made (in queue order), the requests deferred
+    /// by the cap, and the arrivals of the agents a plan finds standing on their goal (a plan
+    /// of one cell: [`ArrivalKind::Standing`]).
     ///
     /// # Errors
     /// [`crate::Error::Invalid`] when an agent to plan uses `nav` or `auto` and `nav` is `None`
@@ -176,7 +122,8 @@ impl PlanningStage {
         occupancy: &Occupancy,
         config: &SimConfig,
         nav: Option<&NavGraph>,
-    ) -> Result<PlanningTotals> {
+        events: &mut TickEvents,
+    ) -> Result<()> {
         self.queue.clear();
         for (slot, agent) in agents.iter_mut() {
             if let Some((_, since)) = agent.plan_request {
@@ -187,10 +134,7 @@ impl PlanningStage {
         self.queue.sort_unstable();
         let cap = config.max_plans_per_tick.unwrap_or(usize::MAX);
         let count = self.queue.len().min(cap);
-        let mut totals = PlanningTotals {
-            deferred: (self.queue.len() - count) as u32,
-            ..PlanningTotals::default()
-        };
+        events.deferred += (self.queue.len() - count) as u32;
 
         if self.jobs.len() < count {
             self.jobs.resize_with(count, Mutex::default);
@@ -269,24 +213,18 @@ impl PlanningStage {
                 .for_each(|job| plan(job.get_mut().unwrap_or_else(PoisonError::into_inner)));
         }
 
-        self.latencies.clear();
-        self.repair_latencies.clear();
-        self.replan_latencies.clear();
-        self.arrivals.clear();
         for job in jobs.iter_mut() {
             let job = job.get_mut().unwrap_or_else(PoisonError::into_inner);
-            self.latencies.push(job.nanos);
-            if job.repaired {
-                self.repair_latencies.push(job.nanos);
-            } else if matches!(
-                job.reason,
-                Some(PlanReason::MapChanged | PlanReason::Blocked)
-            ) {
-                self.replan_latencies.push(job.nanos);
-            }
-            totals.plans += 1;
-            totals.expanded += job.expanded;
-            totals.count_reason(job.reason);
+            let id = agents.id_at(job.slot).expect("planned agents are live");
+            let found = matches!(job.outcome, Some(Ok(SearchOutcome::Found { .. })));
+            events.plan(PlanMade {
+                agent: id,
+                reason: job.reason.unwrap_or(PlanReason::NewGoal),
+                found,
+                repaired: job.repaired,
+                expanded: job.expanded,
+                nanos: job.nanos,
+            });
             let agent = agents.at_mut(job.slot).expect("planned agents are live");
             if job.reason == Some(PlanReason::Blocked) {
                 std::mem::swap(&mut job.route, &mut agent.path); // give the path back
@@ -301,30 +239,27 @@ impl PlanningStage {
                     agent.cursor = 0;
                     agent.drift = 0;
                     agent.waited = 0;
-                    agent.state = if agent.path.len() <= 1 {
-                        if agent.state != AgentState::Arrived {
-                            self.arrivals.push(job.slot);
-                        }
-                        AgentState::Arrived
-                    } else {
-                        AgentState::Moving
-                    };
+                    if agent.path.len() > 1 {
+                        agent.state = AgentState::Moving;
+                    } else if agent.state != AgentState::Arrived {
+                        // Planned from its goal: it stands there.
+                        let counted = route::arrive(agent, events.tick(), ArrivalKind::Standing);
+                        events.arrive(id, agent.position, ArrivalKind::Standing, counted);
+                    }
                 }
                 _ if job.reason == Some(PlanReason::Blocked) => {
                     // Boxed in by agents: keep the old path and keep waiting for them to move,
                     // twice as long before the next try.
-                    totals.failed += 1;
                     agent.blocked_failures += 1;
                 }
                 _ => {
-                    totals.failed += 1;
                     agent.path.clear();
                     agent.cursor = 0;
                     agent.state = AgentState::NoPath;
                 }
             }
         }
-        Ok(totals)
+        Ok(())
     }
 }
 
@@ -553,17 +488,31 @@ mod tests {
         let occupancy = Occupancy::new(grid.len());
         let config = SimConfig::default();
         let mut stage = PlanningStage::new();
+        let mut events = TickEvents::new(0);
         let error = stage
-            .run(&grid, &mut agents, &occupancy, &config, None)
+            .run(&grid, &mut agents, &occupancy, &config, None, &mut events)
             .unwrap_err();
         assert!(error.to_string().contains("navigation graph"), "{error}");
         let agent = agents.get(id).unwrap();
         assert!(agent.plan_request.is_some() && agent.path.is_empty());
         let nav = NavGraph::build(&grid, &NavOptions::default()).unwrap();
-        let totals = stage
-            .run(&grid, &mut agents, &occupancy, &config, Some(&nav))
+        assert!(events.plans().is_empty());
+        stage
+            .run(
+                &grid,
+                &mut agents,
+                &occupancy,
+                &config,
+                Some(&nav),
+                &mut events,
+            )
             .unwrap();
-        assert_eq!((totals.plans, totals.failed), (1, 0));
+        let plan = events.plans()[0];
+        assert_eq!(events.plans().len(), 1);
+        assert_eq!(
+            (plan.agent, plan.reason, plan.found),
+            (id, PlanReason::NewGoal, true)
+        );
         let agent = agents.get(id).unwrap();
         assert_eq!(agent.state, AgentState::Moving);
         assert_eq!(agent.path.first(), Some(&start));

@@ -6,11 +6,17 @@
 //! # Arrival: one rule for its time
 //! Time `t` is the moment tick `t` begins, so tick `t` is played from time `t` to `t + 1`.
 //! An agent's [`arrived_at`](super::Agent::arrived_at) is the time from which it stands on its
-//! goal: `t + 1` for an agent that steps onto it during tick `t` ([`Arrival::Stepped`]), `t`
-//! for one that already stands on it when tick `t` is played ([`Arrival::Standing`]: given the
-//! cell it stands on as its goal, or planned from its goal). A trip's cost, `arrived_at` minus
+//! goal: `t + 1` for an agent that steps onto it during tick `t` ([`ArrivalKind::Stepped`]),
+//! `t` for one that already stands on it when tick `t` is played ([`ArrivalKind::Standing`]:
+//! given the cell it stands on as its goal, or planned from its goal). A trip's cost, `arrived_at` minus
 //! the time the goal was given, is then the ticks played to reach it (0 for a goal given where
 //! the agent stands, the MAPF convention).
+//!
+//! # Arrival: one rule for what counts
+//! A goal counts once per trip ([`crate::sim::TickReport::goals_reached`], and a lifelong run's
+//! next goal): an agent moved off a goal it had reached (pushed by PIBT, or by an action) that
+//! comes to stand on it again, by a step or found there by a plan, arrives again (its
+//! `arrived_at` is the new time) but does not count it again.
 //!
 //! # Pushed off the route
 //! An agent pushed onto a cell off its route does not replan. Its route is spliced: the new
@@ -23,7 +29,8 @@
 //!
 //! [`SimConfig::drift_replan`]: super::SimConfig::drift_replan
 
-use super::agent::{Agent, AgentState, PlanReason};
+use super::agent::{Agent, AgentState};
+use super::events::{ArrivalKind, PlanReason};
 use super::move_context::MoveContext;
 use crate::grid::{CellId, Direction, Grid};
 
@@ -38,34 +45,24 @@ pub(super) const RANK_WINDOW: usize = 4;
 /// estimate), and how far ahead a move onto the route looks for its cell.
 pub(super) const WALK_WINDOW: usize = 48;
 
-/// How an agent came to stand on its goal in the tick being played (see the module docs).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Arrival {
-    /// It stepped onto its goal during the tick: there from the end of the tick.
-    Stepped,
-    /// It already stood on its goal when the tick was played (given the cell it stands on as
-    /// its goal, or planned from its goal): there from the start of the tick.
-    Standing,
-}
+/// What one move did to an agent's trip: `Some(counted)` when it came to stand on its goal
+/// (`counted`: whether that is a new goal reached, see [`arrive`]), `None` otherwise.
+pub(crate) type Arrived = Option<bool>;
 
 /// Marks `agent` arrived at its goal in `tick` (state arrived, [`Agent::arrived_at`] by the
 /// rule of the module docs) and returns whether that counts as a goal reached; the caller
 /// records the arrival.
 ///
-/// A goal counts once per trip: an agent moved off a goal it had reached that steps back onto
-/// it does not count it again. An agent found standing on its goal always counts it (the
-/// planning phase and the controlled agents' settling have always counted so, and the
-/// recorded results of runs depend on it).
-pub(crate) fn arrive(agent: &mut Agent, tick: u64, how: Arrival) -> bool {
+/// A goal counts once per trip: an agent moved off a goal it had reached that comes to stand
+/// on it again, stepping back onto it or found there by a plan, does not count it again.
+pub(crate) fn arrive(agent: &mut Agent, tick: u64, how: ArrivalKind) -> bool {
     agent.state = AgentState::Arrived;
-    match how {
-        Arrival::Stepped => {
-            agent.arrived_at = Some(tick + 1);
-            if std::mem::take(&mut agent.left_goal) {
-                return false; // back on a goal it had reached: not a new goal
-            }
-        }
-        Arrival::Standing => agent.arrived_at = Some(tick),
+    agent.arrived_at = Some(match how {
+        ArrivalKind::Stepped => tick + 1,
+        ArrivalKind::Standing => tick,
+    });
+    if std::mem::take(&mut agent.left_goal) {
+        return false; // back on a goal it had reached: not a new goal
     }
     agent.goals_reached += 1;
     true
@@ -101,9 +98,9 @@ pub(super) fn ahead(agent: &Agent) -> Option<(&[CellId], u32)> {
 }
 
 /// Moves `agent` one cell along its route (the caller found the cell free) during `tick`, and
-/// returns whether it reached a new goal. The caller updates the occupancy and
+/// returns its arrival, if it made one. The caller updates the occupancy and
 /// [`super::AgentSet::positions`].
-pub(super) fn step_along(agent: &mut Agent, tick: u64) -> bool {
+pub(super) fn step_along(agent: &mut Agent, tick: u64) -> Arrived {
     agent.position = agent.path[agent.cursor + 1];
     agent.cursor += 1;
     agent.moves += 1;
@@ -112,18 +109,18 @@ pub(super) fn step_along(agent: &mut Agent, tick: u64) -> bool {
     if agent.cursor + 1 == agent.path.len() {
         // At the end of the tick; back on a goal it was moved off (by an action) is not a new
         // goal.
-        arrive(agent, tick, Arrival::Stepped)
+        Some(arrive(agent, tick, ArrivalKind::Stepped))
     } else {
         agent.state = AgentState::Moving;
-        false
+        None
     }
 }
 
 /// Moves `agent` onto `to`, a neighbouring cell PIBT or an action sent it to, keeps its route
 /// leading from where it stands (see the module docs), asks for a new plan when it has drifted
-/// too far, and returns whether it reached a new goal. The caller updates the occupancy and
+/// too far, and returns its arrival, if it made one. The caller updates the occupancy and
 /// [`super::AgentSet::positions`].
-pub(super) fn rejoin(ctx: &MoveContext, agent: &mut Agent, to: CellId) -> bool {
+pub(super) fn rejoin(ctx: &MoveContext, agent: &mut Agent, to: CellId) -> Arrived {
     let arrived = splice(ctx.grid, agent, to, ctx.tick);
     if agent.drift > ctx.config.drift_replan && agent.plan_request.is_none() {
         agent.plan_request = Some((PlanReason::Drifted, ctx.tick));
@@ -132,13 +129,13 @@ pub(super) fn rejoin(ctx: &MoveContext, agent: &mut Agent, to: CellId) -> bool {
 }
 
 /// [`rejoin`] less the plan request.
-fn splice(grid: &Grid, agent: &mut Agent, to: CellId, tick: u64) -> bool {
+fn splice(grid: &Grid, agent: &mut Agent, to: CellId, tick: u64) -> Arrived {
     let followed = on_route(agent);
     agent.position = to;
     agent.moves += 1;
     agent.waited = 0;
     if !followed {
-        return false; // pushed while it has no route (no goal, or waiting for a plan)
+        return None; // pushed while it has no route (no goal, or waiting for a plan)
     }
     if agent.goal == Some(to) {
         // Pushed onto its goal from off the stretch of route it looks at (a spliced route can
@@ -147,7 +144,7 @@ fn splice(grid: &Grid, agent: &mut Agent, to: CellId, tick: u64) -> bool {
         agent.path.push(to);
         agent.cursor = 0;
         agent.drift = 0;
-        return arrive(agent, tick, Arrival::Stepped);
+        return Some(arrive(agent, tick, ArrivalKind::Stepped));
     }
     let cursor = agent.cursor;
     let end = (cursor + agent.drift as usize + RANK_WINDOW).min(agent.path.len());
@@ -197,13 +194,13 @@ fn splice(grid: &Grid, agent: &mut Agent, to: CellId, tick: u64) -> bool {
             leave_goal(agent);
         }
         agent.state = AgentState::Moving;
-        return false;
+        return None;
     }
     if agent.cursor + 1 == agent.path.len() {
-        arrive(agent, tick, Arrival::Stepped)
+        Some(arrive(agent, tick, ArrivalKind::Stepped))
     } else {
         agent.state = AgentState::Moving;
-        false
+        None
     }
 }
 
@@ -271,13 +268,13 @@ mod tests {
     #[test]
     fn arrival_time_is_when_the_agent_stands_on_its_goal() {
         let mut stepped = Agent::new(0, 0);
-        assert!(arrive(&mut stepped, 7, Arrival::Stepped));
+        assert!(arrive(&mut stepped, 7, ArrivalKind::Stepped));
         assert_eq!(stepped.state, AgentState::Arrived);
         assert_eq!(stepped.arrived_at, Some(8), "there from the end of tick 7");
         assert_eq!(stepped.goals_reached, 1);
 
         let mut standing = Agent::new(0, 0);
-        assert!(arrive(&mut standing, 7, Arrival::Standing));
+        assert!(arrive(&mut standing, 7, ArrivalKind::Standing));
         assert_eq!(
             standing.arrived_at,
             Some(7),
@@ -289,15 +286,19 @@ mod tests {
     #[test]
     fn a_step_back_onto_a_goal_reached_counts_once() {
         let mut agent = Agent::new(0, 0);
-        assert!(arrive(&mut agent, 3, Arrival::Stepped));
+        assert!(arrive(&mut agent, 3, ArrivalKind::Stepped));
         leave_goal(&mut agent);
         assert_eq!(agent.arrived_at, None);
-        assert!(!arrive(&mut agent, 5, Arrival::Stepped));
+        assert!(!arrive(&mut agent, 5, ArrivalKind::Stepped));
         assert_eq!((agent.arrived_at, agent.goals_reached), (Some(6), 1));
         assert!(!agent.left_goal);
-        // Found standing on it by a plan, it counts (as it always has).
+        // Found standing on it by a plan, it does not count either.
         leave_goal(&mut agent);
-        assert!(arrive(&mut agent, 9, Arrival::Standing));
-        assert_eq!((agent.arrived_at, agent.goals_reached), (Some(9), 2));
+        assert!(!arrive(&mut agent, 9, ArrivalKind::Standing));
+        assert_eq!((agent.arrived_at, agent.goals_reached), (Some(9), 1));
+        // A new goal counts.
+        agent.set_goal(0, 10);
+        assert!(arrive(&mut agent, 10, ArrivalKind::Standing));
+        assert_eq!((agent.arrived_at, agent.goals_reached), (Some(10), 2));
     }
 }

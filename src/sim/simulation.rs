@@ -6,16 +6,17 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use super::action_model::Heading;
-use super::agent::{Agent, AgentId, AgentSet, AgentState, PlanReason};
+use super::agent::{Agent, AgentId, AgentSet, AgentState};
 use super::command::Command;
 use super::config::SimConfig;
 use super::control::{self, ActionOutcome, AgentAction};
+use super::events::{ArrivalKind, PlanReason, TickEvents};
 use super::metrics::{Metrics, RunSummary, StableHasher, TickReport};
 use super::move_context::Forced;
 use super::movement::MovementStage;
 use super::occupancy::Occupancy;
 use super::planning::PlanningStage;
-use super::route::{self, Arrival};
+use super::route;
 use crate::error::{Error, Result};
 use crate::grid::{CellChange, CellId, Grid};
 use crate::nav::{NavGraph, NavOptions};
@@ -29,6 +30,9 @@ use crate::planner::PlannerKind;
 ///    at most [`SimConfig::max_plans_per_tick`] per tick, oldest request first;
 /// 4. move every agent with a path one cell, resolving conflicts deterministically;
 /// 5. record metrics and return a [`TickReport`].
+///
+/// What the tick did (plans, moves, arrivals, goals given, ...) is then in
+/// [`last_events`](Self::last_events).
 ///
 /// The same grid, agents, config and seed give the same run whatever the number of threads.
 ///
@@ -76,8 +80,11 @@ pub struct Simulation {
     /// Slots of controlled agents given the cell they stand on as goal: they arrive when the
     /// next tick is played.
     settle: Vec<u32>,
-    /// Slots of the controlled agents that arrived so in the tick being played.
-    settled: Vec<u32>,
+    /// What the last tick did, with the calls made before it (see [`TickEvents`]).
+    events: TickEvents,
+    /// The calls made since the last tick (agents added and removed, goals, map changes):
+    /// the start of the next tick's events.
+    calls: TickEvents,
     /// Per slot, whether an action names the agent (duplicate check; all false between calls).
     named: Vec<bool>,
 }
@@ -148,7 +155,8 @@ impl Simulation {
             component_cells: Vec::new(),
             nav,
             settle: Vec::new(),
-            settled: Vec::new(),
+            events: TickEvents::new(0),
+            calls: TickEvents::new(0),
             named: Vec::new(),
         };
         sim.index_components();
@@ -201,6 +209,36 @@ impl Simulation {
     /// The next tick to be played (ticks played so far).
     pub fn tick(&self) -> u64 {
         self.tick
+    }
+
+    /// What the last tick played did, with the calls made between it and the tick before
+    /// (agents added and removed, goals given, map changes): see [`TickEvents`]. Empty before
+    /// the first tick. Read it after each tick to follow every change without scanning the
+    /// crowd.
+    ///
+    /// ```
+    /// use throng::Grid;
+    /// use throng::sim::{SimConfig, Simulation};
+    ///
+    /// let mut sim = Simulation::new(Grid::from_ascii("...")?, SimConfig::default());
+    /// let id = sim.add_agent(0, Some(2))?;
+    /// sim.step(); // plans, then steps onto cell 1
+    /// let events = sim.last_events();
+    /// assert_eq!(events.added(), &[id]);
+    /// assert_eq!(events.plans().len(), 1);
+    /// assert_eq!((events.moves()[0].from, events.moves()[0].to), (0, 1));
+    /// sim.step();
+    /// assert_eq!(sim.last_events().arrivals()[0].agent, id);
+    /// # Ok::<(), throng::Error>(())
+    /// ```
+    pub fn last_events(&self) -> &TickEvents {
+        &self.events
+    }
+
+    /// Whether calls made since the last tick changed agents or the map (they will be in the
+    /// next tick's events, not in [`last_events`](Self::last_events)).
+    pub(crate) fn calls_pending(&self) -> bool {
+        self.calls.has_agent_or_map_events()
     }
 
     /// Which agent is on each cell (maintained when conflicts are on).
@@ -357,6 +395,7 @@ impl Simulation {
             agent.set_goal(goal, self.tick);
         }
         let id = self.agents.insert(agent);
+        self.calls.added.push(id);
         if self.config.conflicts.separates() {
             self.occupancy.set(start, id.index());
         }
@@ -372,6 +411,7 @@ impl Simulation {
     /// [`Error::UnknownAgent`] when the id is stale.
     pub fn remove_agent(&mut self, id: AgentId) -> Result<()> {
         let agent = self.agents.remove(id).ok_or(Error::UnknownAgent(id))?;
+        self.calls.removed.push(id);
         if self.config.conflicts.separates() {
             self.occupancy.clear(agent.position);
         }
@@ -391,6 +431,7 @@ impl Simulation {
         if agent.controlled && agent.position == goal {
             self.settle.push(id.index());
         }
+        self.calls.goal(id, goal);
         Ok(())
     }
 
@@ -439,6 +480,7 @@ impl Simulation {
         let agent = self.agents.get_mut(id).ok_or(Error::UnknownAgent(id))?;
         let goal = *route.last().expect("not empty");
         agent.set_goal(goal, tick);
+        self.calls.goal(id, goal);
         if route.len() > 1 {
             agent.path.extend_from_slice(route);
             agent.plan_request = None;
@@ -488,6 +530,7 @@ impl Simulation {
             return Err(Error::CellOccupied { x, y, agent: id });
         }
         self.grid.apply(changes)?;
+        self.calls.cells.extend_from_slice(changes);
         if let Some(nav) = &mut self.nav {
             let cells: Vec<CellId> = changes
                 .iter()
@@ -637,39 +680,36 @@ impl Simulation {
                 report.rejected.push(e.to_string());
             }
         }
+        // The tick's events start with the calls made since the last tick (commands included).
+        let events = &mut self.events;
+        events.clear(self.tick);
+        events.absorb_calls(&self.calls);
+        self.calls.clear(self.tick + 1);
         let t1 = Instant::now();
 
-        // 2-3. Planning.
-        let planned = self
-            .planning
+        // 2-3. Planning (agents planned from their goal arrive there).
+        self.planning
             .run(
                 &self.grid,
                 &mut self.agents,
                 &self.occupancy,
                 &self.config,
                 self.nav.as_ref(),
+                events,
             )
             .expect("the simulation has the navigation graph its planners need");
-        self.metrics.record_plans(self.planning.latencies());
-        self.metrics
-            .record_repairs(self.planning.repair_latencies());
-        self.metrics
-            .record_replans(self.planning.replan_latencies());
-        // Agents whose goal is the cell they stand on arrive without moving.
-        for &slot in &self.planning.arrivals {
-            let agent = self.agents.at_mut(slot).expect("planned agents are live");
-            route::arrive(agent, self.tick, Arrival::Standing);
-        }
         // So do controlled agents given the cell they stand on as goal.
-        self.settled.clear();
-        for slot in std::mem::take(&mut self.settle) {
-            if let Some(agent) = self.agents.at_mut(slot)
-                && agent.controlled
+        for slot in self.settle.drain(..) {
+            let Some(id) = self.agents.id_at(slot) else {
+                continue; // removed since
+            };
+            let agent = self.agents.at_mut(slot).expect("live");
+            if agent.controlled
                 && agent.goal == Some(agent.position)
                 && agent.state != AgentState::Arrived
             {
-                route::arrive(agent, self.tick, Arrival::Standing);
-                self.settled.push(slot);
+                let counted = route::arrive(agent, self.tick, ArrivalKind::Standing);
+                events.arrive(id, agent.position, ArrivalKind::Standing, counted);
             }
         }
         let t2 = Instant::now();
@@ -696,18 +736,17 @@ impl Simulation {
         }
 
         // 4. Movement.
-        let moved = self.movement.run(
+        self.movement.run(
             &self.grid,
             &mut self.agents,
             &mut self.occupancy,
             &self.config,
-            self.tick,
+            events,
         );
-        outcomes.clear();
         for &(id, action) in actions {
             let agent = self.agents.get(id);
             let forced = self.movement.forced[id.index() as usize];
-            outcomes.push(match (agent, action, forced) {
+            let outcome = match (agent, action, forced) {
                 (None, _, _) => ActionOutcome::Illegal,
                 (Some(_), AgentAction::Wait, _) => ActionOutcome::Waited,
                 (Some(a), AgentAction::Move(_), Forced::To(cell)) if a.position == cell => {
@@ -715,40 +754,35 @@ impl Simulation {
                 }
                 (Some(_), AgentAction::Move(_), Forced::To(_)) => ActionOutcome::Blocked,
                 (Some(_), AgentAction::Move(_), _) => ActionOutcome::Illegal,
-            });
+            };
+            events.outcomes.push((id, outcome));
         }
+        outcomes.clear();
+        outcomes.extend(events.outcomes.iter().map(|&(_, o)| o));
         self.movement.forced.clear();
         if self.config.lifelong {
-            // Arrived agents, and agents whose goal turned out unreachable, get a new goal.
-            let mut slots = std::mem::take(&mut self.movement.arrivals);
-            slots.extend_from_slice(&self.planning.arrivals);
-            slots.extend_from_slice(&self.settled);
-            slots.extend(
-                self.agents
-                    .iter_mut()
-                    .filter(|(_, a)| a.state == AgentState::NoPath)
-                    .map(|(s, _)| s),
-            );
-            for &slot in &slots {
-                self.assign_lifelong_goal(slot);
+            // Agents that reached a goal, and agents whose goal turned out unreachable, get a
+            // new goal (each drawn from the agent's own seed: the order does not matter).
+            for i in 0..self.events.arrivals.len() {
+                let arrival = self.events.arrivals[i];
+                if arrival.counted {
+                    self.assign_lifelong_goal(arrival.agent.index());
+                }
             }
-            self.movement.arrivals = slots;
+            for slot in 0..self.agents.slot_count() as u32 {
+                if self
+                    .agents
+                    .at(slot)
+                    .is_some_and(|a| a.state == AgentState::NoPath)
+                {
+                    self.assign_lifelong_goal(slot);
+                }
+            }
         }
         let t3 = Instant::now();
 
         // 5. Metrics.
-        report.plans = planned.plans;
-        report.plans_failed = planned.failed;
-        report.plans_deferred = planned.deferred;
-        report.nodes_expanded = planned.expanded;
-        report.replans_blocked = planned.for_blocked;
-        report.replans_drifted = planned.for_drift;
-        report.replans_map_changed = planned.for_map_change;
-        report.swaps = moved.swaps;
-        report.moved = moved.moved;
-        report.waiting = moved.waiting;
-        report.goals_reached =
-            moved.arrived + self.planning.arrivals.len() as u32 + self.settled.len() as u32;
+        report.count(&self.events);
         report.agents = self.agents.len() as u32;
         for (_, a) in self.agents.iter() {
             match a.state {
@@ -767,6 +801,7 @@ impl Simulation {
         report.planning_ms = ms(t1, t2);
         report.movement_ms = ms(t2, t3);
         report.wall_ms = ms(t0, Instant::now());
+        self.metrics.record_events(&self.events);
         self.metrics.record_tick(&report);
         self.tick += 1;
         report
@@ -877,5 +912,7 @@ impl Simulation {
         }
         let agent = self.agents.at_mut(slot).expect("checked above");
         agent.set_goal(goal, tick + 1);
+        let id = self.agents.id_at(slot).expect("checked above");
+        self.events.goal(id, goal);
     }
 }

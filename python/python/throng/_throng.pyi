@@ -117,7 +117,8 @@ class Simulation:
         int array of shape (n,) aligned with ``ids()`` (-1: none); codes 0 wait, 1 up (y - 1),
         2 down, 3 left (x - 1), 4 right, 5 up-left, 6 up-right, 7 down-left, 8 down-right. With
         actions the report has ``"action_outcomes"``: int8 (n,), -1 none, 0 moved, 1 waited,
-        2 illegal, 3 blocked."""
+        2 illegal, 3 blocked. ``"arrivals"``: int64 ids of the agents that came to stand on their
+        goal this tick (a return to a goal left included)."""
     def run(self, ticks: Optional[int] = None) -> Dict[str, Any]:
         """Plays up to ``ticks`` ticks (stopping early once a one-shot run is over); returns
         ``summary()``."""

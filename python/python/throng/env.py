@@ -194,7 +194,6 @@ class ThrongParallelEnv(ParallelEnv):
         # row k of every engine array is `self.agents[k]`, and these arrays follow it.
         self._ids = self.sim.ids().astype(np.int64)
         self._goals = goals.astype(np.int64)
-        self._on_goal = np.zeros(n, dtype=bool)
         self.steps = 0
         observations = self._observe(self.sim.positions())
         return observations, {a: {} for a in self.agents}
@@ -245,16 +244,16 @@ class ThrongParallelEnv(ParallelEnv):
         report = self.sim.step(actions=codes.astype(np.int64))
         self.steps += 1
         pos = self.sim.positions()
-        reached = (pos == self._goals).all(axis=1)
-        reward = (reached & ~self._on_goal).astype(np.float64)
+        # The engine's events say who stepped onto its goal this step (every agent's goal is
+        # the engine's, and none is given the cell it stands on).
+        reached = np.isin(self._ids, report["arrivals"])
+        reward = reached.astype(np.float64)
         finished = reached if self.on_target == "finish" else np.zeros_like(reached)
         if self.on_target == "restart":
             for k in np.flatnonzero(reached):
                 goal = self._new_goal((int(pos[k, 0]), int(pos[k, 1])))
                 self._goals[k] = goal
                 self.sim.set_goal(int(self._ids[k]), goal)
-            reached[:] = False
-        self._on_goal = reached
         truncated = self.steps >= self.max_episode_steps
         rewards = dict(zip(agents, reward.tolist()))
         terminations = dict(zip(agents, finished.tolist()))
@@ -268,9 +267,7 @@ class ThrongParallelEnv(ParallelEnv):
                 self.sim.remove_agent(int(self._ids[k]))
             keep = ~finished
             self.agents = [a for a, k in zip(agents, keep.tolist()) if k]
-            self._ids, self._goals, self._on_goal = (
-                self._ids[keep], self._goals[keep], self._on_goal[keep]
-            )
+            self._ids, self._goals = self._ids[keep], self._goals[keep]
         return observations, rewards, terminations, truncations, infos
 
     def _observe(self, pos: np.ndarray) -> dict:
