@@ -41,7 +41,9 @@ fn mono_available() -> bool {
     if std::env::var_os("CI").is_some() {
         panic!("mcs and mono are required in CI (apt-get install mono-mcs mono-devel)");
     }
-    eprintln!("mcs or mono not found: the C# binding is not tested (apt-get install mono-mcs mono-devel)");
+    eprintln!(
+        "mcs or mono not found: the C# binding is not tested (apt-get install mono-mcs mono-devel)"
+    );
     false
 }
 

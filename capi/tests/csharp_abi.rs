@@ -37,7 +37,7 @@ struct Param {
 fn param(text: &str) -> Param {
     let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
     let at = text
-        .rfind(|c: char| c == ' ' || c == '*')
+        .rfind([' ', '*'])
         .unwrap_or_else(|| panic!("no name in parameter `{text}`"));
     Param {
         ty: text[..=at].trim().to_string(),
@@ -87,10 +87,8 @@ fn csharp_functions(source: &str) -> Vec<(String, String, String, Vec<Param>)> {
         let attribute_end = chunk.find(")]").expect("the attribute ends");
         let attribute = &chunk[..attribute_end];
         let decl = &chunk[attribute_end..];
-        let start = decl
-            .find("static extern ")
-            .expect("a static extern method")
-            + "static extern ".len();
+        let start =
+            decl.find("static extern ").expect("a static extern method") + "static extern ".len();
         let open = decl.find('(').expect("a parameter list");
         let close = decl.find(");").expect("a declaration ends with );");
         let mut head = decl[start..open].split_whitespace();
@@ -196,7 +194,10 @@ fn enum_values(body: &str, prefix: &str) -> Vec<(String, i64)> {
 }
 
 fn between<'a>(text: &'a str, start: &str, end: &str) -> &'a str {
-    let from = text.find(start).unwrap_or_else(|| panic!("`{start}` not found")) + start.len();
+    let from = text
+        .find(start)
+        .unwrap_or_else(|| panic!("`{start}` not found"))
+        + start.len();
     let to = text[from..].find(end).expect("the end") + from;
     &text[from..to]
 }
@@ -205,22 +206,29 @@ fn between<'a>(text: &'a str, start: &str, end: &str) -> &'a str {
 fn status_codes_events_and_actions_match_the_header() {
     let header = read("include/throng.h");
     let status = read("../bindings/csharp/src/Status.cs");
-    let c_codes: Vec<_> = enum_values(between(&header, "enum ThrongStatus", "};"), "THRONG_STATUS_")
-        .into_iter()
-        .map(|(n, v)| (pascal(&n), v))
-        .collect();
+    let c_codes: Vec<_> = enum_values(
+        between(&header, "enum ThrongStatus", "};"),
+        "THRONG_STATUS_",
+    )
+    .into_iter()
+    .map(|(n, v)| (pascal(&n), v))
+    .collect();
     assert_eq!(c_codes.len(), 11);
-    assert_eq!(enum_values(between(&status, "enum Status", "}\n}"), ""), c_codes);
+    assert_eq!(
+        enum_values(between(&status, "enum Status", "}\n}"), ""),
+        c_codes
+    );
 
     // The events: the same fields, types and order (the struct is read as laid out in memory).
-    let c_fields: Vec<(String, String)> = between(&header, "typedef struct ThrongTickEvents {", "}")
-        .lines()
-        .filter_map(|l| l.trim().strip_suffix(';'))
-        .map(|l| {
-            let p = param(l);
-            (pascal(&p.name), p.ty)
-        })
-        .collect();
+    let c_fields: Vec<(String, String)> =
+        between(&header, "typedef struct ThrongTickEvents {", "}")
+            .lines()
+            .filter_map(|l| l.trim().strip_suffix(';'))
+            .map(|l| {
+                let p = param(l);
+                (pascal(&p.name), p.ty)
+            })
+            .collect();
     let events = read("../bindings/csharp/src/TickEvents.cs");
     let cs_fields: Vec<(String, String)> = events
         .lines()
@@ -230,10 +238,17 @@ fn status_codes_events_and_actions_match_the_header() {
             (p.name, p.ty)
         })
         .collect();
-    assert_eq!(cs_fields.len(), c_fields.len(), "{cs_fields:?} vs {c_fields:?}");
+    assert_eq!(
+        cs_fields.len(),
+        c_fields.len(),
+        "{cs_fields:?} vs {c_fields:?}"
+    );
     for ((cs_name, cs_ty), (c_name, c_ty)) in cs_fields.iter().zip(&c_fields) {
         assert_eq!(cs_name, c_name);
-        assert!(marshals_as(c_ty, cs_ty, false), "{cs_name}: {cs_ty} vs {c_ty}");
+        assert!(
+            marshals_as(c_ty, cs_ty, false),
+            "{cs_name}: {cs_ty} vs {c_ty}"
+        );
     }
 
     // Action codes and the special values.
@@ -247,7 +262,10 @@ fn status_codes_events_and_actions_match_the_header() {
         })
         .collect();
     assert_eq!(c_actions.len(), 9);
-    assert_eq!(enum_values(between(&agents, "enum AgentAction : int", "}"), ""), c_actions);
+    assert_eq!(
+        enum_values(between(&agents, "enum AgentAction : int", "}"), ""),
+        c_actions
+    );
     let engine = read("../bindings/csharp/src/Engine.cs");
     assert!(header.contains("#define THRONG_NO_GOAL UINT32_MAX"));
     assert!(engine.contains("public const uint NoGoal = uint.MaxValue;"));
