@@ -1,0 +1,428 @@
+// The C# binding exercised under Mono, as a .NET or Unity program would use it: built by
+// capi/tests/csharp.rs with mcs against Throng.dll and run with mono against the libthrong_capi
+// that cargo built for the tests.
+//
+// Usage: mono ThrongTests.exe ROOT HASH TMPDIR
+//   ROOT    the repository (for sims/ and its maps)
+//   HASH    the final state hash `throng run sims/mapf-random-32-32-10.toml` records (hex)
+//   TMPDIR  a scratch folder
+//
+// Prints "N passed, 0 failed" and exits 0, or names the first failed check and exits 1.
+
+using System;
+using System.Collections.Generic;
+using System.Globalization;
+using System.IO;
+using Throng;
+
+static class ThrongTests
+{
+    static int checks;
+
+    static void Fail(string what)
+    {
+        Console.Error.WriteLine("FAILED: " + what);
+        Console.WriteLine("0 passed, 1 failed");
+        Environment.Exit(1);
+    }
+
+    static void Check(bool condition, string what)
+    {
+        if (!condition)
+        {
+            Fail(what);
+        }
+        checks++;
+    }
+
+    /// Runs `call`, which must throw exactly `E` (not a subclass) with a message, and returns it.
+    static E Throws<E>(string what, Action call, Status? status = null) where E : Exception
+    {
+        try
+        {
+            call();
+        }
+        catch (Exception e)
+        {
+            if (e.GetType() != typeof(E))
+            {
+                Fail(string.Format("{0}: threw {1} ({2}), expected {3}", what, e.GetType().Name, e.Message,
+                    typeof(E).Name));
+            }
+            if (string.IsNullOrEmpty(e.Message))
+            {
+                Fail(what + ": no message");
+            }
+            var te = e as ThrongException;
+            if (status.HasValue && (te == null || te.Status != status.Value))
+            {
+                Fail(string.Format("{0}: status {1}, expected {2}", what, te == null ? "none" : te.Status.ToString(),
+                    status.Value));
+            }
+            checks++;
+            return (E)e;
+        }
+        Fail(what + ": no exception, expected " + typeof(E).Name);
+        return null;
+    }
+
+    static void Contains(Exception e, string part)
+    {
+        Check(e.Message.Contains(part), string.Format("the message \"{0}\" says \"{1}\"", e.Message, part));
+    }
+
+    /// Every bad argument raises its family's exception with the engine's message.
+    static void Errors(string root)
+    {
+        Exception e = Throws<ThrongArgumentException>("load null", () => Grid.Load(null), Status.NullPointer);
+        Contains(e, "path is NULL");
+        e = Throws<ThrongIoException>("load a missing file", () => Grid.Load("/nonexistent/x.map"), Status.Io);
+        Contains(e, "/nonexistent/x.map");
+        Throws<ThrongParseException>("load a .scen as a map",
+            () => Grid.Load(Path.Combine(root, "sims/maps/arena.map.scen")), Status.Parse);
+        var cells = new byte[] { 1, 1, 1, 0, 1, 1 };
+        Throws<ThrongArgumentException>("3 x 3 from 6 cells", () => Grid.FromCells(3, 3, cells), Status.InvalidArgument);
+        Throws<ThrongArgumentException>("6 neighbours", () => Grid.FromCells(3, 2, cells, 6), Status.InvalidArgument);
+        e = Throws<ThrongArgumentException>("null cells", () => Grid.FromCells(3, 2, (byte[])null), Status.NullPointer);
+        Contains(e, "cells is NULL");
+
+        using (var grid = Grid.FromCells(3, 2, cells))
+        {
+            Check(grid.Width == 3 && grid.Height == 2, "a 3 x 2 grid");
+            e = Throws<ThrongOutOfRangeException>("x 3 of 3", () => grid.IsWalkable(3, 0), Status.OutOfRange);
+            Contains(e, "(3, 0)");
+            Throws<ThrongOutOfRangeException>("x -1", () => grid.IsWalkable(-1, 0));
+            Throws<ThrongOutOfRangeException>("set x 3", () => grid.SetWalkable(0, 2, false));
+            Throws<ThrongOutOfRangeException>("cell id of (0, 2)", () => grid.Cell(0, 2));
+            Check(!grid.IsWalkable(0, 1), "cell (0, 1) is blocked");
+            Check(grid.Cell(2, 1) == 5 && grid.X(5) == 2 && grid.Y(5) == 1, "cell 5 is (2, 1)");
+
+            // Planning: cells outside, blocked cells, unknown planners, short and null arrays.
+            var starts = new uint[] { 0, 0 };
+            var goals = new uint[] { 5, 6 };
+            var costs = new double[2];
+            var lengths = new uint[2];
+            var paths = new uint[16];
+            e = Throws<ThrongOutOfRangeException>("goal 6 of 6 cells",
+                () => BatchPlanner.PlanInto(grid, null, "astar", starts, goals, costs, lengths, paths));
+            Contains(e, "query 1");
+            goals[1] = 3;
+            e = Throws<ThrongArgumentException>("blocked goal",
+                () => BatchPlanner.PlanInto(grid, null, "astar", starts, goals, costs, lengths, paths),
+                Status.InvalidArgument);
+            Contains(e, "query 1");
+            goals[1] = 4;
+            e = Throws<ThrongArgumentException>("unknown planner",
+                () => BatchPlanner.PlanInto(grid, null, "teleport", starts, goals, costs, lengths, paths));
+            Contains(e, "teleport");
+            e = Throws<ThrongBufferTooSmallException>("2 path cells for 6",
+                () => BatchPlanner.PlanInto(grid, null, "astar", starts, goals, costs, lengths, new uint[2]));
+            Contains(e, "the paths need 6 cells");
+            Check(lengths[0] == 3 && lengths[1] == 3, "lengths are written when the paths are not");
+            Throws<ThrongBufferTooSmallException>("1 cost for 2 queries",
+                () => BatchPlanner.PlanInto(grid, null, "astar", starts, goals, new double[1], lengths, paths));
+            e = Throws<ThrongArgumentException>("null starts",
+                () => BatchPlanner.PlanInto(grid, null, "astar", null, goals, costs, lengths, paths), Status.NullPointer);
+            Contains(e, "starts is NULL");
+            e = Throws<ThrongArgumentException>("null costs",
+                () => BatchPlanner.PlanInto(grid, null, "astar", starts, goals, null, lengths, paths), Status.NullPointer);
+            Contains(e, "costs is NULL");
+            Throws<ThrongArgumentException>("null grid",
+                () => BatchPlanner.PlanInto(null, null, "astar", starts, goals, costs, lengths, paths), Status.NullPointer);
+            int needed = BatchPlanner.PlanInto(grid, null, "astar", starts, goals, costs, lengths, paths);
+            Check(needed == 6 && paths[0] == 0 && paths[2] == 5, "the first path 0 -> 5");
+            Check(BatchPlanner.PlanInto(grid, null, null, starts, goals, costs, lengths, null) == 6,
+                "costs and lengths only, jps by default");
+
+            // Simulations: bad settings, occupied and blocked cells, unknown agents, short arrays.
+            e = Throws<ThrongArgumentException>("planner teleport",
+                () => new Simulation(grid, "{\"planner\": \"teleport\"}"), Status.InvalidArgument);
+            Contains(e, "teleport");
+            Throws<ThrongArgumentException>("an unknown key", () => new Simulation(grid, "{\"colour\": 1}"));
+            e = Throws<ThrongArgumentException>("not an object", () => new Simulation(grid, "[1, 2]"));
+            Contains(e, "config_json");
+            using (var sim = new Simulation(grid, "{\"conflicts\": \"pibt\"}"))
+            {
+                var ids = new ulong[2];
+                Throws<ThrongCellOccupiedException>("two agents on one cell",
+                    () => sim.AddAgents(new uint[] { 0, 0 }, new uint[] { 5, Engine.NoGoal }, ids), Status.CellOccupied);
+                Check(sim.AgentCount == 0, "a refused batch adds no agent");
+                e = Throws<ThrongArgumentException>("a blocked start",
+                    () => sim.AddAgents(new uint[] { 0, 3 }, new uint[] { 5, Engine.NoGoal }, ids));
+                Contains(e, "agent 1");
+                Throws<ThrongOutOfRangeException>("a start outside",
+                    () => sim.AddAgents(new uint[] { 0, 7 }, null, ids));
+                Throws<ThrongBufferTooSmallException>("1 goal for 2 agents",
+                    () => sim.AddAgents(new uint[] { 0, 2 }, new uint[] { 5 }, ids));
+                Throws<ThrongArgumentException>("null starts",
+                    () => sim.AddAgents(null, new uint[] { 5, 4 }, ids), Status.NullPointer);
+                sim.AddAgents(new uint[] { 0, 2 }, new uint[] { 5, Engine.NoGoal }, ids);
+                Check(ids[0] != ids[1], "two ids");
+                var at = new uint[1];
+                e = Throws<ThrongBufferTooSmallException>("1 cell for 2 agents", () => sim.ReadCells(at));
+                Contains(e, "2 live agents, the arrays hold 1");
+                Throws<ThrongBufferTooSmallException>("2 cells from offset 1", () => sim.ReadCells(new uint[2], 1));
+                Throws<ThrongOutOfRangeException>("offset 3 of 2", () => sim.ReadCells(new uint[2], 3));
+                Throws<ThrongCellOccupiedException>("block an agent's cell", () => sim.SetWalkable(2, 0, false));
+                Throws<ThrongOutOfRangeException>("block (9, 9)", () => sim.SetWalkable(9, 9, false));
+                sim.RemoveAgent(ids[1]);
+                Throws<ThrongUnknownAgentException>("remove twice", () => sim.RemoveAgent(ids[1]), Status.UnknownAgent);
+                Throws<ThrongUnknownAgentException>("goal of a removed agent", () => sim.SetGoal(ids[1], 1));
+                Throws<ThrongUnknownAgentException>("read a removed agent", () => sim.Agent(ids[1]));
+                Throws<ThrongOutOfRangeException>("goal 600", () => sim.SetGoal(ids[0], 600));
+                Throws<ThrongOutOfRangeException>("action 42",
+                    () => sim.Step(new[] { ids[0], ids[0] }, new[] { AgentAction.East, (AgentAction)42 }));
+                Throws<ThrongArgumentException>("an agent named twice",
+                    () => sim.Step(new[] { ids[0], ids[0] }, new[] { AgentAction.East, AgentAction.Wait }));
+                Throws<ThrongBufferTooSmallException>("1 action for 2 agents",
+                    () => sim.Step(new[] { ids[0], ids[0] }, new[] { AgentAction.East }));
+                Check(sim.Tick == 0, "no tick was played by a refused step");
+                var outcomes = new ActionOutcome[1];
+                sim.SetControlled(ids[0], true);
+                sim.Step(new[] { ids[0] }, new[] { AgentAction.East }, outcomes);
+                Check(outcomes[0] == ActionOutcome.Moved && sim.Agent(ids[0]).Cell == 1, "driven one step east");
+                sim.Step(new[] { ids[0] }, new[] { AgentAction.SouthWest }, outcomes);
+                Check(outcomes[0] == ActionOutcome.Illegal, "south-west of (1, 0) is the blocked (0, 1)");
+            }
+        }
+
+        // Disposed objects: ObjectDisposedException before the engine is reached; Dispose twice is fine.
+        var g = Grid.FromCells(2, 1, new byte[] { 1, 1 });
+        var s = new Simulation(g);
+        g.Dispose();
+        g.Dispose();
+        Throws<ObjectDisposedException>("a disposed grid", () => g.IsWalkable(0, 0));
+        Throws<ObjectDisposedException>("a simulation from a disposed grid", () => new Simulation(g));
+        s.AddAgent(0, 1);
+        s.Step();
+        s.Dispose();
+        Throws<ObjectDisposedException>("a disposed simulation", () => s.Step());
+        Throws<ObjectDisposedException>("read a disposed simulation", () => s.ReadCells(new uint[4]));
+        s.Dispose();
+    }
+
+    static bool Adjacent(uint a, uint b, int width)
+    {
+        int dx = (int)(a % width) - (int)(b % width), dy = (int)(a / width) - (int)(b / width);
+        return (dx != 0 || dy != 0) && Math.Abs(dx) <= 1 && Math.Abs(dy) <= 1;
+    }
+
+    /// Batch plans against the optimal costs of a shipped .scen file, with A*, JPS and navigation
+    /// points built, saved and loaded.
+    static void Plans(string root, string tmp)
+    {
+        var starts = new List<uint>();
+        var goals = new List<uint>();
+        var optimal = new List<double>();
+        using (var grid = Grid.Load(Path.Combine(root, "sims/maps/arena.map")))
+        {
+            Check(grid.Width == 49 && grid.Height == 49, "arena is 49 x 49");
+            foreach (var line in File.ReadAllLines(Path.Combine(root, "sims/maps/arena.map.scen")))
+            {
+                var f = line.Split(new[] { '\t', ' ' }, StringSplitOptions.RemoveEmptyEntries);
+                if (f.Length != 9)
+                {
+                    continue;
+                }
+                starts.Add(grid.Cell(int.Parse(f[4]), int.Parse(f[5])));
+                goals.Add(grid.Cell(int.Parse(f[6]), int.Parse(f[7])));
+                optimal.Add(double.Parse(f[8], CultureInfo.InvariantCulture));
+            }
+            Check(starts.Count == 130, "130 queries in arena.map.scen: " + starts.Count);
+            string navPath = Path.Combine(tmp, "arena.nav");
+            using (var built = NavGraph.Build(grid))
+            {
+                built.Save(navPath);
+            }
+            using (var nav = NavGraph.Load(navPath, grid))
+            {
+                foreach (var planner in new[] { "astar", "jps", "nav" })
+                {
+                    var plan = BatchPlanner.Plan(grid, starts.ToArray(), goals.ToArray(), planner,
+                        planner == "nav" ? nav : null);
+                    Check(plan.Count == 130, planner + ": 130 answers");
+                    for (int i = 0; i < plan.Count; i++)
+                    {
+                        string q = planner + ": query " + i;
+                        double tolerance = 1e-6 * (1.0 + optimal[i]);
+                        Check(plan.Costs[i] != Engine.NoPath && plan.Lengths[i] > 0, q + " has a path");
+                        if (planner == "nav")
+                            Check(plan.Costs[i] >= optimal[i] - tolerance, q + " beats the optimum");
+                        else
+                            Check(Math.Abs(plan.Costs[i] - optimal[i]) <= tolerance,
+                                string.Format("{0} costs {1}, optimal {2}", q, plan.Costs[i], optimal[i]));
+                        var path = plan.Path(i);
+                        Check(path[0] == starts[i] && path[path.Length - 1] == goals[i], q + " runs start to goal");
+                        double cost = 0;
+                        for (int k = 1; k < path.Length; k++)
+                        {
+                            Check(grid.IsWalkable(grid.X(path[k]), grid.Y(path[k])) && Adjacent(path[k - 1], path[k], grid.Width),
+                                q + " step " + k + " is a legal move");
+                            cost += grid.X(path[k]) != grid.X(path[k - 1]) && grid.Y(path[k]) != grid.Y(path[k - 1])
+                                ? Math.Sqrt(2) : 1;
+                        }
+                        Check(Math.Abs(cost - plan.Costs[i]) <= tolerance, q + " costs what its steps cost");
+                    }
+                    Check(plan.Paths.Length == plan.Offsets[129] + plan.Lengths[129], planner + ": the paths fill the array");
+                }
+            }
+            // Arrays kept from batch to batch: the second call plans once into them.
+            var s = starts.ToArray();
+            var g = goals.ToArray();
+            var costs = new double[s.Length];
+            var lengths = new uint[s.Length];
+            int needed = BatchPlanner.PlanInto(grid, null, "jps", s, g, costs, lengths, null);
+            var paths = new uint[needed];
+            Check(BatchPlanner.PlanInto(grid, null, "jps", s, g, costs, lengths, paths) == needed, "the size asked first");
+
+            using (var other = Grid.FromCells(4, 4, new byte[16] { 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1 }))
+            {
+                var e = Throws<ThrongParseException>("a navigation file of another map", () => NavGraph.Load(navPath, other));
+                Contains(e, "arena.nav");
+            }
+            Throws<ThrongIoException>("a missing navigation file", () => NavGraph.Load(navPath + ".missing", grid));
+            File.Delete(navPath);
+        }
+    }
+
+    /// A shipped scenario played through the binding ends where `throng run` ends.
+    static void Scenario(string root, string wantHash, string tmp)
+    {
+        using (var sim = Simulation.FromScenario(Path.Combine(root, "sims/mapf-random-32-32-10.toml")))
+        {
+            Check(sim.MaxTicks == 300, "the scenario plays at most 300 ticks");
+            var events = new TickEvents();
+            ulong played = 0;
+            while (played < sim.MaxTicks)
+            {
+                events = sim.Step();
+                played++;
+                if (events.IsFinished)
+                {
+                    break;
+                }
+            }
+            Check(played == 58, "every agent arrives in 58 ticks: " + played);
+            Check(events.AtGoal == 100 && events.Agents == 100, "100 agents at their goal");
+            string hex = sim.StateHash.ToString("x16");
+            Check(hex == wantHash, "final state hash " + hex + ", throng run's " + wantHash);
+            Check(events.StateHash == sim.StateHash, "the last tick's hash is the state's");
+            Check(sim.Tick == 58, "58 ticks played");
+            string json = sim.SummaryJson();
+            Check(json.Contains("\"final_state_hash_hex\":\"" + wantHash + "\""), "the summary has the hash: " + json);
+            Check(json.Contains("\"scenario\":\"mapf-random-32-32-10\""), "the summary names the scenario");
+        }
+        Throws<ThrongIoException>("a missing scenario", () => Simulation.FromScenario(Path.Combine(root, "sims/none.toml")));
+        Throws<ThrongArgumentException>("a map as a scenario",
+            () => Simulation.FromScenario(Path.Combine(root, "sims/maps/arena.map")), Status.InvalidArgument);
+        string bad = Path.Combine(tmp, "bad.toml");
+        File.WriteAllText(bad, "name = \"bad\"\nagents = [\n");
+        var e = Throws<ThrongParseException>("malformed TOML", () => Simulation.FromScenario(bad));
+        Contains(e, "bad.toml");
+        File.Delete(bad);
+    }
+
+    /// A crowd stepped frame by frame, read into arrays kept from frame to frame (here at an
+    /// offset in a bigger one), with agents added and removed, doors shut and one agent driven.
+    static ulong Crowd(int ticks)
+    {
+        const int side = 48;
+        var cells = new byte[side * side];
+        for (int y = 0; y < side; y++)
+            for (int x = 0; x < side; x++)
+                cells[y * side + x] = (byte)(x % 12 == 6 && y % 8 != 4 ? 0 : 1);
+        Simulation sim;
+        using (var grid = Grid.FromCells(side, side, cells))
+        {
+            sim = new Simulation(grid, "{\"planner\": \"jps\", \"conflicts\": \"pibt\", \"seed\": 3}");
+        }
+        using (sim)
+        {
+            const int agents = 120;
+            var starts = new uint[agents];
+            var goals = new uint[agents];
+            var ids = new ulong[agents];
+            for (int i = 0; i < agents; i++)
+            {
+                starts[i] = (uint)((i / 12) * side + (i % 12) * 4 + 1);
+                goals[i] = (uint)((side - 1 - i / 12) * side + (11 - i % 12) * 4 + 1);
+            }
+            sim.AddAgents(starts, goals, ids);
+            ulong driven = ids[0];
+            sim.SetControlled(driven, true);
+            const int offset = 7;
+            var readIds = new ulong[offset + 2 * agents];
+            var readCells = new uint[offset + 2 * agents];
+            var readStates = new AgentState[offset + 2 * agents];
+            var seen = new bool[side * side];
+            var outcome = new ActionOutcome[1];
+            int added = 0, removed = 0, next = 1;
+            for (int t = 0; t < ticks; t++)
+            {
+                if (t % 10 == 5)
+                {
+                    sim.RemoveAgent(ids[next]);
+                    removed++;
+                    uint start = (uint)(t / 10 % 12 * 4 + 1);
+                    try
+                    {
+                        ids[next] = sim.AddAgent(start, (uint)((side - 1) * side) + start);
+                        added++;
+                    }
+                    catch (ThrongCellOccupiedException)
+                    {
+                        ids[next] = driven;
+                    }
+                    next = next % (agents - 1) + 1;
+                }
+                if (t % 25 == 10)
+                {
+                    try
+                    {
+                        sim.SetWalkable(6 + 12 * (t / 25 % 4), 4, t / 25 % 2 == 1);
+                    }
+                    catch (ThrongCellOccupiedException)
+                    {
+                    }
+                }
+                TickEvents events = t % 3 == 0
+                    ? sim.Step(new[] { driven }, new[] { t % 6 == 0 ? AgentAction.East : AgentAction.West }, outcome)
+                    : sim.Step();
+                Check(events.Tick == (ulong)t, "tick " + t);
+                int count = sim.ReadAgents(readIds, readCells, readStates, offset);
+                Check(count == events.Agents, "the agents read are the live ones");
+                Array.Clear(seen, 0, seen.Length);
+                for (int i = offset; i < offset + count; i++)
+                {
+                    Check(readCells[i] < side * side && !seen[readCells[i]], "one agent per cell");
+                    seen[readCells[i]] = true;
+                    Check(readStates[i] <= AgentState.NoPath, "a state code");
+                    Check(sim.Agent(readIds[i]).Cell == readCells[i], "the agent read one by one is where the arrays say");
+                }
+                Check(readCells[offset - 1] == 0 && readIds[offset - 1] == 0, "nothing written before the offset");
+            }
+            Check(added > 10 && removed > 10, "agents came and went");
+            return sim.StateHash;
+        }
+    }
+
+    static int Main(string[] args)
+    {
+        if (args.Length != 3)
+        {
+            Console.Error.WriteLine("usage: ThrongTests ROOT HASH TMPDIR");
+            return 2;
+        }
+        Engine.SetThreads(2);
+        Throws<ThrongArgumentException>("threads set twice", () => Engine.SetThreads(3), Status.InvalidArgument);
+        Check(Engine.Version.Length > 0, "a version");
+        Check(Engine.StatusName(Status.CellOccupied) == "THRONG_STATUS_CELL_OCCUPIED", "status names");
+        Errors(args[0]);
+        Plans(args[0], args[2]);
+        Scenario(args[0], args[1], args[2]);
+        ulong first = Crowd(200), second = Crowd(200);
+        Check(first == second, string.Format("the same calls give the same crowd: {0:x16} vs {1:x16}", first, second));
+        Console.WriteLine(checks + " passed, 0 failed");
+        return 0;
+    }
+}
