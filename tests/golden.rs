@@ -136,14 +136,16 @@ fn shipped_scenarios_end_in_their_recorded_states() {
 fn shipped_lorr_problems_finish_their_recorded_tasks() {
     // (problem, planner, action model, tasks finished, errands done, moves) over the problem's
     // 600 steps. The sim planner's values predate the pibt planner and must not change; the
-    // pibt planner's are its own (no time limit, so the same on any machine).
+    // pibt planner's are its own (no time limit, so the same on any machine). They changed
+    // with the crisscross lanes of its distance tables (2026-11-25, `LorrConfig::lane_cost`
+    // 2): 505 -> 554 and 569 -> 669 tasks.
     let cases = [
         ("RANDOM-01", "sim", "rotate", 581, 2156, 40875),
         ("RANDOM-01", "sim", "free", 724, 2636, 56114),
         ("RANDOM-02", "sim", "rotate", 905, 3387, 68854),
         ("RANDOM-02", "sim", "free", 931, 3495, 97428),
-        ("RANDOM-01", "pibt", "rotate", 505, 1905, 36860),
-        ("RANDOM-02", "pibt", "rotate", 569, 2266, 49640),
+        ("RANDOM-01", "pibt", "rotate", 554, 2061, 39210),
+        ("RANDOM-02", "pibt", "rotate", 669, 2594, 54494),
     ];
     let mut wrong = Vec::new();
     for (problem, planner, model, tasks, errands, moves) in cases {

@@ -34,12 +34,23 @@ pub struct FreeCells {
     /// Per free cell: the free-cell numbers of its neighbours east, south, west and north
     /// (`u32::MAX` where there is none).
     neighbours: Vec<[u32; 4]>,
+    /// Per free cell: the cost of entering it moving each way (all 1 without lanes).
+    enter: Vec<[u8; 4]>,
+    /// The largest entry of `enter`.
+    max_cost: u8,
     width: u32,
 }
 
 impl FreeCells {
-    /// The free cells of a 4-connected `grid`.
+    /// The free cells of a 4-connected `grid`, every step costing 1.
     pub fn new(grid: &Grid) -> FreeCells {
+        FreeCells::with_costs(grid, None)
+    }
+
+    /// The free cells of a 4-connected `grid` where entering cell `c` moving the way of
+    /// heading `h` costs `costs[c][h.index()]` (at least 1; `None`: every step 1), as
+    /// [`super::lanes::crisscross`] gives.
+    pub fn with_costs(grid: &Grid, costs: Option<&[[u8; 4]]>) -> FreeCells {
         let mut index = vec![NONE; grid.len()];
         let mut count = 0u32;
         for (cell, slot) in index.iter_mut().enumerate() {
@@ -58,9 +69,19 @@ impl FreeCells {
                     .map_or(NONE, |next| index[next as usize])
             }));
         }
+        let enter: Vec<[u8; 4]> = match costs {
+            Some(costs) => (0..grid.len())
+                .filter(|&c| index[c] != NONE)
+                .map(|c| costs[c].map(|x| x.max(1)))
+                .collect(),
+            None => vec![[1; 4]; neighbours.len()],
+        };
+        let max_cost = enter.iter().flatten().copied().max().unwrap_or(1);
         FreeCells {
             index,
             neighbours,
+            enter,
+            max_cost,
             width: grid.width(),
         }
     }
@@ -82,13 +103,18 @@ impl FreeCells {
         (n != NONE).then_some(n)
     }
 
-    /// A breadth-first search from `goal` (a free cell): every free cell's distance in moves,
-    /// [`UNREACHABLE`] where it cannot get there (distances past 65,534 read as unreachable).
+    /// Every free cell's cost to `goal` (a free cell): its distance in moves without step
+    /// costs (a breadth-first search), [`UNREACHABLE`] where it cannot get there (costs past
+    /// 65,534 read as unreachable).
     pub fn distances_to(&self, goal: CellId) -> Box<[u16]> {
         let mut dist = vec![UNREACHABLE; self.len()].into_boxed_slice();
         let Some(start) = self.number(goal) else {
             return dist;
         };
+        if self.max_cost > 1 {
+            self.costs_to(start, &mut dist);
+            return dist;
+        }
         let mut queue: Vec<u32> = Vec::with_capacity(self.len());
         dist[start as usize] = 0;
         queue.push(start);
@@ -108,6 +134,42 @@ impl FreeCells {
             }
         }
         dist
+    }
+
+    /// Dijkstra's search from free cell `start` over the step costs, with a ring of buckets
+    /// (the costs are small integers).
+    fn costs_to(&self, start: u32, dist: &mut [u16]) {
+        let ring = usize::from(self.max_cost) + 1;
+        let mut buckets: Vec<Vec<u32>> = vec![Vec::new(); ring];
+        dist[start as usize] = 0;
+        buckets[0].push(start);
+        let mut pending = 1usize;
+        let mut d = 0u32;
+        while pending > 0 {
+            let slot = d as usize % ring;
+            while let Some(at) = buckets[slot].pop() {
+                pending -= 1;
+                let at = at as usize;
+                if u32::from(dist[at]) != d {
+                    continue;
+                }
+                for h in Heading::ALL {
+                    let n = self.neighbours[at][h.index()];
+                    if n == NONE {
+                        continue;
+                    }
+                    // A robot on `n` reaches `at` moving the opposite way of `h`.
+                    let back = h.clockwise().clockwise();
+                    let next = d + u32::from(self.enter[at][back.index()]);
+                    if next < u32::from(UNREACHABLE) && next < u32::from(dist[n as usize]) {
+                        dist[n as usize] = next as u16;
+                        buckets[next as usize % ring].push(n);
+                        pending += 1;
+                    }
+                }
+            }
+            d += 1;
+        }
     }
 
     /// Manhattan distance between two cells: the fallback of a robot whose table is not
@@ -152,10 +214,11 @@ pub struct DistanceTables {
 }
 
 impl DistanceTables {
-    /// Tables over `grid`'s free cells; unreferenced tables are kept up to `cache_bytes`.
-    pub fn new(grid: &Grid, cache_bytes: usize) -> DistanceTables {
+    /// Tables over `grid`'s free cells (step costs as [`FreeCells::with_costs`]);
+    /// unreferenced tables are kept up to `cache_bytes`.
+    pub fn new(grid: &Grid, costs: Option<&[[u8; 4]]>, cache_bytes: usize) -> DistanceTables {
         DistanceTables {
-            free: FreeCells::new(grid),
+            free: FreeCells::with_costs(grid, costs),
             slot_of: vec![NONE; grid.len()],
             tables: Vec::new(),
             spare: Vec::new(),
@@ -314,8 +377,9 @@ impl DistanceTables {
     }
 
     /// Steps (moves and quarter turns) from `cell` facing `heading` to the goal of `table`,
-    /// estimated from the cell's distance: the distance plus the turns to face a neighbour one
-    /// closer (none on the goal). [`UNREACHABLE`] (as `u32`) where the goal cannot be reached.
+    /// estimated from the cell's cost: the cost plus the turns to face a neighbour on a
+    /// cheapest way (none on the goal). [`UNREACHABLE`] (as `u32`) where the goal cannot be
+    /// reached.
     #[inline]
     pub fn actions(&self, table: &[u16], cell: CellId, heading: Heading) -> u32 {
         let Some(n) = self.free.number(cell) else {
@@ -328,7 +392,11 @@ impl DistanceTables {
         let mut turns = 2;
         for h in Heading::ALL {
             let next = self.free.neighbours[n as usize][h.index()];
-            if next != NONE && table[next as usize] < d {
+            if next != NONE
+                && u32::from(table[next as usize])
+                    + u32::from(self.free.enter[next as usize][h.index()])
+                    <= u32::from(d)
+            {
                 turns = turns.min(heading.quarter_turns(h));
             }
         }
@@ -358,7 +426,7 @@ mod tests {
     #[test]
     fn actions_add_the_turns_to_face_a_closer_neighbour() {
         let g = grid();
-        let mut tables = DistanceTables::new(&g, 0);
+        let mut tables = DistanceTables::new(&g, None, 0);
         let goal = g.cell(4, 3).unwrap();
         tables.acquire(goal, 0);
         assert_eq!(tables.fill(None, false), 1);
@@ -373,10 +441,42 @@ mod tests {
     }
 
     #[test]
+    fn step_costs_give_the_cheapest_ways() {
+        // Lanes on the test map: every table equals a brute-force relaxation of the costs.
+        let g = grid();
+        let costs = crate::lorr::lanes::crisscross(&g, 3);
+        let free = FreeCells::with_costs(&g, Some(&costs));
+        let cells: Vec<CellId> = (0..g.len() as CellId)
+            .filter(|&c| g.is_walkable(c))
+            .collect();
+        for &goal in &cells {
+            let table = free.distances_to(goal);
+            let mut want = vec![u32::MAX; g.len()];
+            want[goal as usize] = 0;
+            for _ in 0..cells.len() {
+                for &c in &cells {
+                    for h in Heading::ALL {
+                        if let Some(n) = h.ahead(&g, c)
+                            && want[n as usize] != u32::MAX
+                        {
+                            let via = want[n as usize] + u32::from(costs[n as usize][h.index()]);
+                            want[c as usize] = want[c as usize].min(via);
+                        }
+                    }
+                }
+            }
+            for &c in &cells {
+                let got = table[free.number(c).unwrap() as usize];
+                assert_eq!(u32::from(got), want[c as usize], "goal {goal}, cell {c}");
+            }
+        }
+    }
+
+    #[test]
     fn unreferenced_tables_are_evicted_past_the_budget_oldest_first() {
         let g = grid();
         let bytes = FreeCells::new(&g).len() * 2;
-        let mut tables = DistanceTables::new(&g, bytes);
+        let mut tables = DistanceTables::new(&g, None, bytes);
         let (a, b) = (g.cell(0, 0).unwrap(), g.cell(4, 0).unwrap());
         tables.acquire(a, 0);
         tables.acquire(b, 0);
@@ -397,7 +497,7 @@ mod tests {
     #[test]
     fn a_passed_deadline_computes_nothing_and_keeps_the_goals() {
         let g = grid();
-        let mut tables = DistanceTables::new(&g, 0);
+        let mut tables = DistanceTables::new(&g, None, 0);
         tables.acquire(g.cell(0, 0).unwrap(), 0);
         assert_eq!(tables.fill(Some(Instant::now()), false), 0);
         assert_eq!(tables.pending(), 1);

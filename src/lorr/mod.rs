@@ -7,6 +7,7 @@
 //!   events.
 //! - [`run`]: a problem played step by step by a planner ([`LorrPlanner`]).
 //! - [`distance`]: distance tables by errand cell, shared read-only by the `pibt` planner.
+//! - [`lanes`]: the crisscross lanes that make a step against them dearer in those tables.
 //! - `pibt_rotate`, `pibt_driver`: PIBT with rotations, the default planner.
 //! - `sim_driver`: the general [`crate::sim::Simulation`] as a planner (`sim`).
 //! - `driver`: the interface of the planners.
@@ -27,6 +28,7 @@
 
 pub mod distance;
 mod driver;
+pub mod lanes;
 mod output;
 mod pibt_driver;
 mod pibt_rotate;

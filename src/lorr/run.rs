@@ -34,6 +34,10 @@ pub struct LorrConfig {
     /// [`LorrReport::fallback_plans`]); the run then depends on the machine's speed. Default:
     /// 0 (the CLI's default is 100, the target).
     pub step_ms: f64,
+    /// `pibt` planner: what a step against a lane costs in the distance tables, in steps (1:
+    /// no lanes; see [`super::lanes`]). Default: 2 (tasks finished at other values:
+    /// `docs/performance.md`).
+    pub lane_cost: u8,
     /// `pibt` planner: mebibytes of distance tables kept for goals no robot heads for now (the
     /// tables of current goals are always kept). Default: 256.
     pub table_cache_mib: usize,
@@ -64,6 +68,7 @@ impl Default for LorrConfig {
             reroute_after: 1,
             step_ms: 0.0,
             table_cache_mib: 256,
+            lane_cost: 2,
         }
     }
 }
@@ -134,6 +139,7 @@ impl LorrRun {
                 agents,
                 config.seed,
                 config.parallel,
+                config.lane_cost,
                 config.table_cache_mib.saturating_mul(1 << 20),
             )),
             (LorrPlanner::Pibt, ActionModel::Free) => {
