@@ -3,7 +3,7 @@
 //! - `tests/c/throng_test.c`: errors, batch plans against a shipped `.scen` file, a shipped
 //!   scenario's final state hash, and a few hundred ticks of a crowd with agents added and
 //!   removed and walls changed;
-//! - `tests/c/minimal.c`: the example of `docs/embedding.md`, which must show it verbatim.
+//! - `tests/c/minimal.c`: the example of `docs/embedding.md` and the README, which must show it verbatim.
 //!
 //! Valgrind is required where `CI` is set; elsewhere, without it, the programs run bare.
 
@@ -121,12 +121,13 @@ fn the_c_test_passes_under_valgrind() {
 #[test]
 fn the_documented_c_example_runs_as_shown() {
     let source = std::fs::read_to_string(capi().join("tests/c/minimal.c")).expect("minimal.c");
-    let docs = capi().join("../docs/embedding.md");
-    let page = std::fs::read_to_string(&docs).expect("docs/embedding.md");
-    assert!(
-        page.contains(&source),
-        "docs/embedding.md must show capi/tests/c/minimal.c verbatim"
-    );
+    for page in ["../docs/embedding.md", "../README.md"] {
+        let text = std::fs::read_to_string(capi().join(page)).expect("the page");
+        assert!(
+            text.contains(&source),
+            "{page} must show capi/tests/c/minimal.c verbatim"
+        );
+    }
     let program = compile("minimal", &scratch("minimal"));
     let stdout = run(&program, &[]);
     assert!(

@@ -5,7 +5,7 @@
 //! - `tests/ThrongTests.cs`: every error path raising its exception type with the engine's
 //!   message, batch plans optimal against a shipped `.scen` file, a shipped scenario's final
 //!   state hash, a crowd read into arrays kept from tick to tick;
-//! - `tests/Minimal.cs`: the example of `docs/embedding.md`, which must show it verbatim;
+//! - `tests/Minimal.cs`: the example of `docs/embedding.md` and the README, which must show it verbatim;
 //! - `unity/CrowdBehaviour.cs` against `tests/UnityEngineStub.cs` (a stub of the few Unity types
 //!   it uses): compiled only, so that a change of the binding that breaks the Unity example
 //!   fails here.
@@ -178,11 +178,13 @@ fn the_csharp_tests_pass_under_mono() {
 fn the_documented_csharp_example_runs_as_shown() {
     let source =
         std::fs::read_to_string(binding().join("tests/Minimal.cs")).expect("tests/Minimal.cs");
-    let page = std::fs::read_to_string(root().join("docs/embedding.md")).expect("the page");
-    assert!(
-        page.contains(&source),
-        "docs/embedding.md must show bindings/csharp/tests/Minimal.cs verbatim"
-    );
+    for page in ["docs/embedding.md", "README.md"] {
+        let text = std::fs::read_to_string(root().join(page)).expect("the page");
+        assert!(
+            text.contains(&source),
+            "{page} must show bindings/csharp/tests/Minimal.cs verbatim"
+        );
+    }
     if !mono_available() {
         return;
     }

@@ -28,10 +28,20 @@ pub(crate) fn lay_out(mut cmd: Command) -> Command {
     cmd = cmd
         .mut_args(|mut arg| {
             let width = WIDTH - FLAG_HELP_INDENT;
-            if let Some(help) = arg.get_help().map(|h| wrap(&h.to_string(), width)) {
+            // Clap appends " [default: N]" after the text, past any wrapping: the default goes
+            // into the text instead, so that it is wrapped with it.
+            let default = default_suffix(&arg);
+            if default.is_some() {
+                arg = arg.hide_default_value(true);
+            }
+            let suffix = default.unwrap_or_default();
+            if let Some(help) = arg.get_help().map(|h| wrap(&format!("{h}{suffix}"), width)) {
                 arg = arg.help(help);
             }
-            if let Some(help) = arg.get_long_help().map(|h| wrap(&h.to_string(), width)) {
+            if let Some(help) = arg
+                .get_long_help()
+                .map(|h| wrap(&format!("{h}{suffix}"), width))
+            {
                 arg = arg.long_help(help);
             }
             arg
@@ -42,6 +52,16 @@ pub(crate) fn lay_out(mut cmd: Command) -> Command {
         cmd = cmd.next_line_help(true);
     }
     cmd
+}
+
+/// `" [default: VALUE]"` as clap would print it after `arg`'s help, if it prints one.
+fn default_suffix(arg: &clap::Arg) -> Option<String> {
+    let values = arg.get_default_values();
+    if values.is_empty() || arg.is_hide_default_value_set() || !arg.get_action().takes_values() {
+        return None;
+    }
+    let values: Vec<_> = values.iter().map(|v| v.to_string_lossy()).collect();
+    Some(format!(" [default: {}]", values.join(", ")))
 }
 
 /// `text` with every line longer than `width` broken at spaces (a word longer than `width`
