@@ -11,12 +11,13 @@ use super::command::Command;
 use super::config::SimConfig;
 use super::control::{self, ActionOutcome, AgentAction};
 use super::events::{ArrivalKind, PlanReason, TickEvents};
-use super::metrics::{Metrics, RunSummary, StableHasher, TickReport};
+use super::metrics::{EndStatus, Metrics, RunSummary, StableHasher, TickReport};
 use super::move_context::Forced;
 use super::movement::MovementStage;
 use super::occupancy::Occupancy;
 use super::planning::PlanningStage;
 use super::route;
+use super::stuck::{self, StuckResolution};
 use crate::error::{Error, Result};
 use crate::grid::{CellChange, CellId, Grid};
 use crate::nav::{NavGraph, NavOptions};
@@ -87,6 +88,8 @@ pub struct Simulation {
     calls: TickEvents,
     /// Per slot, whether an action names the agent (duplicate check; all false between calls).
     named: Vec<bool>,
+    /// Detection and resolution of a stuck one-shot crowd (see `sim::stuck`).
+    stuck: StuckResolution,
 }
 
 impl Simulation {
@@ -158,6 +161,7 @@ impl Simulation {
             events: TickEvents::new(0),
             calls: TickEvents::new(0),
             named: Vec::new(),
+            stuck: StuckResolution::default(),
         };
         sim.index_components();
         sim
@@ -685,6 +689,9 @@ impl Simulation {
         events.clear(self.tick);
         events.absorb_calls(&self.calls);
         self.calls.clear(self.tick + 1);
+        if events.has_agent_or_map_events() || !events.goals.is_empty() || !actions.is_empty() {
+            self.stuck.drop_plan(self.tick); // the plan was made for another crowd
+        }
         let t1 = Instant::now();
 
         // 2-3. Planning (agents planned from their goal arrive there).
@@ -735,14 +742,25 @@ impl Simulation {
             }
         }
 
-        // 4. Movement.
-        self.movement.run(
-            &self.grid,
-            &mut self.agents,
-            &mut self.occupancy,
-            &self.config,
-            events,
-        );
+        // 4. Movement: a step of LaCAM's plan for a stuck crowd, else the conflict mode's.
+        let ctx = super::move_context::MoveContext {
+            grid: &self.grid,
+            config: &self.config,
+            tick: self.tick,
+            forced: &[],
+        };
+        report.resolving = self
+            .stuck
+            .follow(&ctx, &mut self.agents, &mut self.occupancy, events);
+        if !report.resolving {
+            self.movement.run(
+                &self.grid,
+                &mut self.agents,
+                &mut self.occupancy,
+                &self.config,
+                events,
+            );
+        }
         for &(id, action) in actions {
             let agent = self.agents.get(id);
             let forced = self.movement.forced[id.index() as usize];
@@ -779,6 +797,10 @@ impl Simulation {
                 }
             }
         }
+        if stuck::applies(&self.config) {
+            self.stuck
+                .observe(&self.grid, &self.agents, &self.config, &self.events);
+        }
         let t3 = Instant::now();
 
         // 5. Metrics.
@@ -791,6 +813,7 @@ impl Simulation {
                 _ => {}
             }
         }
+        report.unsolvable = self.stuck.unsolvable();
         report.state_hash = self.state_hash();
         debug_assert!(
             self.agents.positions_agree(),
@@ -831,6 +854,19 @@ impl Simulation {
                 summary.dstar_repairs += stats.plans.saturating_sub(1 + restarts);
             }
         }
+        summary.resolve_triggers = self.stuck.triggers;
+        summary.resolve_ticks = self.stuck.ticks;
+        summary.resolve_agents = self.stuck.agents;
+        let no_path = self.agents.iter().any(|(_, a)| a.state == AgentState::NoPath);
+        summary.end_status = if self.config.lifelong {
+            EndStatus::Lifelong
+        } else if summary.all_arrived {
+            EndStatus::AllArrived
+        } else if self.stuck.unsolvable() || no_path {
+            EndStatus::Unsolvable
+        } else {
+            EndStatus::TickLimit
+        };
         bytes.sort_unstable();
         summary.dstar_bytes_p50 = bytes.get(bytes.len() / 2).copied().unwrap_or(0);
         summary.dstar_bytes_max = bytes.last().copied().unwrap_or(0);
