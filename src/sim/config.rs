@@ -124,8 +124,13 @@ impl SimConfig {
             }
         }
         let config: SimConfig = serde_json::from_value(fields).map_err(|e| bad(e.to_string()))?;
-        if let Some((_, message)) = config.problem() {
-            return Err(bad(message));
+        if let Some((problem_key, message)) = config.problem() {
+            // Name the key at fault when it is not the one set (`lifelong` refused because
+            // `resolve_stuck` is true).
+            return Err(match problem_key.strip_prefix("sim.") {
+                Some(k) if k != key => bad(format!("{k}: {message}")),
+                _ => bad(message),
+            });
         }
         *self = config;
         Ok(())
@@ -169,7 +174,10 @@ impl SimConfig {
             let why = if self.lifelong {
                 Some("lifelong runs (their goals change as agents arrive)".to_string())
             } else if self.conflicts != ConflictMode::Pibt {
-                Some(format!("conflicts = {:?} (only \"pibt\")", self.conflicts.name()))
+                Some(format!(
+                    "conflicts = {:?} (only \"pibt\")",
+                    self.conflicts.name()
+                ))
             } else if self.action_model == ActionModel::Rotate {
                 Some("action model \"rotate\" (LaCAM's plans are free moves)".to_string())
             } else {

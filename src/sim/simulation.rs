@@ -857,7 +857,10 @@ impl Simulation {
         summary.resolve_triggers = self.stuck.triggers;
         summary.resolve_ticks = self.stuck.ticks;
         summary.resolve_agents = self.stuck.agents;
-        let no_path = self.agents.iter().any(|(_, a)| a.state == AgentState::NoPath);
+        let no_path = self
+            .agents
+            .iter()
+            .any(|(_, a)| a.state == AgentState::NoPath);
         summary.end_status = if self.config.lifelong {
             EndStatus::Lifelong
         } else if summary.all_arrived {

@@ -25,13 +25,13 @@
 //! agent (see [`super::SimConfig::resolve_stuck`]). Lifelong runs are not resolved: their
 //! goals change as agents arrive, so a plan to the current goals is not a finish line.
 
+use super::ActionModel;
 use super::agent::{AgentSet, AgentState};
 use super::config::{ConflictMode, SimConfig};
 use super::events::{ArrivalKind, TickEvents};
 use super::move_context::MoveContext;
 use super::occupancy::Occupancy;
 use super::route;
-use super::ActionModel;
 use crate::grid::{CellId, Grid};
 use crate::mapf::check_step;
 use crate::mapf::lacam::{LacamOptions, LacamOutcome, solve};
@@ -258,7 +258,9 @@ impl StuckResolution {
         let outcome = solve(grid, &starts, &goals, &options).map(|(o, _)| o);
         match outcome {
             Ok(LacamOutcome::Solved(plan))
-                if plan.windows(2).all(|w| check_step(grid, &w[0], &w[1]).is_ok())
+                if plan
+                    .windows(2)
+                    .all(|w| check_step(grid, &w[0], &w[1]).is_ok())
                     && plan.first() == Some(&starts)
                     && plan.len() >= 2 =>
             {

@@ -156,8 +156,11 @@ pub(super) fn print_run(
             s.end_status.name(),
             if s.resolve_triggers > 0 {
                 format!(
-                    "; stuck crowd handed to LaCAM {} times ({} agents in all), {} ticks following its plans",
-                    s.resolve_triggers, s.resolve_agents, s.resolve_ticks
+                    "; stuck crowd handed to LaCAM {} time{} ({} agents in all), {} ticks following its plans",
+                    s.resolve_triggers,
+                    if s.resolve_triggers == 1 { "" } else { "s" },
+                    s.resolve_agents,
+                    s.resolve_ticks
                 )
             } else {
                 String::new()
