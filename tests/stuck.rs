@@ -3,7 +3,11 @@
 //! or later), an unsolvable one ends with its status, and every joint step of the run, those
 //! of LaCAM's plans included, passes the independent validator and is in the tick's events.
 
+use std::path::{Path, PathBuf};
+
 use throng::mapf::check_step;
+use throng::mapf::instance::Instance;
+use throng::movingai::ScenFile;
 use throng::sim::{AgentId, EndStatus, STUCK_WINDOW, SimConfig, Simulation, TickReport};
 use throng::{CellId, Grid, Neighborhood};
 
@@ -228,4 +232,72 @@ fn crowds_the_resolution_does_not_apply_to_are_left_alone() {
         let e = config.set(key, value).unwrap_err().to_string();
         assert!(e.contains("resolve_stuck"), "{e}");
     }
+}
+
+/// The shared MAPF benchmark: `THRONG_MAPF_BENCH`, else `shared/data/mapf-bench` beside the
+/// checkout (or beside its parent folder, for a worktree).
+fn benchmark_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("THRONG_MAPF_BENCH") {
+        return dir.into();
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    [
+        root.join("../shared/data/mapf-bench"),
+        root.join("../../shared/data/mapf-bench"),
+    ]
+    .into_iter()
+    .find(|d| d.is_dir())
+    .expect("the MAPF benchmark: set THRONG_MAPF_BENCH to its folder")
+}
+
+/// Every instance of the shared MAPF benchmark (every agent of each `.scen` file), played as a
+/// one-shot simulation with conflicts `pibt`, 4- and 8-connected, for at most 3,000 ticks: every
+/// agent arrives. Long (300 runs): `cargo test --release --test stuck -- --ignored --nocapture`.
+#[test]
+#[ignore = "long: the whole shared MAPF benchmark (THRONG_MAPF_BENCH or shared/data/mapf-bench)"]
+fn every_instance_of_the_mapf_benchmark_arrives_in_a_one_shot_run() {
+    let dir = benchmark_dir();
+    let mut scens: Vec<PathBuf> = std::fs::read_dir(dir.join("scens"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "scen"))
+        .collect();
+    scens.sort();
+    let mut failed = Vec::new();
+    let (mut runs, mut resolved) = (0, 0);
+    for neighbourhood in [Neighborhood::Four, Neighborhood::Eight] {
+        for scen in &scens {
+            let name = scen.file_stem().unwrap().to_str().unwrap();
+            let map_name = name
+                .rsplitn(3, '-')
+                .nth(2)
+                .expect("<map>-<random|even>-<k>.scen");
+            let map = dir.join("maps").join(format!("{map_name}.map"));
+            let agents = ScenFile::load(scen).unwrap().queries.len();
+            let instance = Instance::load(&map, scen, agents, neighbourhood).unwrap();
+            let mut sim = Simulation::new(instance.grid, SimConfig::default());
+            add(&mut sim, &instance.starts, &instance.goals);
+            for _ in 0..3000 {
+                let report = sim.step();
+                if report.at_goal == report.agents || report.unsolvable {
+                    break;
+                }
+            }
+            let s = sim.summary();
+            runs += 1;
+            resolved += usize::from(s.resolve_triggers > 0);
+            println!(
+                "{name} {neighbourhood:?}: {}/{} arrived in {} ticks, {:?}, {} resolutions, {} ticks following LaCAM",
+                s.arrived, s.agents, s.ticks, s.end_status, s.resolve_triggers, s.resolve_ticks
+            );
+            if !s.all_arrived {
+                failed.push(format!("{name} {neighbourhood:?}"));
+            }
+        }
+    }
+    println!(
+        "{runs} runs, {resolved} resolved by LaCAM, {} failed",
+        failed.len()
+    );
+    assert!(failed.is_empty(), "not every agent arrived: {failed:?}");
 }
