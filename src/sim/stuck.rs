@@ -6,9 +6,11 @@
 //!
 //! - **Detection**, once per tick over flat per-slot arrays: each unfinished agent's best (least)
 //!   count of route cells left to its goal since it was given that goal. The crowd makes
-//!   progress in a tick when an agent beats its best, a goal is reached for the first time (a
-//!   counted arrival) or agents, goals or the map change. Bests only go down, so a crowd that
-//!   circles stops making progress; after [`STUCK_WINDOW`] ticks without any, it is stuck. (A
+//!   progress in a tick when a goal is reached for the first time (a counted arrival), agents,
+//!   goals or the map change (the agents are then not measured: in a settling crowd most ticks
+//!   cost nothing), or an agent beats its best. Bests only go down and goals reached are
+//!   finite, so a crowd that circles stops making progress; after [`STUCK_WINDOW`] ticks
+//!   without any, it is stuck. (A
 //!   crowd-wide rule: a busy crowd with a stuck group is caught once the rest has arrived or is
 //!   stuck too, and the shipped scenarios that PIBT finishes never trigger it.)
 //! - **Resolution**: every live agent goes to LaCAM ([`crate::mapf::lacam`]) from where it
@@ -177,17 +179,24 @@ impl StuckResolution {
         if self.unsolvable || self.resolving() {
             return;
         }
-        let slots = agents.slot_count();
-        let mut progress = events.has_agent_or_map_events()
-            || !events.goal_changes().is_empty()
-            || events.arrivals().iter().any(|a| a.counted);
-        if progress {
+        let changed = events.has_agent_or_map_events();
+        if changed {
             // Slots may hold other agents now: measure every one afresh.
             self.goal.clear();
         }
+        if changed
+            || !events.goal_changes().is_empty()
+            || events.arrivals().iter().any(|a| a.counted)
+        {
+            // Progress: no need to measure the agents. A best left unlowered can only make
+            // a later tick count as progress, and such ticks are as finite as goals reached.
+            self.last_progress = tick;
+            return;
+        }
+        let slots = agents.slot_count();
         self.goal.resize(slots, AgentSet::NO_POSITION);
         self.best.resize(slots, u32::MAX);
-        let mut unfinished = false;
+        let (mut progress, mut unfinished) = (false, false);
         for (id, agent) in agents.iter() {
             if agent.controlled {
                 // Driven from outside: not this module's to plan.
