@@ -1,9 +1,9 @@
 //! The simulation bundle: grid, agents, stages and metrics behind one `step()`.
 
-use std::time::Instant;
+mod lifelong_goals;
+mod summary;
 
-use rand::{RngExt, SeedableRng};
-use rand_chacha::ChaCha8Rng;
+use std::time::Instant;
 
 use super::action_model::Heading;
 use super::agent::{Agent, AgentId, AgentSet, AgentState};
@@ -11,13 +11,14 @@ use super::command::Command;
 use super::config::SimConfig;
 use super::control::{self, ActionOutcome, AgentAction};
 use super::events::{ArrivalKind, PlanReason, TickEvents};
-use super::metrics::{EndStatus, Metrics, RunSummary, StableHasher, TickReport};
+use super::metrics::{Metrics, TickReport};
 use super::move_context::Forced;
 use super::movement::MovementStage;
 use super::occupancy::Occupancy;
 use super::planning::PlanningStage;
 use super::route;
 use super::stuck::{self, StuckResolution};
+
 use crate::error::{Error, Result};
 use crate::grid::{CellChange, CellId, Grid};
 use crate::nav::{NavGraph, NavOptions};
@@ -779,23 +780,7 @@ impl Simulation {
         outcomes.extend(events.outcomes.iter().map(|&(_, o)| o));
         self.movement.forced.clear();
         if self.config.lifelong {
-            // Agents that reached a goal, and agents whose goal turned out unreachable, get a
-            // new goal (each drawn from the agent's own seed: the order does not matter).
-            for i in 0..self.events.arrivals.len() {
-                let arrival = self.events.arrivals[i];
-                if arrival.counted {
-                    self.assign_lifelong_goal(arrival.agent.index());
-                }
-            }
-            for slot in 0..self.agents.slot_count() as u32 {
-                if self
-                    .agents
-                    .at(slot)
-                    .is_some_and(|a| a.state == AgentState::NoPath)
-                {
-                    self.assign_lifelong_goal(slot);
-                }
-            }
+            self.give_lifelong_goals();
         }
         if stuck::applies(&self.config) {
             self.stuck
@@ -830,68 +815,6 @@ impl Simulation {
         report
     }
 
-    /// Summary of the run so far.
-    pub fn summary(&self) -> RunSummary {
-        let trips = self.agents.iter().filter_map(|(_, a)| {
-            (a.state == AgentState::Arrived)
-                .then(|| a.arrived_at.map(|t| t.saturating_sub(a.trip_start)))
-                .flatten()
-        });
-        let threads = if self.config.parallel {
-            rayon::current_num_threads()
-        } else {
-            1
-        };
-        let mut summary = self.metrics.summary(trips, threads);
-        let mut bytes = Vec::new();
-        for (_, agent) in self.agents.iter() {
-            if let Some(dstar) = &agent.dstar {
-                bytes.push(dstar.memory_bytes() as u64);
-                let stats = dstar.stats();
-                let restarts = stats.restarts + stats.budget_resets;
-                summary.dstar_restarts += restarts;
-                // Each agent's first plan, and each restart, searches from scratch.
-                summary.dstar_repairs += stats.plans.saturating_sub(1 + restarts);
-            }
-        }
-        summary.resolve_triggers = self.stuck.triggers;
-        summary.resolve_ticks = self.stuck.ticks;
-        summary.resolve_agents = self.stuck.agents;
-        let no_path = self
-            .agents
-            .iter()
-            .any(|(_, a)| a.state == AgentState::NoPath);
-        summary.end_status = if self.config.lifelong {
-            EndStatus::Lifelong
-        } else if summary.all_arrived {
-            EndStatus::AllArrived
-        } else if self.stuck.unsolvable() || no_path {
-            EndStatus::Unsolvable
-        } else {
-            EndStatus::TickLimit
-        };
-        bytes.sort_unstable();
-        summary.dstar_bytes_p50 = bytes.get(bytes.len() / 2).copied().unwrap_or(0);
-        summary.dstar_bytes_max = bytes.last().copied().unwrap_or(0);
-        summary
-    }
-
-    /// A hash of every live agent's slot, position and state, in slot order: equal hashes mean
-    /// (with overwhelming likelihood) equal crowds. Stable across platforms.
-    pub fn state_hash(&self) -> u64 {
-        let mut h = StableHasher::default();
-        for (id, a) in self.agents.iter() {
-            h.write_u64(u64::from(id.index()) << 32 | u64::from(id.generation()));
-            // The heading is 0 (east) for good under the free action model: the same hashes.
-            h.write_u64(
-                u64::from(a.position) << 8
-                    | (a.heading.index() as u64) << 4
-                    | u64::from(a.state.code()),
-            );
-        }
-        h.finish()
-    }
-
     fn check_cell(&self, cell: CellId, what: &str) -> Result<()> {
         if !self.grid.contains(cell) {
             return Err(crate::search::QueryError::CellOutOfBounds {
@@ -910,48 +833,5 @@ impl Simulation {
             .into());
         }
         Ok(())
-    }
-
-    fn index_components(&mut self) {
-        let components = self.grid.components();
-        let mut cells = vec![Vec::new(); components.count() as usize];
-        for cell in 0..self.grid.len() as CellId {
-            if let Some(c) = components.of(cell) {
-                cells[c as usize].push(cell);
-            }
-        }
-        self.component_cells = cells;
-    }
-
-    /// A new goal for agent `slot`, drawn from its component by a generator seeded from the
-    /// run seed, the agent's slot and how many goals it has had: the same goals whatever the
-    /// order agents are processed in.
-    fn assign_lifelong_goal(&mut self, slot: u32) {
-        let tick = self.tick;
-        let seed = self.config.seed;
-        let Some(agent) = self.agents.at(slot) else {
-            return;
-        };
-        let Some(component) = self.grid.components().of(agent.position) else {
-            return;
-        };
-        let cells = &self.component_cells[component as usize];
-        if cells.len() < 2 {
-            return;
-        }
-        let mut h = StableHasher::default();
-        h.write_u64(seed);
-        h.write_u64(u64::from(slot));
-        h.write_u64(u64::from(agent.goals_reached));
-        h.write_u64(tick);
-        let mut rng = ChaCha8Rng::seed_from_u64(h.finish());
-        let mut goal = agent.position;
-        while goal == agent.position {
-            goal = cells[rng.random_range(0..cells.len())];
-        }
-        let agent = self.agents.at_mut(slot).expect("checked above");
-        agent.set_goal(goal, tick + 1);
-        let id = self.agents.id_at(slot).expect("checked above");
-        self.events.goal(id, goal);
     }
 }

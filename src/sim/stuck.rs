@@ -42,11 +42,16 @@ use crate::mapf::lacam::{LacamOptions, LacamOutcome, solve};
 pub const STUCK_WINDOW: u64 = 256;
 
 /// LaCAM's node budget: about this many bytes of configurations (a node holds every agent's
-/// cell, priority and order: 16 bytes per agent), at least [`MIN_NODES`] nodes.
+/// cell, priority and order, and the search's index another copy of the cells: about 24 bytes
+/// per agent), at least [`MIN_NODES`] nodes. A plan takes about one node per step when PIBT's
+/// proposals work, so crowds of up to about 40,000 agents get thousands of steps.
 const NODE_BYTES: usize = 1 << 30;
 
-/// The least node budget, whatever the crowd.
-const MIN_NODES: usize = 10_000;
+/// Bytes per agent of one LaCAM node (see [`NODE_BYTES`]).
+const NODE_BYTES_PER_AGENT: usize = 24;
+
+/// The least node budget, whatever the crowd (2.4 GB at 100,000 agents).
+const MIN_NODES: usize = 1_000;
 
 /// Detection and resolution of a stuck one-shot crowd (see the module docs).
 #[derive(Debug, Default)]
@@ -260,7 +265,7 @@ impl StuckResolution {
         }
         let n = starts.len().max(1);
         let options = LacamOptions {
-            node_limit: Some((NODE_BYTES / (16 * n)).max(MIN_NODES)),
+            node_limit: Some((NODE_BYTES / (NODE_BYTES_PER_AGENT * n)).max(MIN_NODES)),
             seed: config.seed,
             ..LacamOptions::default()
         };
