@@ -756,6 +756,8 @@ fn report_dict<'py>(py: Python<'py>, report: &TickReport) -> PyResult<Bound<'py,
         agents,
         at_goal,
         no_path,
+        resolving,
+        unsolvable,
         state_hash,
         added,
         rejected,
@@ -786,6 +788,8 @@ fn report_dict<'py>(py: Python<'py>, report: &TickReport) -> PyResult<Bound<'py,
         agents,
         at_goal,
         no_path,
+        resolving,
+        unsolvable,
         state_hash
     );
     let added = PyList::new(py, added.iter().map(|id| id.to_bits() as i64))?;
