@@ -39,7 +39,7 @@ use crate::mapf::check_step;
 use crate::mapf::lacam::{LacamOptions, LacamOutcome, solve};
 
 /// Ticks without progress of the crowd (see the module docs) before it counts as stuck.
-pub const STUCK_WINDOW: u64 = 256;
+pub const STUCK_WINDOW: u64 = 64;
 
 /// LaCAM's node budget: about this many bytes of configurations (a node holds every agent's
 /// cell, priority and order, and the search's index another copy of the cells: about 24 bytes
@@ -50,8 +50,8 @@ const NODE_BYTES: usize = 1 << 30;
 /// Bytes per agent of one LaCAM node (see [`NODE_BYTES`]).
 const NODE_BYTES_PER_AGENT: usize = 24;
 
-/// The least node budget, whatever the crowd (2.4 GB at 100,000 agents).
-const MIN_NODES: usize = 1_000;
+/// The least node budget, whatever the crowd (240 MB at 100,000 agents).
+const MIN_NODES: usize = 100;
 
 /// Detection and resolution of a stuck one-shot crowd (see the module docs).
 #[derive(Debug, Default)]
