@@ -31,6 +31,8 @@ use crate::planner::PlannerKind;
 /// 3. plan them in parallel on the current rayon pool, each worker with its own workspace,
 ///    at most [`SimConfig::max_plans_per_tick`] per tick, oldest request first;
 /// 4. move every agent with a path one cell, resolving conflicts deterministically;
+///    a one-shot crowd found stuck follows a LaCAM plan instead, one joint step per tick
+///    (see [`SimConfig::resolve_stuck`]);
 /// 5. record metrics and return a [`TickReport`].
 ///
 /// What the tick did (plans, moves, arrivals, goals given, ...) is then in
