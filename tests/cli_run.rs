@@ -635,3 +635,98 @@ fn a_run_that_cannot_start_leaves_no_csv_file() {
     assert_error(&o, &["do not fit"]);
     assert!(!csv.exists(), "a header-only file was left");
 }
+
+/// A scenario file in `dir` playing the first `agents` lines of `scen` on `map`, one-shot with
+/// conflicts `pibt`, for at most 3,000 ticks.
+fn scen_scenario(dir: &Path, map: &Path, scen: &Path, agents: usize, nb: u32) -> PathBuf {
+    let path = dir.join(format!("scen-{agents}-{nb}.toml"));
+    std::fs::write(
+        &path,
+        format!(
+            "name = \"scen\"\nseed = 1\nticks = 3000\nagents = {agents}\n\
+             [map]\nfile = {map:?}\nneighbourhood = {nb}\n\
+             [placement]\nkind = \"scen\"\nfile = {scen:?}\n\
+             [sim]\nconflicts = \"pibt\"\n"
+        ),
+    )
+    .unwrap();
+    path
+}
+
+#[test]
+fn a_crowd_pibt_leaves_circling_is_resolved_and_says_so() {
+    // maze-32-32-2 random-5, 8-connected: PIBT alone leaves agents circling in dead ends.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("sims/maps/mapf");
+    let dir = tempfile::tempdir().unwrap();
+    let path = scen_scenario(
+        dir.path(),
+        &root.join("maze-32-32-2.map"),
+        &root.join("maze-32-32-2-random-5.scen"),
+        333,
+        8,
+    );
+    let alone = summary(&path, &["--set", "sim.resolve_stuck=false"]);
+    assert_eq!(alone["end_status"], "tick_limit");
+    assert_eq!(alone["ticks"], 3000);
+    assert!(
+        alone["arrived"].as_u64().unwrap() < 333,
+        "{}",
+        alone["arrived"]
+    );
+    assert_eq!(alone["resolve_triggers"], 0);
+    let json = dir.path().join("resolved.json");
+    let s = path.to_str().unwrap();
+    let out = ok(&["run", s, "--json", json.to_str().unwrap()]);
+    let v = common::cli::json_file(&json);
+    assert_eq!(v["end_status"], "all_arrived");
+    assert_eq!(v["arrived"], 333);
+    assert!(v["ticks"].as_u64().unwrap() < 3000);
+    let triggers = v["resolve_triggers"].as_u64().unwrap();
+    assert!(triggers >= 1);
+    assert!(v["resolve_ticks"].as_u64().unwrap() >= 1);
+    assert!(v["resolve_agents"].as_u64().unwrap() >= 333);
+    assert!(
+        out.contains("end status   all_arrived; stuck crowd handed to LaCAM"),
+        "{out}"
+    );
+    // Refused where it cannot apply, naming the key.
+    let o = throng(&[
+        "run",
+        s,
+        "--set",
+        "sim.conflicts=avoid",
+        "--set",
+        "sim.resolve_stuck=true",
+    ]);
+    assert_error(&o, &["sim.resolve_stuck", "conflicts = \"avoid\""]);
+}
+
+#[test]
+fn an_unsolvable_one_shot_run_ends_with_its_status() {
+    // Two agents that must pass each other in a corridor one cell wide.
+    let dir = tempfile::tempdir().unwrap();
+    let map = dir.path().join("corridor.map");
+    std::fs::write(&map, "type octile\nheight 1\nwidth 5\nmap\n.....\n").unwrap();
+    let scen = dir.path().join("corridor.scen");
+    std::fs::write(
+        &scen,
+        "version 1\n0\tcorridor.map\t5\t1\t1\t0\t2\t0\t1\n0\tcorridor.map\t5\t1\t2\t0\t1\t0\t1\n",
+    )
+    .unwrap();
+    let path = scen_scenario(dir.path(), &map, &scen, 2, 4);
+    let json = dir.path().join("u.json");
+    let out = ok(&[
+        "run",
+        path.to_str().unwrap(),
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    let v = common::cli::json_file(&json);
+    assert_eq!(v["end_status"], "unsolvable");
+    assert!(v["ticks"].as_u64().unwrap() < 3000, "not the tick limit");
+    assert!(
+        out.contains("(unsolvable: not every agent can reach its goal)"),
+        "{out}"
+    );
+    assert!(out.contains("end status   unsolvable"), "{out}");
+}

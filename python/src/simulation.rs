@@ -85,7 +85,7 @@ enum Source {
 /// agent driven from Python (see `step`). `config` takes the other keys of a scenario file's
 /// `[sim]` table (`max_plans_per_tick`, `node_budget`, `replan_after_waits`, `avoid_radius`,
 /// `detours`, `drift_replan`, `parallel`, `dstar_max_bytes`, `action_model`,
-/// `swap_needs_room`). The grid's `neighbourhood` (4 or 8) sets the moves. Raises ValueError
+/// `swap_needs_room`, `resolve_stuck`). The grid's `neighbourhood` (4 or 8) sets the moves. Raises ValueError
 /// naming the row, key or value at fault.
 #[pyclass(module = "throng")]
 pub(crate) struct Simulation {
@@ -304,7 +304,8 @@ impl Simulation {
 
     /// Plays up to `ticks` ticks (default: the scenario's `ticks`; required for a simulation
     /// built from arrays; a one-shot run stops early once every agent is at its goal or has no
-    /// path and no map change is left, as `throng run` does) and returns `summary()`.
+    /// path and no map change is left, or is proved unsolvable, as `throng run` does) and
+    /// returns `summary()`.
     /// Controlled agents stay put (use `step(actions=...)` to move them).
     #[pyo3(signature = (ticks = None))]
     fn run<'py>(&mut self, py: Python<'py>, ticks: Option<u64>) -> PyResult<Bound<'py, PyAny>> {
@@ -324,7 +325,7 @@ impl Simulation {
                 let report = self.on_pool(|sim| sim.step());
                 if !lifelong
                     && self.schedule.is_finished()
-                    && report.at_goal + report.no_path == report.agents
+                    && (report.at_goal + report.no_path == report.agents || report.unsolvable)
                 {
                     break;
                 }
@@ -755,6 +756,8 @@ fn report_dict<'py>(py: Python<'py>, report: &TickReport) -> PyResult<Bound<'py,
         agents,
         at_goal,
         no_path,
+        resolving,
+        unsolvable,
         state_hash,
         added,
         rejected,
@@ -785,6 +788,8 @@ fn report_dict<'py>(py: Python<'py>, report: &TickReport) -> PyResult<Bound<'py,
         agents,
         at_goal,
         no_path,
+        resolving,
+        unsolvable,
         state_hash
     );
     let added = PyList::new(py, added.iter().map(|id| id.to_bits() as i64))?;

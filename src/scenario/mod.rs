@@ -397,7 +397,7 @@ impl Scenario {
             each(&sim, &report);
             if !lifelong
                 && schedule.is_finished()
-                && report.at_goal + report.no_path == report.agents
+                && (report.at_goal + report.no_path == report.agents || report.unsolvable)
             {
                 break;
             }

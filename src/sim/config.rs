@@ -81,6 +81,13 @@ pub struct SimConfig {
     /// it. Runs whose goals are set from outside, like the League of Robot Runners driver,
     /// are lifelong in all but name and say `Some(true)`.
     pub swap_needs_room: Option<bool>,
+    /// Whether a one-shot crowd that stops making progress (agents left circling, as PIBT can
+    /// in one-cell aisles) is handed to LaCAM from where it stands and follows its plan, and a
+    /// run LaCAM proves unsolvable ends (see `sim::stuck`). `None` (the default): on where it
+    /// applies, one-shot runs with conflicts `pibt` and action model `free`; `Some(false)`:
+    /// off; `Some(true)`: on, and refused where it cannot apply (lifelong runs, other conflict
+    /// modes, action model `rotate`).
+    pub resolve_stuck: Option<bool>,
 }
 
 impl SimConfig {
@@ -117,8 +124,13 @@ impl SimConfig {
             }
         }
         let config: SimConfig = serde_json::from_value(fields).map_err(|e| bad(e.to_string()))?;
-        if let Some((_, message)) = config.problem() {
-            return Err(bad(message));
+        if let Some((problem_key, message)) = config.problem() {
+            // Name the key at fault when it is not the one set (`lifelong` refused because
+            // `resolve_stuck` is true).
+            return Err(match problem_key.strip_prefix("sim.") {
+                Some(k) if k != key => bad(format!("{k}: {message}")),
+                _ => bad(message),
+            });
         }
         *self = config;
         Ok(())
@@ -157,6 +169,26 @@ impl SimConfig {
                     self.conflicts.name()
                 ),
             ));
+        }
+        if self.resolve_stuck == Some(true) {
+            let why = if self.lifelong {
+                Some("lifelong runs (their goals change as agents arrive)".to_string())
+            } else if self.conflicts != ConflictMode::Pibt {
+                Some(format!(
+                    "conflicts = {:?} (only \"pibt\")",
+                    self.conflicts.name()
+                ))
+            } else if self.action_model == ActionModel::Rotate {
+                Some("action model \"rotate\" (LaCAM's plans are free moves)".to_string())
+            } else {
+                None
+            };
+            if let Some(why) = why {
+                return Some((
+                    "sim.resolve_stuck",
+                    format!("true cannot apply to {why}; leave it out or set it to false"),
+                ));
+            }
         }
         None
     }
@@ -225,6 +257,7 @@ impl Default for SimConfig {
             dstar_max_bytes: None,
             action_model: ActionModel::Free,
             swap_needs_room: None,
+            resolve_stuck: None,
         }
     }
 }

@@ -51,6 +51,14 @@ pub struct TickReport {
     pub at_goal: u32,
     /// Agents with no path after the tick.
     pub no_path: u32,
+    /// Whether the tick's moves were a step of a LaCAM plan resolving a stuck crowd (see
+    /// [`crate::sim::SimConfig::resolve_stuck`]).
+    #[serde(default)]
+    pub resolving: bool,
+    /// Whether LaCAM has proved that not every agent can reach its goal: nothing more will
+    /// change, the run is over.
+    #[serde(default)]
+    pub unsolvable: bool,
     /// Hash of every agent's position and state after the tick (see
     /// [`crate::sim::Simulation::state_hash`]).
     pub state_hash: u64,
@@ -79,6 +87,34 @@ impl TickReport {
         self.waiting = events.waiting();
         self.swaps = events.swaps();
         self.goals_reached = events.goals_reached();
+    }
+}
+
+/// How a run stands at its end ([`RunSummary::end_status`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EndStatus {
+    /// One-shot: every agent is at its goal.
+    AllArrived,
+    /// One-shot: not every agent can reach its goal: LaCAM proved it, two agents share a goal,
+    /// or an agent's goal cannot be reached at all (agents with no path).
+    Unsolvable,
+    /// One-shot: agents are still on their way (the ticks played ended first).
+    #[default]
+    TickLimit,
+    /// Lifelong: agents get new goals for as long as the run is played.
+    Lifelong,
+}
+
+impl EndStatus {
+    /// The name in the JSON summary (`all_arrived`, `unsolvable`, `tick_limit`, `lifelong`).
+    pub fn name(self) -> &'static str {
+        match self {
+            EndStatus::AllArrived => "all_arrived",
+            EndStatus::Unsolvable => "unsolvable",
+            EndStatus::TickLimit => "tick_limit",
+            EndStatus::Lifelong => "lifelong",
+        }
     }
 }
 
@@ -204,6 +240,19 @@ pub struct RunSummary {
     /// Fraction of the agents at their goal at the end (0 with no agent).
     #[serde(default)]
     pub arrived_fraction: f64,
+    /// Times a stuck one-shot crowd was handed to LaCAM (see
+    /// [`crate::sim::SimConfig::resolve_stuck`]).
+    #[serde(default)]
+    pub resolve_triggers: u64,
+    /// Ticks played following LaCAM's plans.
+    #[serde(default)]
+    pub resolve_ticks: u64,
+    /// Agents handed to LaCAM, summed over the triggers.
+    #[serde(default)]
+    pub resolve_agents: u64,
+    /// How the run stands at its end.
+    #[serde(default)]
+    pub end_status: EndStatus,
     /// Movement (coordination) phase time per tick, milliseconds: median.
     #[serde(default)]
     pub move_ms_p50: f64,

@@ -1,9 +1,9 @@
 //! The simulation bundle: grid, agents, stages and metrics behind one `step()`.
 
-use std::time::Instant;
+mod lifelong_goals;
+mod summary;
 
-use rand::{RngExt, SeedableRng};
-use rand_chacha::ChaCha8Rng;
+use std::time::Instant;
 
 use super::action_model::Heading;
 use super::agent::{Agent, AgentId, AgentSet, AgentState};
@@ -11,12 +11,14 @@ use super::command::Command;
 use super::config::SimConfig;
 use super::control::{self, ActionOutcome, AgentAction};
 use super::events::{ArrivalKind, PlanReason, TickEvents};
-use super::metrics::{Metrics, RunSummary, StableHasher, TickReport};
+use super::metrics::{Metrics, TickReport};
 use super::move_context::Forced;
 use super::movement::MovementStage;
 use super::occupancy::Occupancy;
 use super::planning::PlanningStage;
 use super::route;
+use super::stuck::{self, StuckResolution};
+
 use crate::error::{Error, Result};
 use crate::grid::{CellChange, CellId, Grid};
 use crate::nav::{NavGraph, NavOptions};
@@ -29,6 +31,8 @@ use crate::planner::PlannerKind;
 /// 3. plan them in parallel on the current rayon pool, each worker with its own workspace,
 ///    at most [`SimConfig::max_plans_per_tick`] per tick, oldest request first;
 /// 4. move every agent with a path one cell, resolving conflicts deterministically;
+///    a one-shot crowd found stuck follows a LaCAM plan instead, one joint step per tick
+///    (see [`SimConfig::resolve_stuck`]);
 /// 5. record metrics and return a [`TickReport`].
 ///
 /// What the tick did (plans, moves, arrivals, goals given, ...) is then in
@@ -87,6 +91,8 @@ pub struct Simulation {
     calls: TickEvents,
     /// Per slot, whether an action names the agent (duplicate check; all false between calls).
     named: Vec<bool>,
+    /// Detection and resolution of a stuck one-shot crowd (see `sim::stuck`).
+    stuck: StuckResolution,
 }
 
 impl Simulation {
@@ -158,6 +164,7 @@ impl Simulation {
             events: TickEvents::new(0),
             calls: TickEvents::new(0),
             named: Vec::new(),
+            stuck: StuckResolution::default(),
         };
         sim.index_components();
         sim
@@ -685,6 +692,9 @@ impl Simulation {
         events.clear(self.tick);
         events.absorb_calls(&self.calls);
         self.calls.clear(self.tick + 1);
+        if events.has_agent_or_map_events() || !events.goals.is_empty() || !actions.is_empty() {
+            self.stuck.drop_plan(self.tick); // the plan was made for another crowd
+        }
         let t1 = Instant::now();
 
         // 2-3. Planning (agents planned from their goal arrive there).
@@ -735,14 +745,25 @@ impl Simulation {
             }
         }
 
-        // 4. Movement.
-        self.movement.run(
-            &self.grid,
-            &mut self.agents,
-            &mut self.occupancy,
-            &self.config,
-            events,
-        );
+        // 4. Movement: a step of LaCAM's plan for a stuck crowd, else the conflict mode's.
+        let ctx = super::move_context::MoveContext {
+            grid: &self.grid,
+            config: &self.config,
+            tick: self.tick,
+            forced: &[],
+        };
+        report.resolving = self
+            .stuck
+            .follow(&ctx, &mut self.agents, &mut self.occupancy, events);
+        if !report.resolving {
+            self.movement.run(
+                &self.grid,
+                &mut self.agents,
+                &mut self.occupancy,
+                &self.config,
+                events,
+            );
+        }
         for &(id, action) in actions {
             let agent = self.agents.get(id);
             let forced = self.movement.forced[id.index() as usize];
@@ -761,23 +782,11 @@ impl Simulation {
         outcomes.extend(events.outcomes.iter().map(|&(_, o)| o));
         self.movement.forced.clear();
         if self.config.lifelong {
-            // Agents that reached a goal, and agents whose goal turned out unreachable, get a
-            // new goal (each drawn from the agent's own seed: the order does not matter).
-            for i in 0..self.events.arrivals.len() {
-                let arrival = self.events.arrivals[i];
-                if arrival.counted {
-                    self.assign_lifelong_goal(arrival.agent.index());
-                }
-            }
-            for slot in 0..self.agents.slot_count() as u32 {
-                if self
-                    .agents
-                    .at(slot)
-                    .is_some_and(|a| a.state == AgentState::NoPath)
-                {
-                    self.assign_lifelong_goal(slot);
-                }
-            }
+            self.give_lifelong_goals();
+        }
+        if stuck::applies(&self.config) {
+            self.stuck
+                .observe(&self.grid, &self.agents, &self.config, &self.events);
         }
         let t3 = Instant::now();
 
@@ -791,6 +800,7 @@ impl Simulation {
                 _ => {}
             }
         }
+        report.unsolvable = self.stuck.unsolvable();
         report.state_hash = self.state_hash();
         debug_assert!(
             self.agents.positions_agree(),
@@ -805,52 +815,6 @@ impl Simulation {
         self.metrics.record_tick(&report);
         self.tick += 1;
         report
-    }
-
-    /// Summary of the run so far.
-    pub fn summary(&self) -> RunSummary {
-        let trips = self.agents.iter().filter_map(|(_, a)| {
-            (a.state == AgentState::Arrived)
-                .then(|| a.arrived_at.map(|t| t.saturating_sub(a.trip_start)))
-                .flatten()
-        });
-        let threads = if self.config.parallel {
-            rayon::current_num_threads()
-        } else {
-            1
-        };
-        let mut summary = self.metrics.summary(trips, threads);
-        let mut bytes = Vec::new();
-        for (_, agent) in self.agents.iter() {
-            if let Some(dstar) = &agent.dstar {
-                bytes.push(dstar.memory_bytes() as u64);
-                let stats = dstar.stats();
-                let restarts = stats.restarts + stats.budget_resets;
-                summary.dstar_restarts += restarts;
-                // Each agent's first plan, and each restart, searches from scratch.
-                summary.dstar_repairs += stats.plans.saturating_sub(1 + restarts);
-            }
-        }
-        bytes.sort_unstable();
-        summary.dstar_bytes_p50 = bytes.get(bytes.len() / 2).copied().unwrap_or(0);
-        summary.dstar_bytes_max = bytes.last().copied().unwrap_or(0);
-        summary
-    }
-
-    /// A hash of every live agent's slot, position and state, in slot order: equal hashes mean
-    /// (with overwhelming likelihood) equal crowds. Stable across platforms.
-    pub fn state_hash(&self) -> u64 {
-        let mut h = StableHasher::default();
-        for (id, a) in self.agents.iter() {
-            h.write_u64(u64::from(id.index()) << 32 | u64::from(id.generation()));
-            // The heading is 0 (east) for good under the free action model: the same hashes.
-            h.write_u64(
-                u64::from(a.position) << 8
-                    | (a.heading.index() as u64) << 4
-                    | u64::from(a.state.code()),
-            );
-        }
-        h.finish()
     }
 
     fn check_cell(&self, cell: CellId, what: &str) -> Result<()> {
@@ -871,48 +835,5 @@ impl Simulation {
             .into());
         }
         Ok(())
-    }
-
-    fn index_components(&mut self) {
-        let components = self.grid.components();
-        let mut cells = vec![Vec::new(); components.count() as usize];
-        for cell in 0..self.grid.len() as CellId {
-            if let Some(c) = components.of(cell) {
-                cells[c as usize].push(cell);
-            }
-        }
-        self.component_cells = cells;
-    }
-
-    /// A new goal for agent `slot`, drawn from its component by a generator seeded from the
-    /// run seed, the agent's slot and how many goals it has had: the same goals whatever the
-    /// order agents are processed in.
-    fn assign_lifelong_goal(&mut self, slot: u32) {
-        let tick = self.tick;
-        let seed = self.config.seed;
-        let Some(agent) = self.agents.at(slot) else {
-            return;
-        };
-        let Some(component) = self.grid.components().of(agent.position) else {
-            return;
-        };
-        let cells = &self.component_cells[component as usize];
-        if cells.len() < 2 {
-            return;
-        }
-        let mut h = StableHasher::default();
-        h.write_u64(seed);
-        h.write_u64(u64::from(slot));
-        h.write_u64(u64::from(agent.goals_reached));
-        h.write_u64(tick);
-        let mut rng = ChaCha8Rng::seed_from_u64(h.finish());
-        let mut goal = agent.position;
-        while goal == agent.position {
-            goal = cells[rng.random_range(0..cells.len())];
-        }
-        let agent = self.agents.at_mut(slot).expect("checked above");
-        agent.set_goal(goal, tick + 1);
-        let id = self.agents.id_at(slot).expect("checked above");
-        self.events.goal(id, goal);
     }
 }

@@ -117,7 +117,7 @@ pub(super) fn play_interleaved(
             let report = copy.pool.install(|| sim.step());
             copy.done = !lifelong
                 && copy.schedule.is_finished()
-                && report.at_goal + report.no_path == report.agents;
+                && (report.at_goal + report.no_path == report.agents || report.unsolvable);
             if i == 0 {
                 plans += u64::from(report.plans);
                 bar.set_position(tick + 1);

@@ -61,7 +61,9 @@ pub(super) fn print_run(
         out,
         "ticks        {}{} in {:.2} s: {:.1} ticks/s",
         s.ticks,
-        if played.finished_early {
+        if s.end_status == throng::sim::EndStatus::Unsolvable && !config.lifelong {
+            " (unsolvable: not every agent can reach its goal)"
+        } else if played.finished_early {
             " (every agent done)"
         } else if !config.lifelong && !s.all_arrived {
             " (the tick limit, before every agent arrived: --ticks N plays longer)"
@@ -144,6 +146,24 @@ pub(super) fn print_run(
                     " (arrived agents only: {} not at their goal)",
                     s.agents - s.arrived
                 )
+            }
+        )?;
+    }
+    if !config.lifelong {
+        writeln!(
+            out,
+            "end status   {}{}",
+            s.end_status.name(),
+            if s.resolve_triggers > 0 {
+                format!(
+                    "; stuck crowd handed to LaCAM {} time{} ({} agents in all), {} ticks following its plans",
+                    s.resolve_triggers,
+                    if s.resolve_triggers == 1 { "" } else { "s" },
+                    s.resolve_agents,
+                    s.resolve_ticks
+                )
+            } else {
+                String::new()
             }
         )?;
     }

@@ -1,0 +1,70 @@
+//! What a run amounts to: its [`RunSummary`] (the metrics, trips, D* Lite memory, the stuck
+//! crowds resolved and the end status) and the hash of the crowd's state.
+
+use super::Simulation;
+use crate::sim::agent::AgentState;
+use crate::sim::metrics::{EndStatus, RunSummary, StableHasher};
+
+impl Simulation {
+    /// Summary of the run so far.
+    pub fn summary(&self) -> RunSummary {
+        let trips = self.agents.iter().filter_map(|(_, a)| {
+            (a.state == AgentState::Arrived)
+                .then(|| a.arrived_at.map(|t| t.saturating_sub(a.trip_start)))
+                .flatten()
+        });
+        let threads = if self.config.parallel {
+            rayon::current_num_threads()
+        } else {
+            1
+        };
+        let mut summary = self.metrics.summary(trips, threads);
+        let mut bytes = Vec::new();
+        for (_, agent) in self.agents.iter() {
+            if let Some(dstar) = &agent.dstar {
+                bytes.push(dstar.memory_bytes() as u64);
+                let stats = dstar.stats();
+                let restarts = stats.restarts + stats.budget_resets;
+                summary.dstar_restarts += restarts;
+                // Each agent's first plan, and each restart, searches from scratch.
+                summary.dstar_repairs += stats.plans.saturating_sub(1 + restarts);
+            }
+        }
+        summary.resolve_triggers = self.stuck.triggers;
+        summary.resolve_ticks = self.stuck.ticks;
+        summary.resolve_agents = self.stuck.agents;
+        let no_path = self
+            .agents
+            .iter()
+            .any(|(_, a)| a.state == AgentState::NoPath);
+        summary.end_status = if self.config.lifelong {
+            EndStatus::Lifelong
+        } else if summary.all_arrived {
+            EndStatus::AllArrived
+        } else if self.stuck.unsolvable() || no_path {
+            EndStatus::Unsolvable
+        } else {
+            EndStatus::TickLimit
+        };
+        bytes.sort_unstable();
+        summary.dstar_bytes_p50 = bytes.get(bytes.len() / 2).copied().unwrap_or(0);
+        summary.dstar_bytes_max = bytes.last().copied().unwrap_or(0);
+        summary
+    }
+
+    /// A hash of every live agent's slot, position and state, in slot order: equal hashes mean
+    /// (with overwhelming likelihood) equal crowds. Stable across platforms.
+    pub fn state_hash(&self) -> u64 {
+        let mut h = StableHasher::default();
+        for (id, a) in self.agents.iter() {
+            h.write_u64(u64::from(id.index()) << 32 | u64::from(id.generation()));
+            // The heading is 0 (east) for good under the free action model: the same hashes.
+            h.write_u64(
+                u64::from(a.position) << 8
+                    | (a.heading.index() as u64) << 4
+                    | u64::from(a.state.code()),
+            );
+        }
+        h.finish()
+    }
+}

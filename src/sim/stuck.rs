@@ -1,0 +1,296 @@
+//! Completeness of one-shot PIBT runs: agents left circling are detected and handed to LaCAM.
+//!
+//! PIBT reaches every goal on biconnected maps, but in one-cell aisles (dead ends) a few agents
+//! can push each other back and forth for good. [`StuckResolution`] watches for it and resolves
+//! it:
+//!
+//! - **Detection**, once per tick over flat per-slot arrays: each unfinished agent's best (least)
+//!   count of route cells left to its goal since it was given that goal. The crowd makes
+//!   progress in a tick when a goal is reached for the first time (a counted arrival), agents,
+//!   goals or the map change (the agents are then not measured: in a settling crowd most ticks
+//!   cost nothing), or an agent beats its best. Bests only go down and goals reached are
+//!   finite, so a crowd that circles stops making progress; after [`STUCK_WINDOW`] ticks
+//!   without any, it is stuck. (A
+//!   crowd-wide rule: a busy crowd with a stuck group is caught once the rest has arrived or is
+//!   stuck too, and the shipped scenarios that PIBT finishes never trigger it.)
+//! - **Resolution**: every live agent goes to LaCAM ([`crate::mapf::lacam`]) from where it
+//!   stands, to its goal (an agent arrived, without a goal or without a path: where it stands).
+//!   The plan is checked step by step by the independent validator ([`check_step`]) and then
+//!   followed, one joint step per tick, as the tick's moves (recorded as events like PIBT's);
+//!   then PIBT takes over again. Any change from outside (agents, goals, map, actions) drops
+//!   the plan.
+//! - **Unsolvable**: when LaCAM exhausts its search (or two agents share a goal), no plan
+//!   exists: [`StuckResolution::unsolvable`] ends the run. A search cut by its node limit
+//!   proves nothing: PIBT goes on and the window doubles before the next try.
+//!
+//! It applies to one-shot runs with conflicts `pibt`, action model `free` and no controlled
+//! agent (see [`super::SimConfig::resolve_stuck`]). Lifelong runs are not resolved: their
+//! goals change as agents arrive, so a plan to the current goals is not a finish line.
+
+use super::ActionModel;
+use super::agent::{AgentSet, AgentState};
+use super::config::{ConflictMode, SimConfig};
+use super::events::{ArrivalKind, TickEvents};
+use super::move_context::MoveContext;
+use super::occupancy::Occupancy;
+use super::route;
+use crate::grid::{CellId, Grid};
+use crate::mapf::check_step;
+use crate::mapf::lacam::{LacamOptions, LacamOutcome, solve};
+
+/// Ticks without progress of the crowd (see the module docs) before it counts as stuck.
+pub const STUCK_WINDOW: u64 = 64;
+
+/// LaCAM's node budget: about this many bytes of configurations (a node holds every agent's
+/// cell, priority and order, and the search's index another copy of the cells: about 24 bytes
+/// per agent), at least [`MIN_NODES`] nodes. A plan takes about one node per step when PIBT's
+/// proposals work, so crowds of up to about 40,000 agents get thousands of steps.
+const NODE_BYTES: usize = 1 << 30;
+
+/// Bytes per agent of one LaCAM node (see [`NODE_BYTES`]).
+const NODE_BYTES_PER_AGENT: usize = 24;
+
+/// The least node budget, whatever the crowd (240 MB at 100,000 agents).
+const MIN_NODES: usize = 100;
+
+/// Detection and resolution of a stuck one-shot crowd (see the module docs).
+#[derive(Debug, Default)]
+pub(crate) struct StuckResolution {
+    /// Per slot: the goal the best below was measured for ([`AgentSet::NO_POSITION`]: none).
+    goal: Vec<CellId>,
+    /// Per slot: the fewest route cells left seen since that goal was given.
+    best: Vec<u32>,
+    /// The last tick the crowd made progress.
+    last_progress: u64,
+    /// Ticks without progress before the next resolution (doubles after a search cut short).
+    window: u64,
+    /// The slots the plan moves, and the plan: one configuration per step, in that order.
+    slots: Vec<u32>,
+    plan: Vec<Vec<CellId>>,
+    /// The next step of the plan to play.
+    cursor: usize,
+    /// LaCAM proved that not every agent can reach its goal.
+    unsolvable: bool,
+    /// Times the crowd was handed to LaCAM.
+    pub(crate) triggers: u64,
+    /// Ticks played by following LaCAM's plans.
+    pub(crate) ticks: u64,
+    /// Agents handed to LaCAM, summed over the triggers.
+    pub(crate) agents: u64,
+}
+
+/// Whether a run with `config` is watched and resolved.
+pub(crate) fn applies(config: &SimConfig) -> bool {
+    config.resolve_stuck != Some(false)
+        && !config.lifelong
+        && config.conflicts == ConflictMode::Pibt
+        && config.action_model == ActionModel::Free
+}
+
+impl StuckResolution {
+    /// Whether LaCAM proved the instance unsolvable: nothing will change any more.
+    pub(crate) fn unsolvable(&self) -> bool {
+        self.unsolvable
+    }
+
+    /// Whether a plan is being followed.
+    pub(crate) fn resolving(&self) -> bool {
+        self.cursor < self.plan.len()
+    }
+
+    /// Drops the plan being followed (something from outside changed the crowd).
+    pub(crate) fn drop_plan(&mut self, tick: u64) {
+        self.plan.clear();
+        self.slots.clear();
+        self.cursor = 0;
+        self.last_progress = tick;
+    }
+
+    /// Plays the plan's next joint step as the tick's moves, when a plan is being followed
+    /// and the crowd stands where the plan left it; returns whether it did (the movement
+    /// phase is then skipped).
+    pub(crate) fn follow(
+        &mut self,
+        ctx: &MoveContext,
+        agents: &mut AgentSet,
+        occupancy: &mut Occupancy,
+        events: &mut TickEvents,
+    ) -> bool {
+        if !self.resolving() {
+            return false;
+        }
+        let (before, after) = (&self.plan[self.cursor - 1], &self.plan[self.cursor]);
+        let positions = agents.positions();
+        let intact = self.slots.iter().zip(before).all(|(&slot, &cell)| {
+            positions.get(slot as usize) == Some(&cell)
+                && agents.at(slot).is_some_and(|a| !a.controlled)
+        }) && self.slots.len() == agents.len();
+        if !intact {
+            self.drop_plan(ctx.tick);
+            return false;
+        }
+        for (&from, &to) in before.iter().zip(after) {
+            if from != to {
+                occupancy.clear(from);
+            }
+        }
+        let mut waiting = 0;
+        for (&slot, (&from, &to)) in self.slots.iter().zip(before.iter().zip(after)) {
+            let id = agents.id_at(slot).expect("checked live above");
+            let agent = agents.at_mut(slot).expect("checked live above");
+            if from != to {
+                occupancy.set(to, slot);
+                events.step(id, from, to);
+                if let Some(counted) = route::rejoin(ctx, agent, to) {
+                    events.arrive(id, to, ArrivalKind::Stepped, counted);
+                }
+            } else if agent.next_cell().is_some() {
+                agent.state = AgentState::Waiting;
+                agent.waited += 1;
+                waiting += 1;
+            }
+            if agent.state == AgentState::Arrived || agent.goal.is_none() {
+                agent.urgency = 0;
+            } else {
+                agent.urgency = agent.urgency.saturating_add(1);
+            }
+            if from != to {
+                agents.sync_position(slot);
+            }
+        }
+        events.waiting += waiting;
+        self.cursor += 1;
+        self.ticks += 1;
+        if !self.resolving() {
+            self.drop_plan(ctx.tick);
+            self.window = STUCK_WINDOW;
+        }
+        true
+    }
+
+    /// Watches the crowd after tick `tick` (whose events are `events`) and, when it has made
+    /// no progress for the window, hands it to LaCAM: the plan is followed from the next tick.
+    pub(crate) fn observe(
+        &mut self,
+        grid: &Grid,
+        agents: &AgentSet,
+        config: &SimConfig,
+        events: &TickEvents,
+    ) {
+        let tick = events.tick();
+        if self.window == 0 {
+            self.window = STUCK_WINDOW;
+        }
+        if self.unsolvable || self.resolving() {
+            return;
+        }
+        let changed = events.has_agent_or_map_events();
+        if changed {
+            // Slots may hold other agents now: measure every one afresh.
+            self.goal.clear();
+        }
+        if changed
+            || !events.goal_changes().is_empty()
+            || events.arrivals().iter().any(|a| a.counted)
+        {
+            // Progress: no need to measure the agents. A best left unlowered can only make
+            // a later tick count as progress, and such ticks are as finite as goals reached.
+            self.last_progress = tick;
+            return;
+        }
+        let slots = agents.slot_count();
+        self.goal.resize(slots, AgentSet::NO_POSITION);
+        self.best.resize(slots, u32::MAX);
+        let (mut progress, mut unfinished) = (false, false);
+        for (id, agent) in agents.iter() {
+            if agent.controlled {
+                // Driven from outside: not this module's to plan.
+                self.last_progress = tick;
+                return;
+            }
+            let Some(goal) = agent.goal else { continue };
+            if matches!(agent.state, AgentState::Arrived | AgentState::NoPath) {
+                continue;
+            }
+            unfinished = true;
+            let slot = id.index() as usize;
+            let left = if route::on_route(agent) {
+                (agent.path.len() - agent.cursor) as u32
+            } else {
+                u32::MAX // waiting for a plan
+            };
+            if self.goal[slot] != goal {
+                self.goal[slot] = goal;
+                self.best[slot] = left;
+                progress = true;
+            } else if left < self.best[slot] {
+                self.best[slot] = left;
+                progress = true;
+            }
+        }
+        if progress || !unfinished {
+            self.last_progress = tick;
+            return;
+        }
+        if tick.saturating_sub(self.last_progress) >= self.window {
+            self.resolve(grid, agents, config, tick);
+        }
+    }
+
+    /// Hands every live agent to LaCAM (see the module docs).
+    fn resolve(&mut self, grid: &Grid, agents: &AgentSet, config: &SimConfig, tick: u64) {
+        self.last_progress = tick;
+        self.slots.clear();
+        let mut starts = Vec::with_capacity(agents.len());
+        let mut goals = Vec::with_capacity(agents.len());
+        // Goals of agents that have one, to tell two agents sharing a goal.
+        let mut goal_of = vec![false; grid.len()];
+        let mut shared_goal = false;
+        for (id, agent) in agents.iter() {
+            let real = agent.goal.filter(|_| agent.state != AgentState::NoPath);
+            let goal = real.unwrap_or(agent.position);
+            if real.is_some() {
+                shared_goal |= std::mem::replace(&mut goal_of[goal as usize], true);
+            }
+            self.slots.push(id.index());
+            starts.push(agent.position);
+            goals.push(goal);
+        }
+        self.triggers += 1;
+        self.agents += self.slots.len() as u64;
+        if shared_goal {
+            self.unsolvable = true; // two agents cannot both end on one cell
+            self.slots.clear();
+            return;
+        }
+        let n = starts.len().max(1);
+        let options = LacamOptions {
+            node_limit: Some((NODE_BYTES / (NODE_BYTES_PER_AGENT * n)).max(MIN_NODES)),
+            seed: config.seed,
+            ..LacamOptions::default()
+        };
+        let outcome = solve(grid, &starts, &goals, &options).map(|(o, _)| o);
+        match outcome {
+            Ok(LacamOutcome::Solved(plan))
+                if plan
+                    .windows(2)
+                    .all(|w| check_step(grid, &w[0], &w[1]).is_ok())
+                    && plan.first() == Some(&starts)
+                    && plan.len() >= 2 =>
+            {
+                self.plan = plan;
+                self.cursor = 1;
+            }
+            Ok(LacamOutcome::NoSolution) => {
+                self.unsolvable = true;
+                self.slots.clear();
+            }
+            // Cut short (or an agent waiting for a plan to a goal it cannot reach): no proof;
+            // PIBT goes on and the next try waits twice as long.
+            _ => {
+                self.slots.clear();
+                self.window = self.window.saturating_mul(2);
+            }
+        }
+    }
+}
