@@ -243,7 +243,9 @@ impl Simulation {
     }
 
     /// Whether calls made since the last tick changed agents or the map (they will be in the
-    /// next tick's events, not in [`last_events`](Self::last_events)).
+    /// next tick's events, not in [`last_events`](Self::last_events)). Read by the trace
+    /// recorder, so only built with it.
+    #[cfg(feature = "trace")]
     pub(crate) fn calls_pending(&self) -> bool {
         self.calls.has_agent_or_map_events()
     }
