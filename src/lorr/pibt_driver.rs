@@ -19,6 +19,8 @@
 //! dropped: lane costs from the recent moves, and committing a robot that turns to the cell it
 //! turned toward: no gain; `docs/performance.md`).
 
+use rayon::prelude::*;
+
 use super::distance::DistanceTables;
 use super::driver::{PlannerFigures, StepInput, StepPlanner};
 use super::pibt_rotate::{Candidates, RotatePibt};
@@ -31,6 +33,9 @@ const NONE: u32 = u32::MAX;
 /// Steps without a move after which a robot ranks its moves at random (see the module docs;
 /// RANDOM-02 tasks at 5 / 10 / 20 steps: 348 / 540 / 589).
 pub(crate) const RESTLESS_AFTER: u32 = 20;
+
+/// Robots per task when the rankings are spread over the rayon pool.
+const RANK_CHUNK: usize = 256;
 
 /// The PIBT-with-rotations planner.
 #[derive(Debug)]
@@ -50,6 +55,8 @@ pub(crate) struct PibtDriver {
     /// Per cell: whether a robot stands on it (during a step's ranking).
     occupied: Vec<bool>,
     actions: Vec<Action>,
+    /// The errands robots head for next (scratch of [`PibtDriver::prefetch`]).
+    upcoming: Vec<CellId>,
     seed: u64,
     parallel: bool,
     fallback_plans: u64,
@@ -78,6 +85,7 @@ impl PibtDriver {
             candidates: vec![Candidates::default(); agents],
             occupied: vec![false; grid.len()],
             actions: Vec::with_capacity(agents),
+            upcoming: Vec::new(),
             seed,
             parallel,
             fallback_plans: 0,
@@ -100,6 +108,21 @@ impl PibtDriver {
             self.goal[a] = want;
             self.elapsed[a] = 0;
         }
+    }
+
+    /// Spends the rest of the step, up to `deadline`, on the tables of the errands the robots
+    /// head for next (after their current one), in the order of their cells.
+    fn prefetch(&mut self, input: &StepInput, deadline: std::time::Instant) {
+        if self.tables.pending() > 0 || std::time::Instant::now() >= deadline {
+            return;
+        }
+        self.upcoming.clear();
+        self.upcoming
+            .extend((0..self.goal.len() as u32).filter_map(|a| input.board.next_target(a)));
+        self.upcoming.sort_unstable();
+        self.upcoming.dedup();
+        self.tables
+            .prefetch(&self.upcoming, input.step, deadline, self.parallel);
     }
 
     /// Robot `a`'s ranked candidate cells.
@@ -153,21 +176,33 @@ impl StepPlanner for PibtDriver {
         self.sync_goals(input);
         self.tables.fill(input.deadline, self.parallel);
         let grid = input.grid;
-        let mut fallbacks = 0;
         for &p in input.positions {
             self.occupied[p as usize] = true;
         }
-        for a in 0..self.goal.len() {
-            let (at, heading) = (input.positions[a], input.headings[a]);
-            self.candidates[a] = self.rank(grid, input.step, a, at, heading);
-            if self.goal[a] != NONE && self.tables.get(self.goal[a]).is_none() {
-                fallbacks += 1;
-            }
+        // Each robot's ranking reads only shared state: on the pool, the same on any count.
+        let mut candidates = std::mem::take(&mut self.candidates);
+        let this = &*self;
+        let rank = |(a, c): (usize, &mut Candidates)| {
+            *c = this.rank(grid, input.step, a, input.positions[a], input.headings[a]);
+        };
+        if self.parallel {
+            candidates
+                .par_iter_mut()
+                .enumerate()
+                .with_min_len(RANK_CHUNK)
+                .for_each(rank);
+        } else {
+            candidates.iter_mut().enumerate().for_each(rank);
         }
+        self.candidates = candidates;
         for &p in input.positions {
             self.occupied[p as usize] = false;
         }
-        self.fallback_plans += fallbacks;
+        self.fallback_plans += self
+            .goal
+            .iter()
+            .filter(|&&g| g != NONE && self.tables.get(g).is_none())
+            .count() as u64;
         let (goal, elapsed, tiebreak) = (&self.goal, &self.elapsed, &self.tiebreak);
         self.order.sort_unstable_by_key(|&a| {
             let a = a as usize;
@@ -182,6 +217,9 @@ impl StepPlanner for PibtDriver {
             &mut self.actions,
         );
         letters.extend(self.actions.iter().map(|a| a.letter()));
+        if let Some(deadline) = input.deadline {
+            self.prefetch(input, deadline);
+        }
         for (stuck, &act) in self.stuck.iter_mut().zip(&self.actions) {
             *stuck = if act == Action::Forward {
                 0
