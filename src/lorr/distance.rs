@@ -7,12 +7,17 @@
 //! plus the quarter turns to face a neighbour one closer), so that one table of `u16` per goal
 //! serves the four headings.
 //!
+//! The searches run over a flat list of each free cell's incoming steps with their costs, in a
+//! workspace kept per rayon thread, and write into tables recycled from evicted ones: no
+//! allocation per table once warm (`docs/performance.md`: tables per second).
+//!
 //! Memory is bounded: a table is kept while some robot heads for its goal (a reference
 //! count), and unreferenced tables stay in a least-recently-used cache under a byte budget.
 //! The tables a step misses are computed on the rayon pool in the order of their goals' cell
 //! ids and inserted in that order, so that the same goals give the same tables on any thread
 //! count; a deadline stops the work between batches, leaving the rest for later steps.
 
+use std::cell::RefCell;
 use std::time::Instant;
 
 use rayon::prelude::*;
@@ -38,7 +43,31 @@ pub struct FreeCells {
     enter: Vec<[u8; 4]>,
     /// The largest entry of `enter`.
     max_cost: u8,
+    /// Per free cell `c`: its incoming steps are `steps[first_step[c]..first_step[c + 1]]`.
+    first_step: Vec<u32>,
+    /// The steps into each free cell, from each free neighbour, with their costs.
+    steps: Vec<Step>,
     width: u32,
+}
+
+/// A step into a free cell from its neighbour `from`, costing `cost`.
+#[derive(Debug, Clone, Copy)]
+struct Step {
+    from: u32,
+    cost: u32,
+}
+
+/// The scratch memory of one search, kept per thread.
+#[derive(Debug, Default)]
+struct Workspace {
+    /// The breadth-first queue.
+    queue: Vec<u32>,
+    /// Dijkstra's ring of buckets by cost.
+    buckets: Vec<Vec<u32>>,
+}
+
+thread_local! {
+    static WORKSPACE: RefCell<Workspace> = RefCell::new(Workspace::default());
 }
 
 impl FreeCells {
@@ -77,11 +106,28 @@ impl FreeCells {
             None => vec![[1; 4]; neighbours.len()],
         };
         let max_cost = enter.iter().flatten().copied().max().unwrap_or(1);
+        let mut first_step = Vec::with_capacity(neighbours.len() + 1);
+        let mut steps = Vec::with_capacity(neighbours.len() * 4);
+        for (at, around) in neighbours.iter().enumerate() {
+            first_step.push(steps.len() as u32);
+            for h in Heading::ALL {
+                let from = around[h.index()];
+                if from != NONE {
+                    // A robot on `from` reaches `at` moving the opposite way of `h`.
+                    let back = h.clockwise().clockwise();
+                    let cost = u32::from(enter[at][back.index()]);
+                    steps.push(Step { from, cost });
+                }
+            }
+        }
+        first_step.push(steps.len() as u32);
         FreeCells {
             index,
             neighbours,
             enter,
             max_cost,
+            first_step,
+            steps,
             width: grid.width(),
         }
     }
@@ -108,21 +154,44 @@ impl FreeCells {
     /// 65,534 read as unreachable).
     pub fn distances_to(&self, goal: CellId) -> Box<[u16]> {
         let mut dist = vec![UNREACHABLE; self.len()].into_boxed_slice();
+        self.fill_distances(goal, &mut dist);
+        dist
+    }
+
+    /// [`FreeCells::distances_to`] written into `dist` (one entry per free cell), with this
+    /// thread's workspace.
+    pub fn fill_distances(&self, goal: CellId, dist: &mut [u16]) {
+        assert_eq!(dist.len(), self.len(), "one entry per free cell");
+        dist.fill(UNREACHABLE);
         let Some(start) = self.number(goal) else {
-            return dist;
+            return;
         };
-        if self.max_cost > 1 {
-            self.costs_to(start, &mut dist);
-            return dist;
-        }
-        let mut queue: Vec<u32> = Vec::with_capacity(self.len());
+        WORKSPACE.with(|w| {
+            let work = &mut *w.borrow_mut();
+            if self.max_cost > 1 {
+                self.costs_from(start, dist, work);
+            } else {
+                self.moves_from(start, dist, &mut work.queue);
+            }
+        });
+    }
+
+    /// The incoming steps of free cell `at`.
+    #[inline]
+    fn steps_into(&self, at: usize) -> &[Step] {
+        &self.steps[self.first_step[at] as usize..self.first_step[at + 1] as usize]
+    }
+
+    /// Breadth-first search from free cell `start` (every step costing 1).
+    fn moves_from(&self, start: u32, dist: &mut [u16], queue: &mut Vec<u32>) {
+        queue.clear();
         dist[start as usize] = 0;
         queue.push(start);
         let mut head = 0;
         while head < queue.len() {
             let at = queue[head] as usize;
             head += 1;
-            let next = dist[at].saturating_add(1);
+            let next = dist[at] + 1;
             if next == UNREACHABLE {
                 continue;
             }
@@ -133,41 +202,44 @@ impl FreeCells {
                 }
             }
         }
-        dist
     }
 
     /// Dijkstra's search from free cell `start` over the step costs, with a ring of buckets
-    /// (the costs are small integers).
-    fn costs_to(&self, start: u32, dist: &mut [u16]) {
-        let ring = usize::from(self.max_cost) + 1;
-        let mut buckets: Vec<Vec<u32>> = vec![Vec::new(); ring];
+    /// (the costs are small integers; a bucket is never filled while it is emptied, as every
+    /// cost is at least 1 and less than the ring).
+    fn costs_from(&self, start: u32, dist: &mut [u16], work: &mut Workspace) {
+        let ring = (usize::from(self.max_cost) + 1).next_power_of_two();
+        let mask = ring - 1;
+        work.buckets.resize_with(ring, Vec::new);
+        for b in &mut work.buckets {
+            b.clear();
+        }
         dist[start as usize] = 0;
-        buckets[0].push(start);
+        work.buckets[0].push(start);
         let mut pending = 1usize;
         let mut d = 0u32;
         while pending > 0 {
-            let slot = d as usize % ring;
-            while let Some(at) = buckets[slot].pop() {
-                pending -= 1;
+            let slot = d as usize & mask;
+            let mut bucket = std::mem::take(&mut work.buckets[slot]);
+            pending -= bucket.len();
+            for &at in &bucket {
                 let at = at as usize;
                 if u32::from(dist[at]) != d {
                     continue;
                 }
-                for h in Heading::ALL {
-                    let n = self.neighbours[at][h.index()];
-                    if n == NONE {
-                        continue;
-                    }
-                    // A robot on `n` reaches `at` moving the opposite way of `h`.
-                    let back = h.clockwise().clockwise();
-                    let next = d + u32::from(self.enter[at][back.index()]);
-                    if next < u32::from(UNREACHABLE) && next < u32::from(dist[n as usize]) {
-                        dist[n as usize] = next as u16;
-                        buckets[next as usize % ring].push(n);
+                for s in self.steps_into(at) {
+                    let next = d + s.cost;
+                    // Past 65,534 the comparison fails against UNREACHABLE too.
+                    let old = &mut dist[s.from as usize];
+                    if next < u32::from(*old) {
+                        *old = next as u16;
+                        work.buckets[next as usize & mask].push(s.from);
                         pending += 1;
                     }
                 }
             }
+            bucket.clear();
+            work.buckets[slot] = bucket;
             d += 1;
         }
     }
@@ -211,7 +283,12 @@ pub struct DistanceTables {
     computed: u64,
     /// Most bytes the tables held at once.
     peak_bytes: usize,
+    /// Tables of evicted goals, to be written over (at most [`RECYCLED`]).
+    recycled: Vec<Box<[u16]>>,
 }
+
+/// How many evicted tables are kept to be written over.
+const RECYCLED: usize = 64;
 
 impl DistanceTables {
     /// Tables over `grid`'s free cells (step costs as [`FreeCells::with_costs`]);
@@ -226,6 +303,7 @@ impl DistanceTables {
             cache_bytes,
             computed: 0,
             peak_bytes: 0,
+            recycled: Vec::new(),
         }
     }
 
@@ -241,12 +319,23 @@ impl DistanceTables {
             let t = &mut self.tables[slot as usize];
             t.refs += 1;
             t.used_at = step;
+            if t.distances.is_empty() {
+                // Released before its table was computed (and dropped from `missing`).
+                self.missing.push(goal);
+            }
             return;
         }
+        self.entry(goal, 1, step);
+        self.missing.push(goal);
+    }
+
+    /// A new entry for `goal` (which has none), with `refs` robots heading there, used at
+    /// `step`, no table yet. Returns its slot.
+    fn entry(&mut self, goal: CellId, refs: u32, step: u64) -> u32 {
         let table = Table {
             goal,
             distances: Box::new([]),
-            refs: 1,
+            refs,
             used_at: step,
         };
         let slot = match self.spare.pop() {
@@ -260,7 +349,7 @@ impl DistanceTables {
             }
         };
         self.slot_of[goal as usize] = slot;
-        self.missing.push(goal);
+        slot
     }
 
     /// One robot fewer heads for `goal` (acquired before) at `step`.
@@ -311,29 +400,83 @@ impl DistanceTables {
                 && tables[slot as usize].refs > 0
                 && tables[slot as usize].distances.is_empty()
         });
+        let missing = std::mem::take(&mut self.missing);
+        let done = self.compute(&missing, 0, deadline, parallel);
+        self.missing = missing;
+        self.missing.drain(..done);
+        self.evict();
+        done
+    }
+
+    /// Computes ahead, until `deadline`, the tables of `goals` (cells robots will head for
+    /// soon) that are not held yet, in the order given; they stay unreferenced (in the cache,
+    /// as used at `step`) until acquired. Then evicts as [`DistanceTables::fill`]. Returns how
+    /// many tables were computed.
+    pub fn prefetch(
+        &mut self,
+        goals: &[CellId],
+        step: u64,
+        deadline: Instant,
+        parallel: bool,
+    ) -> usize {
+        let wanted: Vec<CellId> = goals
+            .iter()
+            .copied()
+            .filter(|&g| {
+                self.slot_of.get(g as usize) == Some(&NONE) && self.free.number(g).is_some()
+            })
+            .collect();
+        let done = self.compute(&wanted, step, Some(deadline), parallel);
+        self.evict();
+        done
+    }
+
+    /// Computes the tables of `goals` in batches (on the rayon pool when `parallel`) until
+    /// `deadline`, giving a goal without an entry an unreferenced one used at `step`. Returns
+    /// how many of the first goals were computed.
+    fn compute(
+        &mut self,
+        goals: &[CellId],
+        step: u64,
+        deadline: Option<Instant>,
+        parallel: bool,
+    ) -> usize {
         let batch = (rayon::current_num_threads() * 4).max(4);
         let mut done = 0;
-        while done < self.missing.len() {
+        while done < goals.len() {
             if deadline.is_some_and(|d| Instant::now() >= d) {
                 break;
             }
-            let end = (done + batch).min(self.missing.len());
-            let goals = &self.missing[done..end];
+            let end = (done + batch).min(goals.len());
+            let goals = &goals[done..end];
             let free = &self.free;
-            let results: Vec<Box<[u16]>> = if parallel {
-                goals.par_iter().map(|&g| free.distances_to(g)).collect()
+            let mut results: Vec<Box<[u16]>> = (0..goals.len())
+                .map(|_| {
+                    self.recycled
+                        .pop()
+                        .unwrap_or_else(|| vec![UNREACHABLE; free.len()].into_boxed_slice())
+                })
+                .collect();
+            if parallel {
+                goals
+                    .par_iter()
+                    .zip(results.par_iter_mut())
+                    .for_each(|(&g, t)| free.fill_distances(g, t));
             } else {
-                goals.iter().map(|&g| free.distances_to(g)).collect()
-            };
+                for (&g, t) in goals.iter().zip(results.iter_mut()) {
+                    free.fill_distances(g, t);
+                }
+            }
             for (&goal, table) in goals.iter().zip(results) {
-                let slot = self.slot_of[goal as usize];
+                let mut slot = self.slot_of[goal as usize];
+                if slot == NONE {
+                    slot = self.entry(goal, 0, step);
+                }
                 self.tables[slot as usize].distances = table;
             }
             done = end;
         }
-        self.missing.drain(..done);
         self.computed += done as u64;
-        self.evict();
         done
     }
 
@@ -366,12 +509,18 @@ impl DistanceTables {
         idle.sort_unstable();
         for &(_, goal, slot) in &idle[..idle.len() - keep] {
             self.slot_of[goal as usize] = NONE;
-            self.tables[slot as usize] = Table {
-                goal: NONE,
-                distances: Box::new([]),
-                refs: 0,
-                used_at: 0,
-            };
+            let old = std::mem::replace(
+                &mut self.tables[slot as usize],
+                Table {
+                    goal: NONE,
+                    distances: Box::new([]),
+                    refs: 0,
+                    used_at: 0,
+                },
+            );
+            if self.recycled.len() < RECYCLED && !old.distances.is_empty() {
+                self.recycled.push(old.distances);
+            }
             self.spare.push(slot);
         }
     }
@@ -491,6 +640,37 @@ mod tests {
         tables.acquire(a, 3);
         assert_eq!(tables.pending(), 1);
         tables.fill(None, false);
+        assert!(tables.get(a).is_some());
+    }
+
+    #[test]
+    fn prefetched_tables_wait_unreferenced_and_serve_a_later_acquire() {
+        let g = grid();
+        let mut tables = DistanceTables::new(&g, None, usize::MAX);
+        let (a, b) = (g.cell(0, 0).unwrap(), g.cell(4, 3).unwrap());
+        let far = Instant::now() + std::time::Duration::from_secs(60);
+        assert_eq!(tables.prefetch(&[a, b], 0, far, true), 2);
+        assert_eq!(tables.pending(), 0);
+        assert_eq!(
+            tables.get(a).unwrap(),
+            &FreeCells::new(&g).distances_to(a)[..]
+        );
+        // Held already: acquiring computes nothing, prefetching again neither.
+        tables.acquire(a, 1);
+        assert_eq!(tables.pending(), 0);
+        assert_eq!(tables.prefetch(&[a, b], 1, far, false), 0);
+    }
+
+    #[test]
+    fn a_goal_released_before_its_table_and_acquired_again_gets_it() {
+        let g = grid();
+        let mut tables = DistanceTables::new(&g, None, usize::MAX);
+        let a = g.cell(0, 0).unwrap();
+        tables.acquire(a, 0);
+        tables.release(a, 0);
+        assert_eq!(tables.fill(None, false), 0);
+        tables.acquire(a, 1);
+        assert_eq!(tables.fill(None, false), 1);
         assert!(tables.get(a).is_some());
     }
 

@@ -142,6 +142,15 @@ impl TaskBoard {
         self.lines[t.line as usize].get(t.done as usize).copied()
     }
 
+    /// The errand agent `agent` heads for after its current one, if its task has one more.
+    pub fn next_target(&self, agent: u32) -> Option<CellId> {
+        let task = *self.agent_task.get(agent as usize)?;
+        let t = self.tasks.get(task as usize)?;
+        self.lines[t.line as usize]
+            .get(t.done as usize + 1)
+            .copied()
+    }
+
     /// Records where the agents stand after the move that ended at `step`: errands done,
     /// tasks finished (and as many revealed). Puts the agents whose target changed in `out`.
     pub fn arrive(&mut self, step: u64, positions: &[CellId], out: &mut Vec<u32>) {
