@@ -110,6 +110,7 @@ fn a_mapf_plan_reads_back_as_the_solver_planned_it() {
         node_limit: None,
         seed: 0,
         anytime: false,
+        scatter: None,
     };
     let (outcome, _) = solve(&instance.grid, &instance.starts, &instance.goals, &options).unwrap();
     let LacamOutcome::Solved(plan) = outcome else {

@@ -31,6 +31,7 @@ use rand_chacha::ChaCha8Rng;
 
 use super::distances::{GoalDistances, UNREACHABLE};
 use super::pibt::{Candidates, MAX_CANDIDATES, Pibt, rank_candidates};
+use super::scatter::Scatter;
 use super::validate::check_step;
 use crate::error::{Error, Result};
 use crate::grid::{CellId, Grid};
@@ -56,7 +57,17 @@ pub struct LacamOptions {
     /// return the first solution. Without a limit an anytime search runs until it has proved
     /// its plan the cheapest, which on a large instance is a very long time.
     pub anytime: bool,
+    /// Scatter the agents over near-shortest paths before the search and let PIBT follow them
+    /// (see [`super::scatter`]): `Some(margin)`, each path at most `margin` moves longer than
+    /// the shortest. Default `None`: PIBT follows the shortest ways. `throng mapf` uses
+    /// [`SCATTER_MARGIN`]; on the MAPF benchmark it lowers the sum of costs of first solutions
+    /// by 7% on average (14% on the open map at 300 agents).
+    pub scatter: Option<u32>,
 }
+
+/// The scatter margin `throng mapf` uses: on the MAPF benchmark 3 gave the same sums of costs
+/// as 10 (lacam3's default) in a third of the time.
+pub const SCATTER_MARGIN: u32 = 3;
 
 /// What [`solve`] found.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -175,6 +186,10 @@ pub fn solve(
     let n = starts.len();
     let mut stats = LacamStats::default();
     let mut rng = ChaCha8Rng::seed_from_u64(options.seed);
+    let scatter = options.scatter.map(|margin| {
+        let deadline = options.time_limit.map(|l| t0 + l / 2);
+        Scatter::new(grid, starts, &dist, margin, deadline)
+    });
     let mut pibt = Pibt::new(grid.len());
     // A successor that goes nowhere is just one the search moves past (see the setter).
     pibt.set_swap_needs_room(false);
@@ -283,6 +298,7 @@ pub fn solve(
         let Some(next) = generate(
             grid,
             &dist,
+            scatter.as_ref(),
             &mut pibt,
             &nodes[top as usize],
             &constraint,
@@ -443,6 +459,7 @@ fn rewire(nodes: &mut [Node], goals: &[CellId], from: u32, best: Option<u32>) ->
 fn generate(
     grid: &Grid,
     dist: &GoalDistances,
+    scatter: Option<&Scatter>,
     pibt: &mut Pibt,
     node: &Node,
     constraint: &Constraint,
@@ -460,8 +477,12 @@ fn generate(
     }
     for &agent in &node.order {
         if !bound[agent as usize] {
-            candidates[agent as usize] =
-                rank_candidates(grid, dist, agent, node.config[agent as usize], salt);
+            let at = node.config[agent as usize];
+            let mut ranked = rank_candidates(grid, dist, agent, at, salt);
+            if let Some(to) = scatter.and_then(|s| s.next_cell(agent, at)) {
+                ranked = follow_first(&ranked, to);
+            }
+            candidates[agent as usize] = ranked;
             order.push(agent);
         }
     }
@@ -472,6 +493,19 @@ fn generate(
         .zip(&constraint.to)
         .all(|(&a, &cell)| next[a as usize] == cell)
         .then(|| next.to_vec())
+}
+
+/// `ranked` with `to` moved to the front (unchanged when `to` is not among them).
+fn follow_first(ranked: &Candidates, to: CellId) -> Candidates {
+    let cells = ranked.as_slice();
+    let Some(k) = cells.iter().position(|&c| c == to) else {
+        return *ranked;
+    };
+    let mut out = [0 as CellId; MAX_CANDIDATES];
+    out[0] = to;
+    out[1..=k].copy_from_slice(&cells[..k]);
+    out[k + 1..cells.len()].copy_from_slice(&cells[k + 1..]);
+    Candidates::from_cells(&out[..cells.len()])
 }
 
 /// The configurations from the root to `end`.
