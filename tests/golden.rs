@@ -179,33 +179,36 @@ fn shipped_lorr_problems_finish_their_recorded_tasks() {
 #[test]
 fn shipped_mapf_instances_get_their_recorded_plans() {
     // (map, scen, agents, neighbourhood, sum of costs, makespan, FNV-1a of the solution lines).
+    // Re-recorded when `throng mapf` began to scatter the agents over near-shortest paths
+    // (mapf::scatter): every sum of costs dropped (3,128 -> 2,607, 3,169 -> 2,966,
+    // 3,679 -> 3,513), makespans the same or lower (56 -> 53).
     let cases = [
         (
             "random-32-32-10",
             "random-32-32-10-random-1",
             "100",
             "4",
-            3128,
-            56,
-            0x2604_f8fc_041c_3a31_u64,
+            2607,
+            53,
+            0xe21f_b29f_a3a8_de56_u64,
         ),
         (
             "random-32-32-10",
             "random-32-32-10-random-1",
             "150",
             "8",
-            3169,
+            2966,
             33,
-            0x3663_8861_e2b8_6fb4,
+            0x93e3_fe45_ea29_1b10,
         ),
         (
             "maze-32-32-2",
             "maze-32-32-2-random-5",
             "50",
             "4",
-            3679,
+            3513,
             124,
-            0x1a1f_9fe9_c427_1569,
+            0xba1e_f070_645b_fd6b,
         ),
     ];
     let dir = tempfile::tempdir().unwrap();
