@@ -331,7 +331,12 @@ fn scattered_agents_get_cheaper_first_solutions() {
             check_plan(&grid, &plan, &starts, &goals);
             socs.push(sum_of_costs(&plan, &goals));
         }
-        assert!(socs[1] < socs[0], "scattered {} vs plain {}", socs[1], socs[0]);
+        assert!(
+            socs[1] < socs[0],
+            "scattered {} vs plain {}",
+            socs[1],
+            socs[0]
+        );
     }
 }
 
@@ -345,10 +350,16 @@ fn scatter_paths_lead_to_the_goals_within_the_margin() {
         while let Some(next) = scatter.next_cell(a as u32, at) {
             let offsets = grid.move_offsets();
             let step = |d: throng::grid::Direction| (i64::from(at) + offsets[d.index()]) as CellId;
-            assert!(grid.moves(at).iter().any(|d| step(d) == next), "agent {a}: a jump");
+            assert!(
+                grid.moves(at).iter().any(|d| step(d) == next),
+                "agent {a}: a jump"
+            );
             at = next;
             moves += 1;
-            assert!(moves <= dist.get(a as u32, start) + SCATTER_MARGIN, "agent {a}");
+            assert!(
+                moves <= dist.get(a as u32, start) + SCATTER_MARGIN,
+                "agent {a}"
+            );
         }
         assert_eq!(at, goals[a], "agent {a}: the path ends off its goal");
     }
