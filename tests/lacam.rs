@@ -4,7 +4,7 @@
 
 mod common;
 
-use throng::mapf::lacam::{LacamOptions, LacamOutcome, SCATTER_MARGIN, solve};
+use throng::mapf::lacam::{LacamOptions, LacamOutcome, PIBT_RUNS, SCATTER_MARGIN, solve};
 use throng::mapf::scatter::Scatter;
 use throng::mapf::{GoalDistances, Pibt, check_step, rank_candidates};
 use throng::movingai::{ScenFile, load_map};
@@ -334,6 +334,32 @@ fn scattered_agents_get_cheaper_first_solutions() {
         assert!(
             socs[1] < socs[0],
             "scattered {} vs plain {}",
+            socs[1],
+            socs[0]
+        );
+    }
+}
+
+#[test]
+fn several_pibt_runs_per_successor_give_cheaper_first_solutions() {
+    for (grid, starts, goals) in [random_map_instance(300), maze_instance(150)] {
+        let mut socs = Vec::new();
+        for runs in [1, PIBT_RUNS] {
+            let options = LacamOptions {
+                scatter: Some(SCATTER_MARGIN),
+                pibt_runs: runs,
+                ..LacamOptions::default()
+            };
+            let (outcome, _) = solve(&grid, &starts, &goals, &options).unwrap();
+            let LacamOutcome::Solved(plan) = outcome else {
+                panic!("{outcome:?}")
+            };
+            check_plan(&grid, &plan, &starts, &goals);
+            socs.push(sum_of_costs(&plan, &goals));
+        }
+        assert!(
+            socs[1] < socs[0],
+            "{PIBT_RUNS} runs {} vs one {}",
             socs[1],
             socs[0]
         );
