@@ -9,6 +9,10 @@
 //! solution whenever one exists, and reports "no solution" only after exhausting them. In
 //! practice PIBT's first proposal almost always works, so most nodes are expanded once.
 //!
+//! Options from lacam3 that lower the cost of first solutions: the agents scattered over
+//! near-shortest paths that PIBT follows ([`LacamOptions::scatter`], [`super::scatter`]) and
+//! the best of several PIBT runs per successor ([`LacamOptions::pibt_runs`]).
+//!
 //! Depth-first (the most recent node is expanded first) and, as in LaCAM*, a configuration met
 //! again puts its node back on top rather than being skipped. By default the first solution
 //! is returned.
