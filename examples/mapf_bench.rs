@@ -17,7 +17,7 @@ use std::time::Duration;
 use throng::Neighborhood;
 use throng::mapf::GoalDistances;
 use throng::mapf::instance::{Instance, plan_costs};
-use throng::mapf::lacam::{LacamOptions, LacamOutcome, solve};
+use throng::mapf::lacam::{LacamOptions, LacamOutcome, PIBT_RUNS, SCATTER_MARGIN, solve};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
@@ -67,6 +67,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 tried += 1;
                 let options = LacamOptions {
                     time_limit: Some(Duration::from_secs_f64(limit)),
+                    scatter: Some(SCATTER_MARGIN),
+                    pibt_runs: PIBT_RUNS,
                     ..LacamOptions::default()
                 };
                 let (outcome, stats) =

@@ -4,7 +4,8 @@
 
 mod common;
 
-use throng::mapf::lacam::{LacamOptions, LacamOutcome, solve};
+use throng::mapf::lacam::{LacamOptions, LacamOutcome, PIBT_RUNS, SCATTER_MARGIN, solve};
+use throng::mapf::scatter::Scatter;
 use throng::mapf::{GoalDistances, Pibt, check_step, rank_candidates};
 use throng::movingai::{ScenFile, load_map};
 use throng::{CellId, Error, Grid, Neighborhood};
@@ -282,4 +283,110 @@ fn anytime_lacam_improves_on_its_first_plan() {
         stats.first_solution_cost.unwrap() > loss(&better),
         "{stats:?}"
     );
+}
+
+fn random_map_instance(agents: usize) -> (Grid, Vec<CellId>, Vec<CellId>) {
+    let grid = load_map(common::shipped("mapf/random-32-32-10.map"))
+        .unwrap()
+        .with_neighborhood(Neighborhood::Four);
+    let scen = ScenFile::load(common::shipped("mapf/random-32-32-10-random-1.scen")).unwrap();
+    let pairs: Vec<_> = scen
+        .resolve(&grid)
+        .unwrap()
+        .into_iter()
+        .take(agents)
+        .collect();
+    (
+        grid,
+        pairs.iter().map(|p| p.0).collect(),
+        pairs.iter().map(|p| p.1).collect(),
+    )
+}
+
+/// Sum of costs: per agent, the timestep after which it stays on its goal.
+fn sum_of_costs(plan: &[Vec<CellId>], goals: &[CellId]) -> usize {
+    (0..goals.len())
+        .map(|a| {
+            plan.iter()
+                .rposition(|c| c[a] != goals[a])
+                .map_or(0, |t| t + 1)
+        })
+        .sum()
+}
+
+#[test]
+fn scattered_agents_get_cheaper_first_solutions() {
+    for (grid, starts, goals) in [random_map_instance(300), maze_instance(150)] {
+        let plain = LacamOptions::default();
+        let scattered = LacamOptions {
+            scatter: Some(SCATTER_MARGIN),
+            ..LacamOptions::default()
+        };
+        let mut socs = Vec::new();
+        for options in [plain, scattered] {
+            let (outcome, _) = solve(&grid, &starts, &goals, &options).unwrap();
+            let LacamOutcome::Solved(plan) = outcome else {
+                panic!("{outcome:?}")
+            };
+            check_plan(&grid, &plan, &starts, &goals);
+            socs.push(sum_of_costs(&plan, &goals));
+        }
+        assert!(
+            socs[1] < socs[0],
+            "scattered {} vs plain {}",
+            socs[1],
+            socs[0]
+        );
+    }
+}
+
+#[test]
+fn several_pibt_runs_per_successor_give_cheaper_first_solutions() {
+    for (grid, starts, goals) in [random_map_instance(300), maze_instance(150)] {
+        let mut socs = Vec::new();
+        for runs in [1, PIBT_RUNS] {
+            let options = LacamOptions {
+                scatter: Some(SCATTER_MARGIN),
+                pibt_runs: runs,
+                ..LacamOptions::default()
+            };
+            let (outcome, _) = solve(&grid, &starts, &goals, &options).unwrap();
+            let LacamOutcome::Solved(plan) = outcome else {
+                panic!("{outcome:?}")
+            };
+            check_plan(&grid, &plan, &starts, &goals);
+            socs.push(sum_of_costs(&plan, &goals));
+        }
+        assert!(
+            socs[1] < socs[0],
+            "{PIBT_RUNS} runs {} vs one {}",
+            socs[1],
+            socs[0]
+        );
+    }
+}
+
+#[test]
+fn scatter_paths_lead_to_the_goals_within_the_margin() {
+    let (grid, starts, goals) = random_map_instance(300);
+    let dist = GoalDistances::new(&grid, &goals);
+    let scatter = Scatter::new(&grid, &starts, &dist, SCATTER_MARGIN, None);
+    for (a, &start) in starts.iter().enumerate() {
+        let (mut at, mut moves) = (start, 0);
+        while let Some(next) = scatter.next_cell(a as u32, at) {
+            let offsets = grid.move_offsets();
+            let step = |d: throng::grid::Direction| (i64::from(at) + offsets[d.index()]) as CellId;
+            assert!(
+                grid.moves(at).iter().any(|d| step(d) == next),
+                "agent {a}: a jump"
+            );
+            at = next;
+            moves += 1;
+            assert!(
+                moves <= dist.get(a as u32, start) + SCATTER_MARGIN,
+                "agent {a}"
+            );
+        }
+        assert_eq!(at, goals[a], "agent {a}: the path ends off its goal");
+    }
 }

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use throng::lorr::{LorrConfig, LorrPlanner, LorrRun, Problem};
 use throng::mapf::instance::Instance;
-use throng::mapf::lacam::{LacamOptions, LacamOutcome, solve};
+use throng::mapf::lacam::{LacamOptions, LacamOutcome, PIBT_RUNS, SCATTER_MARGIN, solve};
 use throng::sim::ActionModel;
 use throng::trace::TraceReader;
 use throng::view::{MapSource, PlanFile, ReplayKind, open};
@@ -110,6 +110,8 @@ fn a_mapf_plan_reads_back_as_the_solver_planned_it() {
         node_limit: None,
         seed: 0,
         anytime: false,
+        scatter: Some(SCATTER_MARGIN),
+        pibt_runs: PIBT_RUNS,
     };
     let (outcome, _) = solve(&instance.grid, &instance.starts, &instance.goals, &options).unwrap();
     let LacamOutcome::Solved(plan) = outcome else {

@@ -10,7 +10,7 @@ use anyhow::bail;
 use serde::Serialize;
 use throng::mapf::GoalDistances;
 use throng::mapf::instance::{Instance, plan_costs, write_plan};
-use throng::mapf::lacam::{LacamOptions, LacamOutcome, solve};
+use throng::mapf::lacam::{LacamOptions, LacamOutcome, PIBT_RUNS, SCATTER_MARGIN, solve};
 use throng::movingai::{ScenFile, load_map};
 use throng::{Grid, Neighborhood};
 
@@ -132,6 +132,8 @@ pub fn run(args: MapfArgs) -> anyhow::Result<ExitCode> {
         node_limit: None,
         seed: args.seed,
         anytime: args.anytime,
+        scatter: Some(SCATTER_MARGIN),
+        pibt_runs: PIBT_RUNS,
     };
     let (outcome, stats) = solve(&instance.grid, &instance.starts, &instance.goals, &options)?;
     let distances = GoalDistances::new(&instance.grid, &instance.goals);

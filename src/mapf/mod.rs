@@ -6,6 +6,7 @@
 //!   proposes: one-shot MAPF instances, solved whenever they can be.
 //! - [`instance`]: MAPF benchmark instances (a map and a `.scen` file), the field's measures of
 //!   a plan and LaCAM's plan file.
+//! - [`scatter`]: near-shortest paths that keep the agents apart, for LaCAM's PIBT to follow.
 //! - [`distances`]: exact step counts to each agent's goal (LaCAM's guidance).
 //! - [`validate`]: an independent check of a joint step (legal moves, no two agents in one cell,
 //!   no swaps, no diagonal crossings), written apart from the solvers so that it can judge them.
@@ -14,6 +15,7 @@ pub mod distances;
 pub mod instance;
 pub mod lacam;
 pub mod pibt;
+pub mod scatter;
 pub mod validate;
 
 pub use distances::GoalDistances;
