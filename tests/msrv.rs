@@ -7,9 +7,9 @@
 //!
 //! It reads the crates of this machine's platform only (`--filter-platform`): a fresh machine
 //! that has run `cargo test` has downloaded those and no others (winapi, wasm-bindgen and the
-//! like are in Cargo.lock for other platforms), so cargo finds them all in its cache. It is not
-//! `--offline`: should one still be missing (a cache cleaned since the build), cargo fetches it
-//! as the build did, rather than the test failing on the machine's state.
+//! like are in Cargo.lock for other platforms), so cargo finds them all in its cache. Cargo may
+//! still reach the registry: should one be missing (a cache cleaned since the build), it is
+//! fetched as the build fetched it, rather than the test failing on the machine's state.
 
 use std::process::Command;
 
