@@ -98,6 +98,27 @@ pub struct RefineStats {
 /// last timestep of its free run.
 type Open = (u32, Reverse<u32>, CellId, u32);
 
+/// What a search knows of a state (a cell and a free run of it).
+#[derive(Debug, Clone, Copy)]
+struct State {
+    /// The search that reached it (older values are stale).
+    search: u32,
+    /// Its earliest arrival.
+    arrive: u32,
+    /// The state it was reached from ([`NO_STATE`] for the root).
+    parent: u64,
+}
+
+impl Default for State {
+    fn default() -> Self {
+        State {
+            search: 0,
+            arrive: 0,
+            parent: NO_STATE,
+        }
+    }
+}
+
 /// The neighbourhood heuristics (see the module docs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Heuristic {
@@ -246,17 +267,15 @@ struct Refiner<'a> {
     cost: u64,
     /// Timesteps in the tables.
     window: usize,
-    /// The agent on each (time x cells + cell), up to its arrival on its goal.
+    /// The agent on each (cell x window + time), up to its arrival on its goal: a cell's
+    /// timesteps side by side, for the searches' scans along them.
     occupant: Vec<u32>,
     /// Per cell: the agent whose goal it is ([`NONE`] for none).
     goal_owner: Vec<u32>,
     /// Per cell: when that agent rests on it from ([`NEVER`] while its path is off the table).
     rests_from: Vec<u32>,
-    /// Per search state (the last timestep of a free run x cells + cell): the search that
-    /// reached it, its earliest arrival and the state it was reached from.
-    stamp: Vec<u32>,
-    arrive: Vec<u32>,
-    parent: Vec<u64>,
+    /// Per search state (the last timestep of a free run x cells + cell).
+    states: Vec<State>,
     search: u32,
     heap: BinaryHeap<Reverse<Open>>,
     rng: ChaCha8Rng,
@@ -304,9 +323,7 @@ impl<'a> Refiner<'a> {
             occupant: vec![NONE; window * cells],
             goal_owner,
             rests_from: vec![NEVER; cells],
-            stamp: vec![0; window * cells],
-            arrive: vec![0; window * cells],
-            parent: vec![NO_STATE; window * cells],
+            states: vec![State::default(); window * cells],
             search: 0,
             heap: BinaryHeap::new(),
             rng: ChaCha8Rng::seed_from_u64(seed),
@@ -338,7 +355,7 @@ impl<'a> Refiner<'a> {
     fn reserve(&mut self, a: u32) {
         let path = &self.paths[a as usize];
         for (t, &c) in path.iter().enumerate() {
-            self.occupant[t * self.cells + c as usize] = a;
+            self.occupant[c as usize * self.window + t] = a;
         }
         let end = path.len() - 1;
         self.rests_from[path[end] as usize] = end as u32;
@@ -349,7 +366,7 @@ impl<'a> Refiner<'a> {
     fn release(&mut self, a: u32) {
         let path = &self.paths[a as usize];
         for (t, &c) in path.iter().enumerate() {
-            self.occupant[t * self.cells + c as usize] = NONE;
+            self.occupant[c as usize * self.window + t] = NONE;
         }
         let end = path.len() - 1;
         self.rests_from[path[end] as usize] = NEVER;
@@ -359,7 +376,7 @@ impl<'a> Refiner<'a> {
     /// The agent on `cell` at timestep `t` (< the window), [`NONE`] for none.
     #[inline]
     fn at(&self, t: usize, cell: CellId) -> u32 {
-        let o = self.occupant[t * self.cells + cell as usize];
+        let o = self.occupant[cell as usize * self.window + t];
         if o != NONE || self.rests_from[cell as usize] > t as u32 {
             o
         } else {
@@ -408,7 +425,7 @@ impl<'a> Refiner<'a> {
         // The agent may rest on its goal only after every other visit of it.
         let mut free_after = 0u32;
         for t in (0..self.window).rev() {
-            if self.occupant[t * cells + goal as usize] != NONE {
+            if self.occupant[goal as usize * self.window + t] != NONE {
                 free_after = t as u32 + 1;
                 break;
             }
@@ -420,7 +437,7 @@ impl<'a> Refiner<'a> {
         }
         self.search = self.search.wrapping_add(1);
         if self.search == 0 {
-            self.stamp.fill(0);
+            self.states.fill(State::default());
             self.search = 1;
         }
         self.heap.clear();
@@ -428,15 +445,17 @@ impl<'a> Refiner<'a> {
         // in time from the cell (`budget - h`): one run per cell reaches past the cap.
         let root_end = self.run_end(start, 0, budget - h0);
         let root = root_end as usize * cells + start as usize;
-        self.stamp[root] = self.search;
-        self.arrive[root] = 0;
-        self.parent[root] = NO_STATE;
+        self.states[root] = State {
+            search: self.search,
+            arrive: 0,
+            parent: NO_STATE,
+        };
         self.heap.push(Reverse((h0, Reverse(0), start, root_end)));
         let offsets = self.grid.move_offsets();
         let mut found = None;
         while let Some(Reverse((_, Reverse(g), c, end))) = self.heap.pop() {
             let key = end as usize * cells + c as usize;
-            if g > self.arrive[key] {
+            if g > self.states[key].arrive {
                 continue;
             }
             if c == goal && g >= free_after {
@@ -478,10 +497,13 @@ impl<'a> Refiner<'a> {
                     }
                     if let Some(arrival) = first {
                         let k = s as usize * cells + n as usize;
-                        if self.stamp[k] != self.search || arrival < self.arrive[k] {
-                            self.stamp[k] = self.search;
-                            self.arrive[k] = arrival;
-                            self.parent[k] = key as u64;
+                        let state = &mut self.states[k];
+                        if state.search != self.search || arrival < state.arrive {
+                            *state = State {
+                                search: self.search,
+                                arrive: arrival,
+                                parent: key as u64,
+                            };
                             self.heap
                                 .push(Reverse((arrival + h, Reverse(arrival), n, s)));
                         }
@@ -492,11 +514,11 @@ impl<'a> Refiner<'a> {
         }
         // Back from the goal: each state's cell from its arrival until the next state's.
         let mut key = found?;
-        let mut path = vec![goal; self.arrive[key] as usize + 1];
-        let mut until = self.arrive[key] as usize;
-        while self.parent[key] != NO_STATE {
-            let prev = self.parent[key] as usize;
-            let from = self.arrive[prev] as usize;
+        let mut path = vec![goal; self.states[key].arrive as usize + 1];
+        let mut until = self.states[key].arrive as usize;
+        while self.states[key].parent != NO_STATE {
+            let prev = self.states[key].parent as usize;
+            let from = self.states[prev].arrive as usize;
             let cell = (prev % cells) as CellId;
             path[from..until].fill(cell);
             until = from;
