@@ -4,12 +4,12 @@
 //!
 //! LaCAM's first plans are far from the shortest (on crowded maps several times the lower
 //! bound), and LaCAM* lowers them only slowly. Here each iteration picks a few agents (a
-//! neighbourhood), takes their paths off a space-time reservation table of all the paths, and
-//! plans them again one by one, in a random order, each by a space-time A* that avoids every
-//! other path (no shared cell, no swap, no diagonal crossing: the rules of
-//! [`super::validate`]) and whose arrival keeps the sum of costs of the neighbourhood within
-//! its old sum. The new paths are kept when they cost no more, the old ones put back
-//! otherwise, so the plan stays valid and its sum of costs never rises.
+//! neighbourhood, [`NEIGHBOURHOOD`] by default), takes their paths off a space-time reservation
+//! table of all the paths, and plans them again one by one, in a random order, each by safe
+//! interval path planning (SIPP) that avoids every other path (no shared cell, no swap, no
+//! diagonal crossing: the rules of [`super::validate`]) and whose arrival keeps the sum of costs
+//! of the neighbourhood within its old sum. The new paths are kept when they cost no more, the
+//! old ones put back otherwise, so the plan stays valid and its sum of costs never rises.
 //!
 //! Neighbourhoods come from three heuristics, chosen at random with weights that follow the
 //! improvements each one made (adaptive LNS): the agents in the way of the agent most delayed
@@ -30,8 +30,11 @@ use super::validate::check_step;
 use crate::error::{Error, Result};
 use crate::grid::{CellId, Grid};
 
-/// Agents per neighbourhood by default (MAPF-LNS's default).
-pub const NEIGHBOURHOOD: usize = 8;
+/// Agents per neighbourhood by default. MAPF-LNS uses 8; on the MAPF benchmark sample of
+/// `docs/benchmarks.md` (5 s runs) 3 or 4 gave the lowest sums of costs, 8 up to 9% higher, 16
+/// and 32 far higher (most of their re-plannings fail), and choosing among 2, 4, 8 and 16 by the
+/// gain per search state (adaptive sizes) 1% to 3% higher than 4.
+pub const NEIGHBOURHOOD: usize = 4;
 
 /// Timesteps the reservation table holds beyond the plan's makespan, so that a re-planned path
 /// may end later than the latest path so far.
@@ -274,7 +277,8 @@ struct Refiner<'a> {
     goal_owner: Vec<u32>,
     /// Per cell: when that agent rests on it from ([`NEVER`] while its path is off the table).
     rests_from: Vec<u32>,
-    /// Per search state (the last timestep of a free run x cells + cell).
+    /// Per search state (the last timestep of a free run x cells + cell; the runs that reach
+    /// the search's cap for their cell in the last row).
     states: Vec<State>,
     search: u32,
     heap: BinaryHeap<Reverse<Open>>,
@@ -323,7 +327,7 @@ impl<'a> Refiner<'a> {
             occupant: vec![NONE; window * cells],
             goal_owner,
             rests_from: vec![NEVER; cells],
-            states: vec![State::default(); window * cells],
+            states: vec![State::default(); (window + 1) * cells],
             search: 0,
             heap: BinaryHeap::new(),
             rng: ChaCha8Rng::seed_from_u64(seed),
@@ -444,7 +448,7 @@ impl<'a> Refiner<'a> {
         // A run is known by its last timestep, capped where the agent could no longer arrive
         // in time from the cell (`budget - h`): one run per cell reaches past the cap.
         let root_end = self.run_end(start, 0, budget - h0);
-        let root = root_end as usize * cells + start as usize;
+        let root = self.state_key(start, root_end, budget - h0);
         self.states[root] = State {
             search: self.search,
             arrive: 0,
@@ -454,7 +458,7 @@ impl<'a> Refiner<'a> {
         let offsets = self.grid.move_offsets();
         let mut found = None;
         while let Some(Reverse((_, Reverse(g), c, end))) = self.heap.pop() {
-            let key = end as usize * cells + c as usize;
+            let key = self.state_key(c, end, budget - self.dist.get(a, c));
             if g > self.states[key].arrive {
                 continue;
             }
@@ -496,7 +500,7 @@ impl<'a> Refiner<'a> {
                         s += 1;
                     }
                     if let Some(arrival) = first {
-                        let k = s as usize * cells + n as usize;
+                        let k = self.state_key(n, s, cap);
                         let state = &mut self.states[k];
                         if state.search != self.search || arrival < state.arrive {
                             *state = State {
@@ -525,6 +529,19 @@ impl<'a> Refiner<'a> {
             key = prev;
         }
         Some(path)
+    }
+
+    /// The index in `states` of the free run of `cell` that ends at `end` (capped at `cap`):
+    /// the runs that reach the cap, most of a search's states, share a row of their own, so
+    /// that they lie close together in memory.
+    #[inline]
+    fn state_key(&self, cell: CellId, end: u32, cap: u32) -> usize {
+        let row = if end >= cap {
+            self.window
+        } else {
+            end as usize
+        };
+        row * self.cells + cell as usize
     }
 
     /// The last timestep of the free run of `cell` that holds `t`, at most `cap`.
