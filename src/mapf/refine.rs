@@ -290,6 +290,12 @@ struct Refiner<'a> {
     seen_cell: Vec<bool>,
     /// The old paths of the neighbourhood being re-planned.
     saved: Vec<Vec<CellId>>,
+    /// Path buffers to reuse, so that re-planning allocates nothing once warm.
+    spare: Vec<Vec<CellId>>,
+    /// Scratch of the intersection heuristic's breadth-first search: its queue and the cells
+    /// it marked.
+    queue: VecDeque<CellId>,
+    touched: Vec<CellId>,
 }
 
 impl<'a> Refiner<'a> {
@@ -335,6 +341,9 @@ impl<'a> Refiner<'a> {
             chosen: vec![false; n],
             seen_cell: vec![false; cells],
             saved: Vec::new(),
+            spare: Vec::new(),
+            queue: VecDeque::new(),
+            touched: Vec::new(),
         };
         for (a, path) in paths.into_iter().enumerate() {
             refiner.paths.push(path);
@@ -418,12 +427,11 @@ impl<'a> Refiner<'a> {
     }
 
     /// A shortest path of agent `a` that avoids every path on the table and arrives by `budget`
-    /// (the agent then rests on its goal for good), or `None` when there is none within the
-    /// budget and the table's window. Safe interval path planning (Phillips and Likhachev, ICRA
+    /// (the agent then rests on its goal for good), into `path`; `false` when there is none
+    /// within the budget and the table's window. Safe interval path planning (Phillips and Likhachev, ICRA
     /// 2011): a state is a cell and one of its runs of timesteps free of other agents, reached
     /// at its earliest time; waiting inside a run costs no search.
-    fn plan_path(&mut self, a: u32, budget: u64) -> Option<Vec<CellId>> {
-        let start = self.paths[a as usize][0];
+    fn plan_path(&mut self, a: u32, start: CellId, budget: u64, path: &mut Vec<CellId>) -> bool {
         let goal = self.dist.goal(a);
         let cells = self.cells;
         // The agent may rest on its goal only after every other visit of it.
@@ -437,7 +445,7 @@ impl<'a> Refiner<'a> {
         let budget = budget.min(self.window as u64 - 1) as u32;
         let h0 = self.dist.get(a, start);
         if h0 == UNREACHABLE || h0 > budget || free_after > budget {
-            return None;
+            return false;
         }
         self.search = self.search.wrapping_add(1);
         if self.search == 0 {
@@ -517,8 +525,11 @@ impl<'a> Refiner<'a> {
             }
         }
         // Back from the goal: each state's cell from its arrival until the next state's.
-        let mut key = found?;
-        let mut path = vec![goal; self.states[key].arrive as usize + 1];
+        let Some(mut key) = found else {
+            return false;
+        };
+        path.clear();
+        path.resize(self.states[key].arrive as usize + 1, goal);
         let mut until = self.states[key].arrive as usize;
         while self.states[key].parent != NO_STATE {
             let prev = self.states[key].parent as usize;
@@ -528,7 +539,7 @@ impl<'a> Refiner<'a> {
             until = from;
             key = prev;
         }
-        Some(path)
+        true
     }
 
     /// The index in `states` of the free run of `cell` that ends at `end` (capped at `cap`):
@@ -575,27 +586,31 @@ impl<'a> Refiner<'a> {
         let mut spent = 0u64;
         let mut planned = 0;
         for (k, &a) in members.iter().enumerate() {
-            rest -= u64::from(self.dist.get(a, saved[k][0]));
-            self.paths[a as usize] = vec![saved[k][0]];
+            let start = saved[k][0];
+            rest -= u64::from(self.dist.get(a, start));
             let budget = old - spent - rest;
-            match self.plan_path(a, budget) {
-                Some(path) => {
-                    spent += path.len() as u64 - 1;
-                    self.paths[a as usize] = path;
-                    self.reserve(a);
-                    planned += 1;
-                }
-                None => break,
+            let mut path = self.spare.pop().unwrap_or_default();
+            if !self.plan_path(a, start, budget, &mut path) {
+                self.spare.push(path);
+                break;
             }
+            spent += path.len() as u64 - 1;
+            self.paths[a as usize] = path;
+            self.reserve(a);
+            planned += 1;
         }
         let ok = planned == members.len();
-        if !ok {
+        if ok {
+            self.spare.append(&mut saved);
+        } else {
             // All the new paths off first: an old path may cross a new one.
             for &a in &members[..planned] {
                 self.release(a);
             }
             for (k, &a) in members.iter().enumerate() {
-                self.paths[a as usize] = std::mem::take(&mut saved[k]);
+                let new =
+                    std::mem::replace(&mut self.paths[a as usize], std::mem::take(&mut saved[k]));
+                self.spare.push(new);
                 self.reserve(a);
             }
         }
@@ -701,8 +716,14 @@ impl<'a> Refiner<'a> {
             return;
         }
         let offsets = self.grid.move_offsets();
-        let mut queue = VecDeque::from([start]);
-        let mut touched = vec![start];
+        let (mut queue, mut touched) = (
+            std::mem::take(&mut self.queue),
+            std::mem::take(&mut self.touched),
+        );
+        queue.clear();
+        queue.push_back(start);
+        touched.clear();
+        touched.push(start);
         self.seen_cell[start as usize] = true;
         while let Some(c) = queue.pop_front() {
             if members.len() >= size || touched.len() > 4096 {
@@ -729,8 +750,9 @@ impl<'a> Refiner<'a> {
                 }
             }
         }
-        for c in touched {
+        for &c in &touched {
             self.seen_cell[c as usize] = false;
         }
+        (self.queue, self.touched) = (queue, touched);
     }
 }
