@@ -17,6 +17,10 @@
 //! agents that pass an intersection of the map and its neighbouring intersections, and agents
 //! drawn at random. Everything random comes from the seed: with an iteration budget
 //! ([`RefineOptions::iterations`]) the refined plan depends on nothing else.
+//!
+//! Memory: the tables hold (makespan + 64) x cells entries of 20 bytes (the reservation table
+//! and the search's states): 26 MB for room-64-64-8 (4,096 cells) with a makespan of 250, but
+//! some 740 MB for a 256 x 256 map with a makespan of 500.
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
