@@ -11,6 +11,7 @@ use serde::Serialize;
 use throng::mapf::GoalDistances;
 use throng::mapf::instance::{Instance, plan_costs, write_plan};
 use throng::mapf::lacam::{LacamOptions, LacamOutcome, PIBT_RUNS, SCATTER_MARGIN, solve};
+use throng::mapf::refine::{RefineOptions, refine};
 use throng::movingai::{ScenFile, load_map};
 use throng::{Grid, Neighborhood};
 
@@ -38,8 +39,8 @@ pub struct MapfArgs {
     /// Seed of the search's tie-breaks.
     #[arg(long, default_value_t = 0, value_parser = whole_from(0u64))]
     seed: u64,
-    /// Keep improving the sum of costs (LaCAM*) until the time limit, instead of returning the
-    /// first solution.
+    /// Keep improving the sum of costs until the time limit, instead of returning the first
+    /// solution: large neighbourhood search over the first solution's paths (`mapf::refine`).
     #[arg(long)]
     anytime: bool,
     /// Write the plan to FILE in lacam3's result format (every header key of lacam3's) (mapf-visualizer replays it). The path is
@@ -73,6 +74,8 @@ struct Report {
     search_ms: f64,
     /// Cheaper plans an anytime search found after the first.
     improvements: usize,
+    /// Neighbourhoods an anytime search re-planned.
+    refine_iterations: usize,
     nodes: usize,
     generated: usize,
 }
@@ -127,15 +130,35 @@ pub fn run(args: MapfArgs) -> anyhow::Result<ExitCode> {
         None => None,
     };
     let instance = load_instance(&args)?;
+    let time_limit = Duration::from_secs_f64(args.time_limit.min(1e6));
     let options = LacamOptions {
-        time_limit: Some(Duration::from_secs_f64(args.time_limit.min(1e6))),
+        time_limit: Some(time_limit),
         node_limit: None,
         seed: args.seed,
-        anytime: args.anytime,
+        anytime: false,
         scatter: Some(SCATTER_MARGIN),
         pibt_runs: PIBT_RUNS,
     };
-    let (outcome, stats) = solve(&instance.grid, &instance.starts, &instance.goals, &options)?;
+    let (mut outcome, mut stats) =
+        solve(&instance.grid, &instance.starts, &instance.goals, &options)?;
+    let mut refine_iterations = 0;
+    if let (true, LacamOutcome::Solved(first)) = (args.anytime, &outcome) {
+        // The rest of the time refines the first solution.
+        let spent = Duration::from_secs_f64(stats.time_ms / 1e3);
+        let refine_options = RefineOptions {
+            time_limit: Some(time_limit.saturating_sub(spent)),
+            seed: args.seed,
+            ..RefineOptions::default()
+        };
+        let (better, refined) = refine(&instance.grid, first, &instance.goals, &refine_options)?;
+        refine_iterations = refined.iterations;
+        stats.improvements = refined.improvements;
+        if refined.improvements > 0 {
+            stats.solution_ms = Some(stats.time_ms + refined.solution_ms);
+        }
+        stats.time_ms += refined.time_ms;
+        outcome = LacamOutcome::Solved(better);
+    }
     let distances = GoalDistances::new(&instance.grid, &instance.goals);
     let (status, plan) = match outcome {
         LacamOutcome::Solved(plan) => ("solved", plan),
@@ -163,6 +186,7 @@ pub fn run(args: MapfArgs) -> anyhow::Result<ExitCode> {
         first_solution_ms: stats.first_solution_ms.unwrap_or(0.0),
         search_ms: stats.time_ms,
         improvements: stats.improvements,
+        refine_iterations,
         nodes: stats.nodes,
         generated: stats.generated,
     };
@@ -189,8 +213,11 @@ pub fn run(args: MapfArgs) -> anyhow::Result<ExitCode> {
         if solved && args.anytime {
             writeln!(
                 out,
-                "anytime      first solution at {:.1} ms, {} cheaper plans after it, search {:.1} ms",
-                report.first_solution_ms, report.improvements, report.search_ms
+                "anytime      first solution at {:.1} ms, {} cheaper plans after it in {} neighbourhoods, search {:.1} ms",
+                report.first_solution_ms,
+                report.improvements,
+                report.refine_iterations,
+                report.search_ms
             )?;
         }
         if solved {

@@ -6,6 +6,8 @@
 //!   proposes: one-shot MAPF instances, solved whenever they can be.
 //! - [`instance`]: MAPF benchmark instances (a map and a `.scen` file), the field's measures of
 //!   a plan and LaCAM's plan file.
+//! - [`refine`]: large neighbourhood search that shortens a valid plan's paths a few agents at a
+//!   time (`throng mapf --anytime`).
 //! - [`scatter`]: near-shortest paths that keep the agents apart, for LaCAM's PIBT to follow.
 //! - [`distances`]: exact step counts to each agent's goal (LaCAM's guidance).
 //! - [`validate`]: an independent check of a joint step (legal moves, no two agents in one cell,
@@ -15,6 +17,7 @@ pub mod distances;
 pub mod instance;
 pub mod lacam;
 pub mod pibt;
+pub mod refine;
 pub mod scatter;
 pub mod validate;
 

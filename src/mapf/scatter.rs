@@ -11,12 +11,11 @@
 //! its ranked cells, the cell that follows the agent's cell on its path.
 
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
-use std::hash::{BuildHasherDefault, Hasher};
+use std::collections::BinaryHeap;
 use std::time::Instant;
 
 use super::distances::{GoalDistances, UNREACHABLE};
-use crate::grid::{CellId, Grid};
+use crate::grid::{CellId, Direction, Grid, Neighborhood};
 
 /// What meeting another path costs, in moves: a cell it holds at the same timestep, a move it
 /// makes the other way at the same timestep (a swap), or the goal of an agent already there.
@@ -27,11 +26,16 @@ const MEETING_COST: u32 = 1;
 /// against all the others.
 const ROUNDS: usize = 2;
 
+/// No timestep (a cell no path ends on).
+const NEVER: u32 = u32::MAX;
+
 /// The near-shortest path of every agent (see the module docs).
 #[derive(Debug, Clone)]
 pub struct Scatter {
-    /// Per agent: the cell that follows each cell of its path.
-    next: Vec<HashMap<CellId, CellId, CellHash>>,
+    /// Per agent, sorted by cell: each cell of its path and the cell that follows it.
+    steps: Vec<(CellId, CellId)>,
+    /// Agent `a`'s entries are `steps[first[a]..first[a + 1]]`.
+    first: Vec<u32>,
 }
 
 impl Scatter {
@@ -45,18 +49,17 @@ impl Scatter {
         deadline: Option<Instant>,
     ) -> Scatter {
         let n = starts.len();
-        let cells = grid.len() as u64;
-        let mut planner = Planner {
-            grid,
-            dist,
-            cells,
-            margin,
-            usage: HashMap::default(),
-            moves: HashMap::default(),
-            arrival: HashMap::default(),
-            best: HashMap::default(),
-            heap: BinaryHeap::new(),
-        };
+        // Every path ends by the longest shortest path plus the margin: the tables' window.
+        let window = starts
+            .iter()
+            .enumerate()
+            .map(|(a, &s)| dist.get(a as u32, s))
+            .filter(|&d| d != UNREACHABLE)
+            .max()
+            .unwrap_or(0) as usize
+            + margin as usize
+            + 1;
+        let mut planner = Planner::new(grid, dist, margin, window);
         let mut paths: Vec<Vec<CellId>> = vec![Vec::new(); n];
         'rounds: for _ in 0..ROUNDS {
             for a in 0..n {
@@ -68,98 +71,135 @@ impl Scatter {
                 planner.add(&paths[a]);
             }
         }
-        let next = paths
-            .iter()
-            .map(|path| {
-                // A path may come back to a cell (to let another pass): the agent follows it
-                // from its last visit, so that following the path never goes round a loop.
-                let mut map = HashMap::default();
-                for w in path.windows(2) {
-                    map.insert(w[0], w[1]);
+        // A path may come back to a cell (to let another pass): the agent follows it from its
+        // last visit, so that following the path never goes round a loop.
+        let mut seen = vec![false; grid.len()];
+        let mut steps = Vec::new();
+        let mut first = Vec::with_capacity(n + 1);
+        for path in &paths {
+            first.push(steps.len() as u32);
+            let from = steps.len();
+            for w in path.windows(2).rev() {
+                if !seen[w[0] as usize] {
+                    seen[w[0] as usize] = true;
+                    steps.push((w[0], w[1]));
                 }
-                map
-            })
-            .collect();
-        Scatter { next }
+            }
+            for &(c, _) in &steps[from..] {
+                seen[c as usize] = false;
+            }
+            steps[from..].sort_unstable_by_key(|&(c, _)| c);
+        }
+        first.push(steps.len() as u32);
+        Scatter { steps, first }
     }
 
     /// The cell after `at` on agent `agent`'s path (`None` off its path or at its end).
     #[inline]
     pub fn next_cell(&self, agent: u32, at: CellId) -> Option<CellId> {
-        self.next[agent as usize].get(&at).copied()
+        let a = agent as usize;
+        let steps = &self.steps[self.first[a] as usize..self.first[a + 1] as usize];
+        steps
+            .binary_search_by_key(&at, |&(c, _)| c)
+            .ok()
+            .map(|k| steps[k].1)
     }
 }
 
-/// The search's tables, kept from agent to agent.
+/// The search's tables over (timestep within the window) x cell, made once and kept from agent
+/// to agent.
 struct Planner<'a> {
     grid: &'a Grid,
     dist: &'a GoalDistances,
-    cells: u64,
+    cells: usize,
     margin: u32,
+    /// Moves per cell in the `moves` table (4 or 8).
+    dirs: usize,
     /// Paths on each (time x cells + cell).
-    usage: HashMap<u64, u16, CellHash>,
-    /// Paths on each move (time x cells + from) x cells + to.
-    moves: HashMap<u64, u16, CellHash>,
-    /// The timestep each path reaches its end cell (a goal: goals are distinct).
-    arrival: HashMap<CellId, u32, CellHash>,
-    /// Per state of the current search: cost and the state it was reached from.
-    best: HashMap<u64, (u32, u64), CellHash>,
+    usage: Vec<u16>,
+    /// Paths making each move: ((time x cells + from) x dirs + direction).
+    moves: Vec<u16>,
+    /// Per cell: the timestep a path reaches it as its end (a goal: goals are distinct).
+    arrival: Vec<u32>,
+    /// Per state (time x cells + cell) of the current search: the search that reached it
+    /// (`stamp`), its cost and the move that reached it.
+    stamp: Vec<u32>,
+    cost: Vec<u32>,
+    via: Vec<u8>,
+    search: u32,
     heap: BinaryHeap<Reverse<(u32, u32, u64)>>,
 }
 
-impl Planner<'_> {
+impl<'a> Planner<'a> {
+    fn new(grid: &'a Grid, dist: &'a GoalDistances, margin: u32, window: usize) -> Planner<'a> {
+        let cells = grid.len();
+        let dirs = match grid.neighborhood() {
+            Neighborhood::Four => 4,
+            Neighborhood::Eight => 8,
+        };
+        let states = window * cells;
+        Planner {
+            grid,
+            dist,
+            cells,
+            margin,
+            dirs,
+            usage: vec![0; states],
+            moves: vec![0; states * dirs],
+            arrival: vec![NEVER; cells],
+            stamp: vec![0; states],
+            cost: vec![0; states],
+            via: vec![0; states],
+            search: 0,
+            heap: BinaryHeap::new(),
+        }
+    }
+
+    /// The direction of the move `from -> to` (neighbours).
+    fn direction(&self, from: CellId, to: CellId) -> usize {
+        let ((fx, fy), (tx, ty)) = (self.grid.coords(from), self.grid.coords(to));
+        Direction::from_delta(tx as i32 - fx as i32, ty as i32 - fy as i32)
+            .expect("a path moves between neighbours")
+            .index()
+    }
+
+    /// The index of the move in direction `dir` from `from` at timestep `t -> t + 1`.
+    #[inline]
+    fn move_index(&self, t: usize, from: CellId, dir: usize) -> usize {
+        (t * self.cells + from as usize) * self.dirs + dir
+    }
+
     fn add(&mut self, path: &[CellId]) {
-        for (t, &c) in path.iter().enumerate() {
-            *self
-                .usage
-                .entry(t as u64 * self.cells + u64::from(c))
-                .or_insert(0) += 1;
-        }
-        for (t, w) in path.windows(2).enumerate() {
-            let key = self.move_key(t as u32, w[0], w[1]);
-            *self.moves.entry(key).or_insert(0) += 1;
-        }
-        if let Some(&end) = path.last() {
-            self.arrival.insert(end, path.len() as u32 - 1);
-        }
+        self.count(path, true);
     }
 
     fn remove(&mut self, path: &[CellId]) {
+        self.count(path, false);
+    }
+
+    /// Adds `path` to the tables, or takes it off.
+    fn count(&mut self, path: &[CellId], add: bool) {
+        let bump = |u: &mut u16| *u = if add { *u + 1 } else { *u - 1 };
         for (t, &c) in path.iter().enumerate() {
-            if let Some(u) = self.usage.get_mut(&(t as u64 * self.cells + u64::from(c))) {
-                *u -= 1;
-            }
+            bump(&mut self.usage[t * self.cells + c as usize]);
         }
         for (t, w) in path.windows(2).enumerate() {
-            let key = self.move_key(t as u32, w[0], w[1]);
-            if let Some(u) = self.moves.get_mut(&key) {
-                *u -= 1;
-            }
+            let k = self.move_index(t, w[0], self.direction(w[0], w[1]));
+            bump(&mut self.moves[k]);
         }
-        if let Some(end) = path.last() {
-            self.arrival.remove(end);
+        if let Some(&end) = path.last() {
+            self.arrival[end as usize] = if add { path.len() as u32 - 1 } else { NEVER };
         }
     }
 
-    /// The key of the move `from -> to` made at timestep `t -> t + 1`.
-    fn move_key(&self, t: u32, from: CellId, to: CellId) -> u64 {
-        (u64::from(t) * self.cells + u64::from(from)) * self.cells + u64::from(to)
-    }
-
-    /// What entering `cell` at timestep `t` from `from` costs beyond the move: the other paths
-    /// on `cell` at `t`, those moving `cell -> from` at `t - 1 -> t`, and an arrived goal.
-    fn meetings(&self, from: CellId, cell: CellId, t: u32) -> u32 {
-        let swaps = self
-            .moves
-            .get(&self.move_key(t - 1, cell, from))
-            .copied()
-            .unwrap_or(0);
-        let on_path = self
-            .usage
-            .get(&(u64::from(t) * self.cells + u64::from(cell)))
-            .copied()
-            .unwrap_or(0);
-        let on_goal = self.arrival.get(&cell).is_some_and(|&at| t >= at);
+    /// What entering `cell` by the move `dir` at timestep `t` costs beyond the move: the other
+    /// paths on `cell` at `t`, those moving the other way (`cell` back to where the move came
+    /// from) at `t - 1 -> t`, and an arrived goal.
+    #[inline]
+    fn meetings(&self, dir: usize, cell: CellId, t: usize) -> u32 {
+        let swaps = self.moves[self.move_index(t - 1, cell, opposite(dir))];
+        let on_path = self.usage[t * self.cells + cell as usize];
+        let on_goal = self.arrival[cell as usize] <= t as u32;
         (u32::from(on_path) + u32::from(on_goal) + u32::from(swaps)) * MEETING_COST
     }
 
@@ -172,19 +212,20 @@ impl Planner<'_> {
             return vec![start];
         }
         let limit = shortest + self.margin;
-        self.best.clear();
+        self.search += 1;
         self.heap.clear();
-        let state = |t: u32, c: CellId| u64::from(t) * self.cells + u64::from(c);
-        let root = state(0, start);
-        self.best.insert(root, (0, u64::MAX));
+        let cells = self.cells as u64;
+        let root = u64::from(start);
+        self.stamp[root as usize] = self.search;
+        self.cost[root as usize] = 0;
         self.heap.push(Reverse((shortest, shortest, root)));
         let offsets = self.grid.move_offsets();
-        let mut end = None;
+        let mut end = root;
         while let Some(Reverse((_, _, s))) = self.heap.pop() {
-            let (t, c) = ((s / self.cells) as u32, (s % self.cells) as CellId);
-            let g = self.best[&s].0;
+            let (t, c) = ((s / cells) as u32, (s % cells) as CellId);
+            let g = self.cost[s as usize];
             if c == goal {
-                end = Some(s);
+                end = s;
                 break;
             }
             for dir in self.grid.moves(c).iter() {
@@ -193,54 +234,39 @@ impl Planner<'_> {
                 if h == UNREACHABLE || t + 1 + h > limit {
                     continue;
                 }
-                let cost = g + 1 + self.meetings(c, to, t + 1);
-                let next = state(t + 1, to);
-                if self.best.get(&next).is_none_or(|&(old, _)| cost < old) {
-                    self.best.insert(next, (cost, s));
+                let cost = g + 1 + self.meetings(dir.index(), to, t as usize + 1);
+                let next = (s / cells + 1) * cells + u64::from(to);
+                let k = next as usize;
+                if self.stamp[k] != self.search || cost < self.cost[k] {
+                    self.stamp[k] = self.search;
+                    self.cost[k] = cost;
+                    self.via[k] = dir.index() as u8;
                     self.heap.push(Reverse((cost + h, h, next)));
                 }
             }
         }
         let mut path = Vec::new();
-        let mut at = end.unwrap_or(root);
+        let (mut t, mut at) = ((end / cells) as usize, (end % cells) as CellId);
         loop {
-            path.push((at % self.cells) as CellId);
-            let parent = self.best[&at].1;
-            if parent == u64::MAX {
+            path.push(at);
+            if t == 0 {
                 break;
             }
-            at = parent;
+            let dir = self.via[t * self.cells + at as usize] as usize;
+            at = (i64::from(at) - offsets[dir]) as CellId;
+            t -= 1;
         }
         path.reverse();
         path
     }
 }
 
-/// A fast hash for integer keys (cells and states).
-type CellHash = BuildHasherDefault<IntHasher>;
-
-/// A 64-bit mix of the key (no protection against chosen keys, none needed for cells).
-#[derive(Default)]
-struct IntHasher(u64);
-
-impl Hasher for IntHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        }
-    }
-
-    fn write_u64(&mut self, x: u64) {
-        let x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        self.0 = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        self.0 ^= self.0 >> 31;
-    }
-
-    fn write_u32(&mut self, x: u32) {
-        self.write_u64(u64::from(x));
+/// The direction opposite to direction `dir` (by [`Direction`] index).
+#[inline]
+fn opposite(dir: usize) -> usize {
+    if dir < 4 {
+        (dir + 2) % 4
+    } else {
+        4 + (dir - 2) % 4
     }
 }

@@ -1,0 +1,762 @@
+//! Refinement of a valid MAPF plan by large neighbourhood search (after MAPF-LNS: Li, Chen,
+//! Harabor, Stuckey and Koenig, "Anytime Multi-Agent Path Finding via Large Neighborhood
+//! Search", IJCAI 2021; our implementation).
+//!
+//! LaCAM's first plans are far from the shortest (on crowded maps several times the lower
+//! bound), and LaCAM* lowers them only slowly. Here each iteration picks a few agents (a
+//! neighbourhood, [`NEIGHBOURHOOD`] by default), takes their paths off a space-time reservation
+//! table of all the paths, and plans them again one by one, in a random order, each by safe
+//! interval path planning (SIPP) that avoids every other path (no shared cell, no swap, no
+//! diagonal crossing: the rules of [`super::validate`]) and whose arrival keeps the sum of costs
+//! of the neighbourhood within its old sum. The new paths are kept when they cost no more, the
+//! old ones put back otherwise, so the plan stays valid and its sum of costs never rises.
+//!
+//! Neighbourhoods come from three heuristics, chosen at random with weights that follow the
+//! improvements each one made (adaptive LNS): the agents in the way of the agent most delayed
+//! over its lower bound (found by random walks in space-time along its shorter ways), the
+//! agents that pass an intersection of the map and its neighbouring intersections, and agents
+//! drawn at random. Everything random comes from the seed: with an iteration budget
+//! ([`RefineOptions::iterations`]) the refined plan depends on nothing else.
+//!
+//! Memory: the tables hold (makespan + 64) x cells entries of 20 bytes (the reservation table
+//! and the search's states): 26 MB for room-64-64-8 (4,096 cells) with a makespan of 250, but
+//! some 740 MB for a 256 x 256 map with a makespan of 500.
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
+use std::time::{Duration, Instant};
+
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use super::distances::{GoalDistances, UNREACHABLE};
+use super::validate::check_step;
+use crate::error::{Error, Result};
+use crate::grid::{CellId, Grid};
+
+/// Agents per neighbourhood by default. MAPF-LNS uses 8; on the MAPF benchmark sample of
+/// `docs/benchmarks.md` (5 s runs) 3 or 4 gave the lowest sums of costs, 8 up to 9% higher, 16
+/// and 32 far higher (most of their re-plannings fail), and choosing among 2, 4, 8 and 16 by the
+/// gain per search state (adaptive sizes) 1% to 3% higher than 4.
+pub const NEIGHBOURHOOD: usize = 4;
+
+/// Timesteps the reservation table holds beyond the plan's makespan, so that a re-planned path
+/// may end later than the latest path so far.
+const SLACK: usize = 64;
+
+/// How fast a heuristic's weight follows its last improvement (adaptive LNS's reaction factor).
+const REACTION: f64 = 0.1;
+
+/// No agent in a table entry.
+const NONE: u32 = u32::MAX;
+
+/// No timestep.
+const NEVER: u32 = u32::MAX;
+
+/// No parent state (the search's root).
+const NO_STATE: u64 = u64::MAX;
+
+/// Limits of a [`refine`] call. The search stops at the first limit reached, or when every
+/// agent's path is as short as it can be (the sum of costs is the lower bound). With neither
+/// limit set, it runs until then, which on a crowded instance may be never.
+#[derive(Debug, Clone, Copy)]
+pub struct RefineOptions {
+    /// Stop after this many neighbourhoods (deterministic for a seed).
+    pub iterations: Option<usize>,
+    /// Stop after this long.
+    pub time_limit: Option<Duration>,
+    /// Seed of the neighbourhoods and of the order their agents are planned in.
+    pub seed: u64,
+    /// Agents per neighbourhood (at least 1; default [`NEIGHBOURHOOD`]).
+    pub neighbourhood: usize,
+}
+
+impl Default for RefineOptions {
+    fn default() -> Self {
+        RefineOptions {
+            iterations: None,
+            time_limit: None,
+            seed: 0,
+            neighbourhood: NEIGHBOURHOOD,
+        }
+    }
+}
+
+/// Counters of a [`refine`] call.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RefineStats {
+    /// Neighbourhoods tried.
+    pub iterations: usize,
+    /// Neighbourhoods whose new paths cost less than the old ones.
+    pub improvements: usize,
+    /// Neighbourhoods whose agents could not all be planned within their old sum of costs.
+    pub failures: usize,
+    /// The sum of costs of the plan given.
+    pub initial_soc: u64,
+    /// The sum of costs of the plan returned.
+    pub soc: u64,
+    /// Wall time, milliseconds.
+    pub time_ms: f64,
+    /// When the plan returned was found, milliseconds (0 when no neighbourhood improved it).
+    pub solution_ms: f64,
+}
+
+/// An open search state: arrival + distance to the goal, later arrivals first, the cell and the
+/// last timestep of its free run.
+type Open = (u32, Reverse<u32>, CellId, u32);
+
+/// What a search knows of a state (a cell and a free run of it).
+#[derive(Debug, Clone, Copy)]
+struct State {
+    /// The search that reached it (older values are stale).
+    search: u32,
+    /// Its earliest arrival.
+    arrive: u32,
+    /// The state it was reached from ([`NO_STATE`] for the root).
+    parent: u64,
+}
+
+impl Default for State {
+    fn default() -> Self {
+        State {
+            search: 0,
+            arrive: 0,
+            parent: NO_STATE,
+        }
+    }
+}
+
+/// The neighbourhood heuristics (see the module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Heuristic {
+    /// The agents in the way of the most delayed agent.
+    Blocking,
+    /// The agents passing through intersections near a random one.
+    Intersection,
+    /// Agents drawn at random.
+    Random,
+}
+
+const HEURISTICS: [Heuristic; 3] = [
+    Heuristic::Blocking,
+    Heuristic::Intersection,
+    Heuristic::Random,
+];
+
+/// Refines `plan` (a configuration per timestep, the starts first, `goals` last, every step
+/// valid) for `grid`'s moves and returns a plan of no higher sum of costs, every step checked by
+/// [`check_step`].
+///
+/// ```
+/// use throng::{Grid, Neighborhood};
+/// use throng::mapf::refine::{RefineOptions, refine};
+///
+/// // Agent 0 makes a detour round the wall that agent 1 no longer blocks.
+/// let grid = Grid::from_ascii("...\n...")?.with_neighborhood(Neighborhood::Four);
+/// let c = |x, y| grid.cell(x, y).unwrap();
+/// let plan = vec![
+///     vec![c(0, 0), c(2, 1)],
+///     vec![c(0, 1), c(2, 1)],
+///     vec![c(1, 1), c(2, 1)],
+///     vec![c(1, 0), c(2, 1)],
+///     vec![c(2, 0), c(2, 1)],
+/// ];
+/// let options = RefineOptions { iterations: Some(10), ..RefineOptions::default() };
+/// let (better, stats) = refine(&grid, &plan, &[c(2, 0), c(2, 1)], &options)?;
+/// assert_eq!((stats.initial_soc, stats.soc), (4, 2));
+/// assert_eq!(better.len(), 3);
+/// # Ok::<(), throng::Error>(())
+/// ```
+///
+/// # Errors
+/// [`Error::Invalid`] when `plan` is empty, its agents are not those of `goals`, it does not
+/// end on `goals`, or one of its steps is not valid.
+pub fn refine(
+    grid: &Grid,
+    plan: &[Vec<CellId>],
+    goals: &[CellId],
+    options: &RefineOptions,
+) -> Result<(Vec<Vec<CellId>>, RefineStats)> {
+    let t0 = Instant::now();
+    check_plan(grid, plan, goals)?;
+    let dist = GoalDistances::new(grid, goals);
+    let mut refiner = Refiner::new(grid, &dist, plan, options.seed);
+    let mut stats = RefineStats {
+        initial_soc: refiner.soc(),
+        ..RefineStats::default()
+    };
+    let size = options.neighbourhood.max(1);
+    let mut weights = [1.0f64; HEURISTICS.len()];
+    let mut members = Vec::with_capacity(size);
+    loop {
+        if options.iterations.is_some_and(|n| stats.iterations >= n)
+            || options.time_limit.is_some_and(|l| t0.elapsed() >= l)
+            || refiner.soc() == refiner.lower_bound
+        {
+            break;
+        }
+        stats.iterations += 1;
+        let total: f64 = weights.iter().sum();
+        let mut pick = refiner.rng.random_range(0.0..total);
+        let mut k = 0;
+        while k + 1 < HEURISTICS.len() && pick >= weights[k] {
+            pick -= weights[k];
+            k += 1;
+        }
+        refiner.neighbourhood(HEURISTICS[k], size, &mut members);
+        if members.is_empty() {
+            continue;
+        }
+        let before = refiner.soc();
+        if !refiner.replan(&members) {
+            stats.failures += 1;
+        }
+        let gain = (before - refiner.soc()) as f64;
+        weights[k] = (REACTION * gain + (1.0 - REACTION) * weights[k]).max(1e-3);
+        if gain > 0.0 {
+            stats.improvements += 1;
+            stats.solution_ms = t0.elapsed().as_secs_f64() * 1e3;
+        }
+    }
+    let refined = refiner.plan();
+    for (t, pair) in refined.windows(2).enumerate() {
+        check_step(grid, &pair[0], &pair[1]).map_err(|e| {
+            Error::Invalid(format!(
+                "internal error: step {t} of the refined plan is invalid: {e}"
+            ))
+        })?;
+    }
+    stats.soc = refiner.soc();
+    stats.time_ms = t0.elapsed().as_secs_f64() * 1e3;
+    Ok((refined, stats))
+}
+
+/// The plan given to [`refine`]: starts first, goals last, every step valid.
+fn check_plan(grid: &Grid, plan: &[Vec<CellId>], goals: &[CellId]) -> Result<()> {
+    let (Some(first), Some(last)) = (plan.first(), plan.last()) else {
+        return Err(Error::Invalid("the plan to refine is empty".into()));
+    };
+    if let Some(t) = plan.iter().position(|c| c.len() != goals.len()) {
+        return Err(Error::Invalid(format!(
+            "timestep {t} of the plan holds {} agents, the instance {}",
+            plan[t].len(),
+            goals.len()
+        )));
+    }
+    if let Some(a) = (0..goals.len()).find(|&a| last[a] != goals[a]) {
+        return Err(Error::Invalid(format!(
+            "agent {a} of the plan to refine does not end on its goal"
+        )));
+    }
+    if let Some(a) = first.iter().position(|&c| !grid.contains(c)) {
+        return Err(Error::Invalid(format!(
+            "agent {a} of the plan to refine starts outside the grid"
+        )));
+    }
+    for (t, pair) in plan.windows(2).enumerate() {
+        check_step(grid, &pair[0], &pair[1])
+            .map_err(|e| Error::Invalid(format!("step {t} of the plan to refine: {e}")))?;
+    }
+    Ok(())
+}
+
+/// The paths, their reservation table and the search's tables.
+struct Refiner<'a> {
+    grid: &'a Grid,
+    dist: &'a GoalDistances,
+    cells: usize,
+    /// Per agent: its cell at each timestep until it rests on its goal (its cost: the length
+    /// less one).
+    paths: Vec<Vec<CellId>>,
+    /// The sum of the agents' distances to their goals: no plan costs less.
+    lower_bound: u64,
+    /// The sum of the paths' costs.
+    cost: u64,
+    /// Timesteps in the tables.
+    window: usize,
+    /// The agent on each (cell x window + time), up to its arrival on its goal: a cell's
+    /// timesteps side by side, for the searches' scans along them.
+    occupant: Vec<u32>,
+    /// Per cell: the agent whose goal it is ([`NONE`] for none).
+    goal_owner: Vec<u32>,
+    /// Per cell: when that agent rests on it from ([`NEVER`] while its path is off the table).
+    rests_from: Vec<u32>,
+    /// Per search state (the last timestep of a free run x cells + cell; the runs that reach
+    /// the search's cap for their cell in the last row).
+    states: Vec<State>,
+    search: u32,
+    heap: BinaryHeap<Reverse<Open>>,
+    rng: ChaCha8Rng,
+    /// Agents already the seeds of a blocking neighbourhood (cleared when all delayed ones were).
+    tabu: Vec<bool>,
+    /// Scratch: agents already in the neighbourhood being made; the cells a search visited.
+    chosen: Vec<bool>,
+    seen_cell: Vec<bool>,
+    /// The old paths of the neighbourhood being re-planned.
+    saved: Vec<Vec<CellId>>,
+    /// Path buffers to reuse, so that re-planning allocates nothing once warm.
+    spare: Vec<Vec<CellId>>,
+    /// Scratch of the intersection heuristic's breadth-first search: its queue and the cells
+    /// it marked.
+    queue: VecDeque<CellId>,
+    touched: Vec<CellId>,
+}
+
+impl<'a> Refiner<'a> {
+    fn new(grid: &'a Grid, dist: &'a GoalDistances, plan: &[Vec<CellId>], seed: u64) -> Self {
+        let n = dist.agents();
+        let cells = grid.len();
+        let paths: Vec<Vec<CellId>> = (0..n)
+            .map(|a| {
+                let goal = dist.goal(a as u32);
+                let mut end = plan.len() - 1;
+                while end > 0 && plan[end - 1][a] == goal {
+                    end -= 1;
+                }
+                plan[..=end].iter().map(|c| c[a]).collect()
+            })
+            .collect();
+        let lower_bound = paths
+            .iter()
+            .enumerate()
+            .map(|(a, p)| u64::from(dist.get(a as u32, p[0])))
+            .sum();
+        let window = plan.len() + SLACK;
+        let mut goal_owner = vec![NONE; cells];
+        for a in 0..n {
+            goal_owner[dist.goal(a as u32) as usize] = a as u32;
+        }
+        let mut refiner = Refiner {
+            grid,
+            dist,
+            cells,
+            cost: 0,
+            paths: Vec::new(),
+            lower_bound,
+            window,
+            occupant: vec![NONE; window * cells],
+            goal_owner,
+            rests_from: vec![NEVER; cells],
+            states: vec![State::default(); (window + 1) * cells],
+            search: 0,
+            heap: BinaryHeap::new(),
+            rng: ChaCha8Rng::seed_from_u64(seed),
+            tabu: vec![false; n],
+            chosen: vec![false; n],
+            seen_cell: vec![false; cells],
+            saved: Vec::new(),
+            spare: Vec::new(),
+            queue: VecDeque::new(),
+            touched: Vec::new(),
+        };
+        for (a, path) in paths.into_iter().enumerate() {
+            refiner.paths.push(path);
+            refiner.reserve(a as u32);
+        }
+        refiner
+    }
+
+    fn soc(&self) -> u64 {
+        self.cost
+    }
+
+    /// The plan: every agent's cell at each timestep to the last arrival.
+    fn plan(&self) -> Vec<Vec<CellId>> {
+        let makespan = self.paths.iter().map(Vec::len).max().unwrap_or(1);
+        (0..makespan)
+            .map(|t| self.paths.iter().map(|p| p[t.min(p.len() - 1)]).collect())
+            .collect()
+    }
+
+    /// Puts agent `a`'s path on the table.
+    fn reserve(&mut self, a: u32) {
+        let path = &self.paths[a as usize];
+        for (t, &c) in path.iter().enumerate() {
+            self.occupant[c as usize * self.window + t] = a;
+        }
+        let end = path.len() - 1;
+        self.rests_from[path[end] as usize] = end as u32;
+        self.cost += end as u64;
+    }
+
+    /// Takes agent `a`'s path off the table.
+    fn release(&mut self, a: u32) {
+        let path = &self.paths[a as usize];
+        for (t, &c) in path.iter().enumerate() {
+            self.occupant[c as usize * self.window + t] = NONE;
+        }
+        let end = path.len() - 1;
+        self.rests_from[path[end] as usize] = NEVER;
+        self.cost -= end as u64;
+    }
+
+    /// The agent on `cell` at timestep `t` (< the window), [`NONE`] for none.
+    #[inline]
+    fn at(&self, t: usize, cell: CellId) -> u32 {
+        let o = self.occupant[cell as usize * self.window + t];
+        if o != NONE || self.rests_from[cell as usize] > t as u32 {
+            o
+        } else {
+            self.goal_owner[cell as usize]
+        }
+    }
+
+    /// Agent `a`'s cell at timestep `t` (its goal after its path).
+    #[inline]
+    fn cell_of(&self, a: u32, t: usize) -> CellId {
+        let path = &self.paths[a as usize];
+        path[t.min(path.len() - 1)]
+    }
+
+    /// Whether an agent on the table moving `from -> to` at `t -> t + 1` would swap with another
+    /// or cross another's move diagonally (the cell `to` itself is checked apart).
+    fn blocked_move(&self, t: usize, from: CellId, to: CellId) -> bool {
+        let b = self.at(t, to);
+        if b != NONE && self.cell_of(b, t + 1) == from {
+            return true;
+        }
+        let ((fx, fy), (tx, ty)) = (self.grid.coords(from), self.grid.coords(to));
+        if fx != tx && fy != ty {
+            // The block's other diagonal runs between (fx, ty) and (tx, fy).
+            let w = self.grid.width();
+            let (p, q) = (ty * w + fx, fy * w + tx);
+            for (u, v) in [(p, q), (q, p)] {
+                let b = self.at(t, u);
+                if b != NONE && self.cell_of(b, t + 1) == v {
+                    return true;
+                }
+            }
+        }
+        false
+    }
+
+    /// A shortest path of agent `a` that avoids every path on the table and arrives by `budget`
+    /// (the agent then rests on its goal for good), into `path`; `false` when there is none
+    /// within the budget and the table's window. Safe interval path planning (Phillips and Likhachev, ICRA
+    /// 2011): a state is a cell and one of its runs of timesteps free of other agents, reached
+    /// at its earliest time; waiting inside a run costs no search.
+    fn plan_path(&mut self, a: u32, start: CellId, budget: u64, path: &mut Vec<CellId>) -> bool {
+        let goal = self.dist.goal(a);
+        let cells = self.cells;
+        // The agent may rest on its goal only after every other visit of it.
+        let mut free_after = 0u32;
+        for t in (0..self.window).rev() {
+            if self.occupant[goal as usize * self.window + t] != NONE {
+                free_after = t as u32 + 1;
+                break;
+            }
+        }
+        let budget = budget.min(self.window as u64 - 1) as u32;
+        let h0 = self.dist.get(a, start);
+        if h0 == UNREACHABLE || h0 > budget || free_after > budget {
+            return false;
+        }
+        self.search = self.search.wrapping_add(1);
+        if self.search == 0 {
+            self.states.fill(State::default());
+            self.search = 1;
+        }
+        self.heap.clear();
+        // A run is known by its last timestep, capped where the agent could no longer arrive
+        // in time from the cell (`budget - h`): one run per cell reaches past the cap.
+        let root_end = self.run_end(start, 0, budget - h0);
+        let root = self.state_key(start, root_end, budget - h0);
+        self.states[root] = State {
+            search: self.search,
+            arrive: 0,
+            parent: NO_STATE,
+        };
+        self.heap.push(Reverse((h0, Reverse(0), start, root_end)));
+        let offsets = self.grid.move_offsets();
+        let mut found = None;
+        while let Some(Reverse((_, Reverse(g), c, end))) = self.heap.pop() {
+            let key = self.state_key(c, end, budget - self.dist.get(a, c));
+            if g > self.states[key].arrive {
+                continue;
+            }
+            if c == goal && g >= free_after {
+                found = Some(key);
+                break;
+            }
+            for dir in self.grid.moves(c).iter() {
+                let n = (i64::from(c) + offsets[dir.index()]) as CellId;
+                let h = self.dist.get(a, n);
+                if h == UNREACHABLE || g + 1 + h > budget {
+                    continue;
+                }
+                let cap = budget - h;
+                // Arrivals from g + 1 to one step after the run on `c` ends.
+                let latest = cap.min(end + 1);
+                let mut t = g + 1;
+                while t <= latest {
+                    if self.at(t as usize, n) != NONE {
+                        t += 1;
+                        continue;
+                    }
+                    // A free run of `n` from `t`: its first arrival by a move allowed then.
+                    let mut s = t;
+                    let mut first = None;
+                    loop {
+                        if first.is_none()
+                            && s <= latest
+                            && !self.blocked_move(s as usize - 1, c, n)
+                        {
+                            first = Some(s);
+                        }
+                        if s >= cap
+                            || (first.is_none() && s >= latest)
+                            || self.at(s as usize + 1, n) != NONE
+                        {
+                            break;
+                        }
+                        s += 1;
+                    }
+                    if let Some(arrival) = first {
+                        let k = self.state_key(n, s, cap);
+                        let state = &mut self.states[k];
+                        if state.search != self.search || arrival < state.arrive {
+                            *state = State {
+                                search: self.search,
+                                arrive: arrival,
+                                parent: key as u64,
+                            };
+                            self.heap
+                                .push(Reverse((arrival + h, Reverse(arrival), n, s)));
+                        }
+                    }
+                    t = s + 2;
+                }
+            }
+        }
+        // Back from the goal: each state's cell from its arrival until the next state's.
+        let Some(mut key) = found else {
+            return false;
+        };
+        path.clear();
+        path.resize(self.states[key].arrive as usize + 1, goal);
+        let mut until = self.states[key].arrive as usize;
+        while self.states[key].parent != NO_STATE {
+            let prev = self.states[key].parent as usize;
+            let from = self.states[prev].arrive as usize;
+            let cell = (prev % cells) as CellId;
+            path[from..until].fill(cell);
+            until = from;
+            key = prev;
+        }
+        true
+    }
+
+    /// The index in `states` of the free run of `cell` that ends at `end` (capped at `cap`):
+    /// the runs that reach the cap, most of a search's states, share a row of their own, so
+    /// that they lie close together in memory.
+    #[inline]
+    fn state_key(&self, cell: CellId, end: u32, cap: u32) -> usize {
+        let row = if end >= cap {
+            self.window
+        } else {
+            end as usize
+        };
+        row * self.cells + cell as usize
+    }
+
+    /// The last timestep of the free run of `cell` that holds `t`, at most `cap`.
+    fn run_end(&self, cell: CellId, t: u32, cap: u32) -> u32 {
+        let mut s = t;
+        while s < cap && self.at(s as usize + 1, cell) == NONE {
+            s += 1;
+        }
+        s
+    }
+
+    /// Re-plans the agents of `members` (see the module docs). Returns `false` when one of them
+    /// found no path within the budget (the old paths are back).
+    fn replan(&mut self, members: &[u32]) -> bool {
+        let old: u64 = members
+            .iter()
+            .map(|&a| self.paths[a as usize].len() as u64 - 1)
+            .sum();
+        let mut saved = std::mem::take(&mut self.saved);
+        saved.clear();
+        for &a in members {
+            self.release(a);
+            saved.push(std::mem::take(&mut self.paths[a as usize]));
+        }
+        // Each agent's lower bound, for the budget of those planned before it.
+        let mut rest: u64 = members
+            .iter()
+            .zip(&saved)
+            .map(|(&a, p)| u64::from(self.dist.get(a, p[0])))
+            .sum();
+        let mut spent = 0u64;
+        let mut planned = 0;
+        for (k, &a) in members.iter().enumerate() {
+            let start = saved[k][0];
+            rest -= u64::from(self.dist.get(a, start));
+            let budget = old - spent - rest;
+            let mut path = self.spare.pop().unwrap_or_default();
+            if !self.plan_path(a, start, budget, &mut path) {
+                self.spare.push(path);
+                break;
+            }
+            spent += path.len() as u64 - 1;
+            self.paths[a as usize] = path;
+            self.reserve(a);
+            planned += 1;
+        }
+        let ok = planned == members.len();
+        if ok {
+            self.spare.append(&mut saved);
+        } else {
+            // All the new paths off first: an old path may cross a new one.
+            for &a in &members[..planned] {
+                self.release(a);
+            }
+            for (k, &a) in members.iter().enumerate() {
+                let new =
+                    std::mem::replace(&mut self.paths[a as usize], std::mem::take(&mut saved[k]));
+                self.spare.push(new);
+                self.reserve(a);
+            }
+        }
+        self.saved = saved;
+        ok
+    }
+
+    /// Fills `members` with up to `size` agents by `heuristic`, in a random order.
+    fn neighbourhood(&mut self, heuristic: Heuristic, size: usize, members: &mut Vec<u32>) {
+        members.clear();
+        let n = self.paths.len();
+        let size = size.min(n);
+        match heuristic {
+            Heuristic::Blocking => self.blocking(size, members),
+            Heuristic::Intersection => self.intersection(size, members),
+            Heuristic::Random => {}
+        }
+        // Made up to the size at random (all of it for the random heuristic).
+        let mut tries = 0;
+        while members.len() < size && tries < 4 * n {
+            tries += 1;
+            let a = self.rng.random_range(0..n as u32);
+            self.add_member(a, members);
+        }
+        for &a in members.iter() {
+            self.chosen[a as usize] = false;
+        }
+        for k in (1..members.len()).rev() {
+            members.swap(k, self.rng.random_range(0..=k));
+        }
+    }
+
+    fn add_member(&mut self, a: u32, members: &mut Vec<u32>) {
+        if a != NONE && !self.chosen[a as usize] {
+            self.chosen[a as usize] = true;
+            members.push(a);
+        }
+    }
+
+    /// The agent most delayed over its lower bound (not yet a seed) and the agents on its way to
+    /// the goal: random walks in space-time from points of its path, each step to a cell from
+    /// which it could still arrive sooner than it does.
+    fn blocking(&mut self, size: usize, members: &mut Vec<u32>) {
+        let delay = |r: &Self, a: usize| {
+            let p = &r.paths[a];
+            (p.len() as u64 - 1) - u64::from(r.dist.get(a as u32, p[0]))
+        };
+        let n = self.paths.len();
+        let mut seed = None;
+        for pass in 0..2 {
+            let mut best = 0;
+            for a in 0..n {
+                let d = delay(self, a);
+                if d > best && !self.tabu[a] {
+                    best = d;
+                    seed = Some(a as u32);
+                }
+            }
+            if seed.is_some() || pass == 1 {
+                break;
+            }
+            self.tabu.fill(false);
+        }
+        let Some(seed) = seed else {
+            return;
+        };
+        self.tabu[seed as usize] = true;
+        self.add_member(seed, members);
+        let cost = self.paths[seed as usize].len() - 1;
+        let offsets = self.grid.move_offsets();
+        for _ in 0..size * 4 {
+            if members.len() >= size {
+                break;
+            }
+            let mut t = self.rng.random_range(0..cost);
+            let mut c = self.paths[seed as usize][t];
+            // Walk while the agent could still arrive before `cost` from where it is.
+            while t + 1 < cost && members.len() < size {
+                let moves = self.grid.moves(c);
+                let k = self.rng.random_range(0..=moves.len() as usize);
+                let to = match moves.iter().nth(k) {
+                    Some(d) => (i64::from(c) + offsets[d.index()]) as CellId,
+                    None => c,
+                };
+                if (t + 1) as u64 + u64::from(self.dist.get(seed, to)) >= cost as u64 {
+                    break;
+                }
+                t += 1;
+                c = to;
+                let b = self.at(t, c);
+                if b != seed {
+                    self.add_member(b, members);
+                }
+            }
+        }
+    }
+
+    /// The agents passing through a random intersection (a cell with three or more moves) and
+    /// the intersections nearest it, breadth first.
+    fn intersection(&mut self, size: usize, members: &mut Vec<u32>) {
+        let start = self.rng.random_range(0..self.cells as CellId);
+        if !self.grid.is_walkable(start) {
+            return;
+        }
+        let offsets = self.grid.move_offsets();
+        let (mut queue, mut touched) = (
+            std::mem::take(&mut self.queue),
+            std::mem::take(&mut self.touched),
+        );
+        queue.clear();
+        queue.push_back(start);
+        touched.clear();
+        touched.push(start);
+        self.seen_cell[start as usize] = true;
+        while let Some(c) = queue.pop_front() {
+            if members.len() >= size || touched.len() > 4096 {
+                break;
+            }
+            if self.grid.moves(c).len() >= 3 {
+                // Its visitors from a random timestep on, wrapping round.
+                let from = self.rng.random_range(0..self.window);
+                for k in 0..self.window {
+                    if members.len() >= size {
+                        break;
+                    }
+                    let t = (from + k) % self.window;
+                    let b = self.at(t, c);
+                    self.add_member(b, members);
+                }
+            }
+            for d in self.grid.moves(c).iter() {
+                let to = (i64::from(c) + offsets[d.index()]) as CellId;
+                if !self.seen_cell[to as usize] {
+                    self.seen_cell[to as usize] = true;
+                    touched.push(to);
+                    queue.push_back(to);
+                }
+            }
+        }
+        for &c in &touched {
+            self.seen_cell[c as usize] = false;
+        }
+        (self.queue, self.touched) = (queue, touched);
+    }
+}
