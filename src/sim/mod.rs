@@ -9,7 +9,7 @@ mod action_model;
 mod agent;
 mod command;
 mod config;
-pub mod control;
+mod control;
 mod events;
 mod metrics;
 mod move_context;
