@@ -54,8 +54,8 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, SamplingMode, Throughput};
-use throng::SearchWorkspace;
-use throng::scen_run::within;
+use throng::movingai::within_tolerance;
+use throng::search::SearchWorkspace;
 
 /// Timed runs of each full query set per planner for the summary table.
 const SUMMARY_ROUNDS: usize = 5;
@@ -83,7 +83,7 @@ fn verify(case: &MapCase, workspace: &mut SearchWorkspace) {
             .cost()
             .unwrap_or_else(|| panic!("throng found no path for {}: {outcome:?}", what()));
         assert!(
-            within(cost, optimal, SCEN_TOLERANCE),
+            within_tolerance(cost, optimal, SCEN_TOLERANCE),
             "throng's cost {cost:.8} is not the optimal length for {}",
             what()
         );
@@ -91,7 +91,7 @@ fn verify(case: &MapCase, workspace: &mut SearchWorkspace) {
             .path_cost(workspace.path())
             .unwrap_or_else(|e| panic!("throng returned an illegal path for {}: {e}", what()));
         assert!(
-            within(path_cost, cost, 1e-9),
+            within_tolerance(path_cost, cost, 1e-9),
             "throng reported cost {cost:.8} but its path costs {path_cost:.8} for {}",
             what()
         );
@@ -106,7 +106,7 @@ fn verify(case: &MapCase, workspace: &mut SearchWorkspace) {
         );
         let peer = peer_cost as f64 / STRAIGHT as f64;
         assert!(
-            within(peer, cost, PEER_TOLERANCE),
+            within_tolerance(peer, cost, PEER_TOLERANCE),
             "pathfinding's cost {peer:.8} ({peer_cost} fixed-point) differs from throng's \
              {cost:.8} for {}",
             what()

@@ -51,7 +51,8 @@ use criterion::{BatchSize, Criterion, SamplingMode, Throughput};
 use throng::dstar::DStarLite;
 use throng::grid::CellChange;
 use throng::grid::procgen::MapGenerator;
-use throng::{CellId, Grid, SearchWorkspace};
+use throng::grid::{CellId, Grid};
+use throng::search::SearchWorkspace;
 
 /// Trips per map.
 const TRIPS: usize = 4;

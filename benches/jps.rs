@@ -38,9 +38,10 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, SamplingMode, Throughput};
+use throng::grid::{CellId, Grid};
+use throng::movingai::within_tolerance;
 use throng::movingai::{ScenFile, load_map};
-use throng::scen_run::within;
-use throng::{CellId, Grid, SearchOptions, SearchWorkspace};
+use throng::search::{SearchOptions, SearchWorkspace};
 
 /// Timed rounds of each full scenario file per planner for the summary table (best kept).
 const SUMMARY_ROUNDS: usize = 3;
@@ -128,7 +129,7 @@ impl Search {
         grid: &Grid,
         start: CellId,
         goal: CellId,
-    ) -> Result<throng::SearchOutcome, throng::QueryError> {
+    ) -> Result<throng::search::SearchOutcome, throng::search::QueryError> {
         let options = SearchOptions::default();
         match self {
             Search::AStar => ws.find_path(grid, start, goal),
@@ -157,7 +158,7 @@ fn verify(case: &JpsCase, ws: &mut SearchWorkspace) {
                 .cost()
                 .unwrap_or_else(|| panic!("{}: no path", what()));
             assert!(
-                within(cost, optimal, case.tolerance),
+                within_tolerance(cost, optimal, case.tolerance),
                 "{}: cost {cost}, optimal {optimal}",
                 what()
             );

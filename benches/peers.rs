@@ -75,9 +75,10 @@ use hierarchical_pathfinding::neighbors::{MooreNeighborhood, Neighborhood};
 use hierarchical_pathfinding::{PathCache, PathCacheConfig};
 use rayon::prelude::*;
 use thread_local::ThreadLocal;
+use throng::grid::{CellId, Grid};
+use throng::movingai::within_tolerance;
 use throng::nav::{NavGraph, NavOptions, NavWorkspace};
-use throng::scen_run::within;
-use throng::{CellId, Grid, QueryError, SearchOptions, SearchOutcome, SearchWorkspace};
+use throng::search::{QueryError, SearchOptions, SearchOutcome, SearchWorkspace};
 
 /// Timed rounds per map in a full run.
 const ROUNDS: usize = 5;
@@ -384,7 +385,7 @@ impl Prepared {
                 // The fixed-point cost must agree with the cells it returned.
                 let judged = grid.path_cost(&cells).ok()?;
                 assert!(
-                    within(c as f64 / STRAIGHT as f64, judged, PEER_TOLERANCE),
+                    within_tolerance(c as f64 / STRAIGHT as f64, judged, PEER_TOLERANCE),
                     "pathfinding's reported cost disagrees with its path"
                 );
                 cells
@@ -526,7 +527,7 @@ fn verify(case: &MapCase, prepared: &mut Prepared, planner: Planner) -> Verdicts
                 let ratio = if optimal > 0.0 { cost / optimal } else { 1.0 };
                 v.ratio_sum += ratio;
                 v.ratio_max = v.ratio_max.max(ratio);
-                if within(cost, optimal, SCEN_TOLERANCE) {
+                if within_tolerance(cost, optimal, SCEN_TOLERANCE) {
                     v.optimal += 1;
                 } else {
                     assert!(
@@ -829,7 +830,7 @@ fn main() {
             }
             let expected = *reference.get_or_insert(sum);
             assert!(
-                within(sum, expected, 1e-9),
+                within_tolerance(sum, expected, 1e-9),
                 "batch on {n} threads: cost sum {sum} differs from {expected}"
             );
         }

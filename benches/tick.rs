@@ -32,7 +32,7 @@
 //!
 //! Before anything is timed each planner plays tick 0 once and is checked: 10,000 plans, none
 //! failed or deferred, every agent moving, waiting or at its goal along a legal path
-//! ([`throng::Grid::path_cost`]) that starts at its start and ends at its goal; `astar` and
+//! ([`throng::grid::Grid::path_cost`]) that starts at its start and ends at its goal; `astar` and
 //! `jps` paths cost the same for every agent (both optimal), `auto` paths at least as much.
 //! The steady setup is checked to leave no agent without a path after its warm-up ticks. A
 //! failed check panics.
@@ -52,7 +52,7 @@ use std::time::{Duration, Instant};
 use common::RunMode;
 use criterion::{Criterion, SamplingMode};
 use rayon::ThreadPool;
-use throng::CellId;
+use throng::grid::CellId;
 use throng::planner::PlannerKind;
 use throng::scenario::Scenario;
 use throng::sim::{AgentState, ConflictMode, Simulation, TickReport};

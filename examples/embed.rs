@@ -8,11 +8,12 @@
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::Receiver;
+use throng::error::Error;
 use throng::grid::procgen::MapGenerator;
+use throng::grid::{CellId, Grid};
 use throng::sim::{
     AgentState, Command, RunnerConfig, SimConfig, Simulation, SimulationHandle, TickReport,
 };
-use throng::{CellId, Error, Grid};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     // 1. A map. Any `Grid` works: `throng::movingai::load_map("sims/maps/den520d.map")`, a

@@ -14,10 +14,10 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use throng::Neighborhood;
+use throng::grid::Neighborhood;
 use throng::mapf::GoalDistances;
-use throng::mapf::instance::{Instance, plan_costs};
 use throng::mapf::lacam::{LacamOptions, LacamOutcome, PIBT_RUNS, SCATTER_MARGIN, solve};
+use throng::mapf::{Instance, plan_costs};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);

@@ -7,9 +7,9 @@
 
 use std::time::Instant;
 
-use throng::SearchWorkspace;
 use throng::movingai::{ScenFile, load_map};
 use throng::nav::{NavGraph, NavOptions, NavWorkspace};
+use throng::search::SearchWorkspace;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args: Vec<String> = std::env::args().skip(1).collect();

@@ -113,7 +113,7 @@ impl Error {
     }
 }
 
-/// Shorthand for `Result<T, throng::Error>`.
+/// Shorthand for `Result<T, throng::error::Error>`.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// Reads a whole text file, mapping failure to [`Error::Io`] with the path.

@@ -78,7 +78,7 @@ impl FileKind {
     /// The kind of a file held whole in `bytes`, as [`FileKind::of`] tells it from a path.
     ///
     /// ```
-    /// use throng::file_kind::FileKind;
+    /// use throng::cli::FileKind;
     ///
     /// assert_eq!(FileKind::of_bytes(b"type octile\nheight 1\nwidth 1\nmap\n.\n"), Some(FileKind::Map));
     /// assert_eq!(FileKind::of_bytes(b"agents=1\nsolution=\n0:(0,0),\n"), Some(FileKind::MapfPlan));

@@ -1,6 +1,11 @@
 //! The types most programs use, in one import: `use throng::prelude::*;`. An embedder's
 //! program (a game stepping a crowd, a service answering path queries) needs little else.
 //!
+//! The prelude is the one documented convenience glob, and the only second path to any item:
+//! everything here is re-exported from its one canonical path (`Grid` is
+//! [`throng::grid::Grid`](crate::grid::Grid)), which the documentation and the rest of the
+//! crate use.
+//!
 //! ```
 //! use throng::prelude::*;
 //!

@@ -13,8 +13,9 @@ use std::cell::Cell;
 
 use common::shipped;
 use throng::grid::procgen::MapGenerator;
+use throng::grid::{CellId, Grid};
 use throng::movingai::{ScenFile, load_map};
-use throng::{CellId, Grid, SearchOptions, SearchWorkspace};
+use throng::search::{SearchOptions, SearchWorkspace};
 
 struct CountingAllocator;
 

@@ -6,10 +6,9 @@ mod common;
 
 use common::{TestRng, random_grid, reference_cost, same_cost, shipped};
 use throng::grid::procgen::MapGenerator;
+use throng::grid::{CellId, Grid, Neighborhood};
 use throng::movingai::{ScenFile, load_map};
-use throng::{
-    CellId, Grid, Neighborhood, QueryError, SearchOptions, SearchOutcome, SearchWorkspace,
-};
+use throng::search::{QueryError, SearchOptions, SearchOutcome, SearchWorkspace};
 
 /// Checks one query against the reference; returns whether a path was found.
 fn check_query(grid: &Grid, ws: &mut SearchWorkspace, start: CellId, goal: CellId) -> bool {
@@ -214,7 +213,7 @@ fn invalid_queries_are_typed_errors() {
     assert!(ws.path().is_empty());
     assert!(ws.find_path(&grid, 0, 5).unwrap().is_found());
     assert!(
-        ws.find_path_jps(&grid, 0, 2, &throng::SearchOptions::default())
+        ws.find_path_jps(&grid, 0, 2, &throng::search::SearchOptions::default())
             .is_err()
     );
     assert_eq!((ws.stats().expanded, ws.path().len()), (0, 0));

@@ -7,8 +7,9 @@ mod common;
 use common::{TestRng, random_grid, reference_cost, same_cost, shipped};
 use throng::dstar::DStarLite;
 use throng::grid::CellChange;
+use throng::grid::{CellId, Grid, Neighborhood};
 use throng::movingai::load_map;
-use throng::{CellId, Grid, Neighborhood, QueryError, SearchOutcome, SearchWorkspace};
+use throng::search::{QueryError, SearchOutcome, SearchWorkspace};
 
 /// Plans from `start` and checks the answer against the reference and a fresh A*.
 fn check(grid: &Grid, agent: &mut DStarLite, ws: &mut SearchWorkspace, start: CellId, what: &str) {

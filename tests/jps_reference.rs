@@ -8,11 +8,10 @@ mod common;
 
 use common::{TestRng, random_grid, reference_cost, same_cost, shipped};
 use throng::grid::procgen::MapGenerator;
+use throng::grid::{CellId, Grid, Neighborhood};
+use throng::movingai::within_tolerance;
 use throng::movingai::{ScenFile, load_map};
-use throng::scen_run::within;
-use throng::{
-    CellId, Grid, Neighborhood, QueryError, SearchOptions, SearchOutcome, SearchWorkspace,
-};
+use throng::search::{QueryError, SearchOptions, SearchOutcome, SearchWorkspace};
 
 /// JPS, checked against JPS+ on the same query: the same outcome, path and counters (the two
 /// differ only in where a jump's length comes from, a scan or the grid's jump table), except
@@ -336,7 +335,11 @@ fn interleaved_with_astar_on_one_workspace() {
         let j = jps(&mut ws, &grid, start, goal);
         jps_expanded += ws.stats().expanded;
         assert!(same_cost(a.cost().unwrap(), j.cost().unwrap()));
-        assert!(within(j.cost().unwrap(), query.optimal, scen.tolerance));
+        assert!(within_tolerance(
+            j.cost().unwrap(),
+            query.optimal,
+            scen.tolerance
+        ));
         assert_eq!(grid.path_cost(ws.path()).unwrap(), j.cost().unwrap());
     }
     assert!(
@@ -366,7 +369,7 @@ fn movingai_samples_match_reference_and_scen_lengths() {
         for (query, &(start, goal)) in scen.queries.iter().zip(&cells).step_by(step) {
             let want = reference_cost(&grid, start, goal).expect("scen queries are reachable");
             assert!(
-                within(want, query.optimal, scen.tolerance),
+                within_tolerance(want, query.optimal, scen.tolerance),
                 "{name}: {want} vs {}",
                 query.optimal
             );

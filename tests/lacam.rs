@@ -4,11 +4,12 @@
 
 mod common;
 
+use throng::error::Error;
+use throng::grid::{CellId, Grid, Neighborhood};
+use throng::mapf::Scatter;
 use throng::mapf::lacam::{LacamOptions, LacamOutcome, PIBT_RUNS, SCATTER_MARGIN, solve};
-use throng::mapf::scatter::Scatter;
 use throng::mapf::{GoalDistances, Pibt, check_step, rank_candidates};
 use throng::movingai::{ScenFile, load_map};
-use throng::{CellId, Error, Grid, Neighborhood};
 
 /// Checks a plan independently of the solver: starts first, goals last, every step valid.
 fn check_plan(grid: &Grid, plan: &[Vec<CellId>], starts: &[CellId], goals: &[CellId]) {

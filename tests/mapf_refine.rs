@@ -6,11 +6,12 @@
 mod common;
 
 use common::cli::throng;
+use throng::error::Error;
+use throng::grid::{CellId, Grid, Neighborhood};
 use throng::mapf::check_step;
 use throng::mapf::lacam::{LacamOptions, LacamOutcome, PIBT_RUNS, SCATTER_MARGIN, solve};
 use throng::mapf::refine::{RefineOptions, refine};
 use throng::movingai::{ScenFile, load_map};
-use throng::{CellId, Error, Grid, Neighborhood};
 
 /// The first `agents` of a shipped scenario file on its map.
 fn instance(

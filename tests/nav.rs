@@ -6,9 +6,10 @@ mod common;
 
 use common::{TestRng, random_grid, reference_cost, shipped};
 use throng::grid::CellChange;
+use throng::grid::{CellId, Grid, Neighborhood};
 use throng::movingai::{ScenFile, load_map};
-use throng::nav::{FORMAT_VERSION, NavFileError, NavGraph, NavOptions, NavWorkspace};
-use throng::{CellId, Grid, Neighborhood, SearchOutcome};
+use throng::nav::{NavFileError, NavGraph, NavOptions, NavWorkspace};
+use throng::search::SearchOutcome;
 
 const SCENS: [&str; 4] = [
     "random512-10-0.map.scen",
@@ -170,12 +171,13 @@ fn save_and_load_round_trip_and_refusals() {
         Err(NavFileError::WrongMap { .. })
     ));
 
-    // Another format version.
+    // Another format version (a little-endian u32 after the 8-byte magic).
     let mut bytes = std::fs::read(&file).unwrap();
-    bytes[8..12].copy_from_slice(&(FORMAT_VERSION + 1).to_le_bytes());
+    let version = u32::from_le_bytes(bytes[8..12].try_into().unwrap());
+    bytes[8..12].copy_from_slice(&(version + 1).to_le_bytes());
     let err = NavGraph::from_bytes(&bytes, &grid, &file).unwrap_err();
     assert!(
-        matches!(err, NavFileError::Version { found, .. } if found == FORMAT_VERSION + 1),
+        matches!(err, NavFileError::Version { found, .. } if found == version + 1),
         "{err}"
     );
     assert!(err.to_string().contains("version"), "{err}");
@@ -197,7 +199,7 @@ fn save_and_load_round_trip_and_refusals() {
     let missing = NavGraph::load(dir.path().join("missing.nav"), &grid).unwrap_err();
     assert!(matches!(missing, NavFileError::Io { .. }));
     // Through the crate's error type.
-    let err: throng::Error = missing.into();
+    let err: throng::error::Error = missing.into();
     assert!(err.to_string().contains("missing.nav"));
 }
 
@@ -355,8 +357,8 @@ fn build_does_not_depend_on_thread_count() {
 /// added mid-run is seen by the plans made after it, and 1 and 2 threads give the same run.
 #[test]
 fn simulation_plans_with_navigation_points() {
-    use throng::PlannerKind;
     use throng::grid::procgen::MapGenerator;
+    use throng::planner::PlannerKind;
     use throng::sim::{ConflictMode, SimConfig, Simulation};
 
     let grid = MapGenerator::Rooms {

@@ -9,9 +9,9 @@ use std::collections::{HashMap, VecDeque};
 
 use common::TestRng;
 use throng::grid::procgen::MapGenerator;
+use throng::grid::{CellId, Grid, Neighborhood};
 use throng::mapf::{Guidance, NO_CELL, Pibt, check_step, rank_candidates};
 use throng::sim::{AgentId, AgentState, ConflictMode, SimConfig, Simulation};
-use throng::{CellId, Grid, Neighborhood};
 
 /// Breadth-first step counts from `goal` over the grid's legal moves (written here, apart from
 /// the library's searches).

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use tempfile::TempDir;
-use throng::Grid;
+use throng::grid::Grid;
 use throng::render::{HeatOf, Heatmap};
 use throng::scenario::Scenario;
 use throng::sim::{ConflictMode, SimConfig, Simulation};

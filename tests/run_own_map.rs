@@ -10,7 +10,7 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use tempfile::TempDir;
-use throng::Grid;
+use throng::grid::Grid;
 
 /// A folder holding `rooms.map`, 48 x 48 cells of 7 x 7 rooms written by `throng gen` (one
 /// connected area).

@@ -4,9 +4,9 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
+use throng::error::{Error, ParseError};
 use throng::scenario::{Placement, Scenario};
 use throng::sim::AgentState;
-use throng::{Error, ParseError};
 
 fn sims() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("sims")
@@ -83,7 +83,7 @@ fn default_scenario_is_the_documented_one() {
     assert_eq!(s.agents, 10_000);
     let grid = s.load_grid().unwrap();
     assert_eq!((grid.width(), grid.height()), (512, 512));
-    assert_eq!(s.sim.planner, throng::PlannerKind::Auto);
+    assert_eq!(s.sim.planner, throng::planner::PlannerKind::Auto);
     assert!(
         s.sim.max_plans_per_tick.is_none(),
         "every agent plans in the first tick"
@@ -407,7 +407,7 @@ fn documented_examples_parse_and_build() {
 
 /// Whether the walkable cells of `grid` other than `removed` are all connected (straight
 /// moves), by a plain breadth-first search.
-fn connected_without(grid: &throng::Grid, removed: u32) -> bool {
+fn connected_without(grid: &throng::grid::Grid, removed: u32) -> bool {
     let cells: Vec<u32> = (0..grid.len() as u32)
         .filter(|&c| grid.is_walkable(c) && c != removed)
         .collect();
@@ -535,7 +535,7 @@ fn scripted_changes_and_doors_parse_and_errors_name_key_and_line() {
 #[test]
 fn doors_scenario_is_the_documented_one() {
     let s = Scenario::load(sims().join("doors.toml")).unwrap();
-    assert_eq!(s.sim.planner, throng::PlannerKind::DStar);
+    assert_eq!(s.sim.planner, throng::planner::PlannerKind::DStar);
     assert!(s.doors.is_some());
     let sim = s.build().unwrap();
     // The doors make changes to come (drawn as they come due, not listed up front).
@@ -549,7 +549,7 @@ fn doors_scenario_is_the_documented_one() {
 
 #[test]
 fn planner_mix_gives_the_right_share_and_errors_name_key_and_line() {
-    use throng::PlannerKind;
+    use throng::planner::PlannerKind;
     let s = parse(&small(
         "[sim]\nplanner = \"astar\"\n[planner_mix]\ndstar = 0.5\nnav = 0.2\n",
     ))

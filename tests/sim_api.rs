@@ -3,13 +3,15 @@
 
 use std::time::{Duration, Instant};
 
+use throng::error::Error;
 use throng::grid::CellChange;
 use throng::grid::procgen::MapGenerator;
+use throng::grid::{CellId, Grid};
+use throng::search::QueryError;
 use throng::sim::{
     AgentId, AgentState, Command, ConflictMode, Metrics, RunSummary, RunnerConfig, RunnerStopped,
     SimConfig, Simulation, SimulationHandle, TickReport, WhenFull,
 };
-use throng::{CellId, Error, Grid, QueryError};
 
 const WAIT: Duration = Duration::from_secs(20);
 

@@ -11,11 +11,11 @@ use std::collections::HashMap;
 use common::{TestRng, distinct_cells};
 use throng::grid::procgen::MapGenerator;
 use throng::grid::{CellChange, Direction};
+use throng::grid::{CellId, Grid, Neighborhood};
 use throng::sim::{
     ActionModel, ActionOutcome, AgentAction, AgentId, AgentState, ConflictMode, SimConfig,
     Simulation, TickReport,
 };
-use throng::{CellId, Grid, Neighborhood};
 
 fn config(conflicts: ConflictMode) -> SimConfig {
     SimConfig {
@@ -618,7 +618,7 @@ fn bad_actions_are_errors_before_anything_is_played() {
     let east = AgentAction::Move(Direction::East);
     assert!(matches!(
         sim.step_with_actions(&[(b, east)]),
-        Err(throng::Error::UnknownAgent(_))
+        Err(throng::error::Error::UnknownAgent(_))
     ));
     let err = sim
         .step_with_actions(&[(a, east), (a, AgentAction::Wait)])

@@ -12,9 +12,9 @@ use std::hash::{Hash, Hasher};
 use common::{TestRng, distinct_cells, shipped};
 use throng::grid::CellChange;
 use throng::grid::procgen::MapGenerator;
+use throng::grid::{CellId, Grid};
 use throng::movingai::load_map;
 use throng::sim::{AgentId, AgentState, Command, ConflictMode, SimConfig, Simulation, TickReport};
-use throng::{CellId, Grid};
 
 /// A scenario: a map, settings, a crowd and a script of commands by tick.
 struct Scenario {

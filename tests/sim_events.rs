@@ -5,12 +5,12 @@
 use std::collections::HashMap;
 
 use throng::grid::{CellChange, Direction};
+use throng::grid::{CellId, Grid};
 use throng::scenario::Scenario;
 use throng::sim::{
     ActionOutcome, AgentAction, AgentId, AgentSet, AgentState, ArrivalKind, ConflictMode,
     SimConfig, Simulation,
 };
-use throng::{CellId, Grid};
 
 /// Plays `ticks` ticks of a shipped scenario (with its scheduled map changes), checking after
 /// each that the events account for the tick; returns the goals reached the events counted.

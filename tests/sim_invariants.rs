@@ -11,11 +11,12 @@ use std::collections::HashMap;
 use common::distinct_cells;
 use throng::grid::CellChange;
 use throng::grid::procgen::MapGenerator;
+use throng::grid::{CellId, Grid, Neighborhood};
+use throng::planner::PlannerKind;
 use throng::sim::{
     ActionModel, AgentId, AgentState, Command, ConflictMode, Heading, SimConfig, Simulation,
     TickReport,
 };
-use throng::{CellId, Grid, Neighborhood, PlannerKind};
 
 /// A simulation with `n` agents on distinct starts and distinct goals drawn from `seed`.
 fn crowd(grid: Grid, config: SimConfig, n: usize, seed: u64) -> (Simulation, Vec<AgentId>) {

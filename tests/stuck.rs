@@ -5,11 +5,11 @@
 
 use std::path::{Path, PathBuf};
 
+use throng::grid::{CellId, Grid, Neighborhood};
+use throng::mapf::Instance;
 use throng::mapf::check_step;
-use throng::mapf::instance::Instance;
 use throng::movingai::ScenFile;
 use throng::sim::{AgentId, EndStatus, STUCK_WINDOW, SimConfig, Simulation, TickReport};
-use throng::{CellId, Grid, Neighborhood};
 
 /// A corridor with six one-cell bays: the aisles of a warehouse in small.
 const BAYS: &str = "#.#.#.#\n.......\n#.#.#.#";

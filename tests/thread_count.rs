@@ -5,10 +5,15 @@ mod common;
 
 use common::shipped;
 use rayon::prelude::*;
+use throng::grid::{CellId, Grid};
 use throng::movingai::{ScenFile, load_map};
-use throng::{CellId, Grid, SearchOutcome, SearchWorkspace};
+use throng::search::{SearchOutcome, SearchWorkspace};
 
-type Answer = (Result<SearchOutcome, throng::QueryError>, Vec<CellId>, u64);
+type Answer = (
+    Result<SearchOutcome, throng::search::QueryError>,
+    Vec<CellId>,
+    u64,
+);
 
 fn serial(grid: &Grid, queries: &[(CellId, CellId)]) -> Vec<Answer> {
     let mut ws = SearchWorkspace::new();

@@ -4,13 +4,13 @@
 use std::collections::HashMap;
 
 use throng::grid::{CellChange, Direction};
+use throng::grid::{CellId, Grid, Neighborhood};
 use throng::scenario::Scenario;
 use throng::sim::{AgentId, Command, ConflictMode, SimConfig, Simulation};
 use throng::trace::{
     Event, Move, Section, Step, TickRecord, TraceAgent, TraceError, TraceMap, TraceOptions,
     TraceReader, TraceRecorder, TraceWriter,
 };
-use throng::{CellId, Grid, Neighborhood};
 
 /// What the reader must hold after a tick: every live agent (trace number, cell, goal) in
 /// number order, and the map.

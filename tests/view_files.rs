@@ -7,13 +7,13 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::Duration;
 
+use throng::grid::{CellId, Neighborhood};
 use throng::lorr::{LorrConfig, LorrPlanner, LorrRun, Problem};
-use throng::mapf::instance::Instance;
+use throng::mapf::Instance;
 use throng::mapf::lacam::{LacamOptions, LacamOutcome, PIBT_RUNS, SCATTER_MARGIN, solve};
 use throng::sim::ActionModel;
 use throng::trace::TraceReader;
 use throng::view::{MapSource, PlanFile, ReplayKind, open};
-use throng::{CellId, Neighborhood};
 
 fn repo(path: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(path)

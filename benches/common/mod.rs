@@ -6,8 +6,8 @@
 
 use std::path::{Path, PathBuf};
 
+use throng::grid::{CellId, Grid};
 use throng::movingai::{ScenFile, load_map};
-use throng::{CellId, Grid};
 
 /// The maps benchmarked, by file stem in `sims/maps/`.
 pub const MAPS: [&str; 4] = ["random512-10-0", "8room_000", "den520d", "arena"];

@@ -39,9 +39,10 @@ use std::ptr::null_mut;
 use std::time::Instant;
 
 use rayon::prelude::*;
+use throng::grid::CellId;
 use throng::nav::{NavGraph, NavOptions};
+use throng::planner::{Planner, PlannerKind};
 use throng::scenario::Scenario;
-use throng::{CellId, Planner, PlannerKind};
 use throng_capi::grid::{throng_grid_free, throng_grid_load};
 use throng_capi::nav::{throng_nav_free, throng_nav_load};
 use throng_capi::plan::throng_plan_batch;

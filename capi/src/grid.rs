@@ -6,7 +6,7 @@ use std::sync::atomic::AtomicU64;
 use std::sync::{RwLock, RwLockReadGuard};
 
 use throng::grid::{CellChange, Neighborhood};
-use throng::{CellId, Grid};
+use throng::grid::{CellId, Grid};
 
 use crate::handle::{self, Handle};
 use crate::ptr;

@@ -4,8 +4,9 @@
 use std::ffi::c_char;
 
 use rayon::prelude::*;
+use throng::grid::CellId;
 use throng::nav::{NavGraph, NavOptions};
-use throng::{CellId, PlanWorkspace, Planner, PlannerKind};
+use throng::planner::{PlanWorkspace, Planner, PlannerKind};
 
 use crate::grid::ThrongGrid;
 use crate::handle;
@@ -59,7 +60,7 @@ pub unsafe extern "C" fn throng_plan_batch(
         } else {
             ptr::text(planner, "planner")?
                 .parse()
-                .map_err(|e: throng::Error| Failure::invalid(e.to_string()))?
+                .map_err(|e: throng::error::Error| Failure::invalid(e.to_string()))?
         };
         let starts = ptr::slice(starts, count, "starts")?;
         let goals = ptr::slice(goals, count, "goals")?;
@@ -84,7 +85,7 @@ pub unsafe extern "C" fn throng_plan_batch(
                 || planner.workspace(&grid),
                 |ws: &mut PlanWorkspace, (i, (&start, &goal))| {
                     let plan = planner.plan(&grid, ws, start, goal).map_err(|e| {
-                        Failure::from(throng::Error::from(e)).context(format!("query {i}"))
+                        Failure::from(throng::error::Error::from(e)).context(format!("query {i}"))
                     })?;
                     Ok(match plan.cost() {
                         Some(cost) => (cost, plan.path.to_vec()),

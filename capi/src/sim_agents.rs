@@ -1,7 +1,7 @@
 //! The agents of a simulation handle: added, removed, given goals, driven from outside move by
 //! move, and read into the caller's arrays; and its map changed between ticks.
 
-use throng::CellId;
+use throng::grid::CellId;
 use throng::grid::{CellChange, Direction};
 use throng::sim::{AgentAction, AgentId, Simulation};
 
@@ -300,7 +300,7 @@ pub unsafe extern "C" fn throng_sim_agent(
         let agent = locked
             .sim
             .agent(id)
-            .ok_or_else(|| Failure::from(throng::Error::UnknownAgent(id)))?;
+            .ok_or_else(|| Failure::from(throng::error::Error::UnknownAgent(id)))?;
         ptr::write_optional(cell, agent.position(), "cell")?;
         ptr::write_optional(goal, agent.goal().unwrap_or(THRONG_NO_GOAL), "goal")?;
         ptr::write_optional(state, agent.state().code(), "state")

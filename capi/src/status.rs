@@ -64,10 +64,10 @@ impl Failure {
     }
 }
 
-impl From<throng::Error> for Failure {
-    fn from(err: throng::Error) -> Failure {
-        use throng::Error;
-        use throng::QueryError;
+impl From<throng::error::Error> for Failure {
+    fn from(err: throng::error::Error) -> Failure {
+        use throng::error::Error;
+        use throng::search::QueryError;
         let status = match &err {
             Error::Io { .. } => ThrongStatus::Io,
             Error::Parse(_) => ThrongStatus::Parse,
@@ -87,7 +87,7 @@ impl From<throng::Error> for Failure {
 
 impl From<throng::nav::NavFileError> for Failure {
     fn from(err: throng::nav::NavFileError) -> Failure {
-        throng::Error::from(err).into()
+        throng::error::Error::from(err).into()
     }
 }
 

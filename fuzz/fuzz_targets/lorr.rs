@@ -29,7 +29,10 @@ fuzz_target!(|data: &[u8]| {
         // one line, since a name in the JSON may hold a newline and is printed as given.
         Err(e) => {
             let message = e.to_string();
-            assert!(message.starts_with("dir/") || message.starts_with('/'), "{message}");
+            assert!(
+                message.starts_with("dir/") || message.starts_with('/'),
+                "{message}"
+            );
         }
     }
 });

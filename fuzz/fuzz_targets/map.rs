@@ -2,7 +2,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use throng::Neighborhood;
+use throng::grid::Neighborhood;
 use throng::movingai::{MapOptions, parse_map};
 
 fuzz_target!(|data: &[u8]| {

@@ -11,7 +11,8 @@
 
 use libfuzzer_sys::fuzz_target;
 use throng::grid::CellChange;
-use throng::{CellId, Grid, Neighborhood, SearchOptions, SearchOutcome, SearchWorkspace};
+use throng::grid::{CellId, Grid, Neighborhood};
+use throng::search::{SearchOptions, SearchOutcome, SearchWorkspace};
 
 fuzz_target!(|data: &[u8]| {
     let [a, b, rest @ ..] = data else {

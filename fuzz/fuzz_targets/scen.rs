@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use throng::Grid;
+use throng::grid::Grid;
 use throng::movingai::parse_scen;
 
 fuzz_target!(|data: &[u8]| {
@@ -15,7 +15,11 @@ fuzz_target!(|data: &[u8]| {
             let grid = Grid::new(49, 49).expect("49 x 49");
             if let Ok(cells) = scen.resolve(&grid) {
                 assert_eq!(cells.len(), scen.queries.len());
-                assert!(cells.iter().all(|&(s, g)| (s as usize) < grid.len() && (g as usize) < grid.len()));
+                assert!(
+                    cells
+                        .iter()
+                        .all(|&(s, g)| (s as usize) < grid.len() && (g as usize) < grid.len())
+                );
             }
             let _ = scen.map_path();
         }

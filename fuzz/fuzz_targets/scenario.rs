@@ -62,7 +62,9 @@ fuzz_target!(|data: &[u8]| {
     };
     assert_eq!(sim.agents().len(), scenario.agents);
     if scenario.agents <= PLAY_AGENTS && cells <= PLAY_CELLS {
-        let mut schedule = scenario.schedule(sim.grid()).expect("build checked the schedule");
+        let mut schedule = scenario
+            .schedule(sim.grid())
+            .expect("build checked the schedule");
         for _ in 0..2 {
             schedule.queue_due(&mut sim);
             let report = sim.step();

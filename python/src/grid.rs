@@ -7,7 +7,7 @@ use numpy::{IntoPyArray, PyArray2, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use throng_core::CellId;
+use throng_core::grid::CellId;
 use throng_core::grid::Neighborhood;
 use throng_core::grid::procgen::MapGenerator;
 
@@ -17,7 +17,7 @@ use crate::{py_to_json, to_py};
 /// 4-connected (`neighbourhood`). Immutable: `Simulation.change_map` makes a new one.
 #[pyclass(frozen, module = "throng")]
 pub(crate) struct Grid {
-    pub(crate) grid: Arc<throng_core::Grid>,
+    pub(crate) grid: Arc<throng_core::grid::Grid>,
 }
 
 #[pymethods]
@@ -41,7 +41,7 @@ impl Grid {
             u32::try_from(h).map_err(|_| PyValueError::new_err("array too tall"))?,
         );
         let walkable: Vec<bool> = view.iter().copied().collect();
-        let grid = throng_core::Grid::from_walkable(w, h, walkable)
+        let grid = throng_core::grid::Grid::from_walkable(w, h, walkable)
             .map_err(to_py)?
             .with_neighborhood(neighbourhood);
         Ok(Grid {

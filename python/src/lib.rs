@@ -14,13 +14,13 @@ use pyo3::IntoPyObjectExt;
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
-use throng_core::CellId;
+use throng_core::grid::CellId;
 
 /// A throng error as a Python exception: `OSError` for files that cannot be read, `ValueError`
 /// for everything else, with the Rust message (which names the file and line).
-pub(crate) fn to_py(err: throng_core::Error) -> PyErr {
+pub(crate) fn to_py(err: throng_core::error::Error) -> PyErr {
     match err {
-        throng_core::Error::Io { .. } => PyOSError::new_err(err.to_string()),
+        throng_core::error::Error::Io { .. } => PyOSError::new_err(err.to_string()),
         _ => PyValueError::new_err(err.to_string()),
     }
 }
@@ -96,7 +96,7 @@ pub(crate) fn py_to_json(
 /// the grid and passable.
 pub(crate) fn cells(
     py: Python<'_>,
-    grid: &throng_core::Grid,
+    grid: &throng_core::grid::Grid,
     what: &str,
     obj: &Bound<'_, PyAny>,
 ) -> PyResult<Vec<CellId>> {
@@ -106,7 +106,7 @@ pub(crate) fn cells(
 /// [`cells`], where blocked cells are refused only when `passable` says so.
 pub(crate) fn cells_checked(
     py: Python<'_>,
-    grid: &throng_core::Grid,
+    grid: &throng_core::grid::Grid,
     what: &str,
     obj: &Bound<'_, PyAny>,
     passable: bool,

@@ -5,8 +5,9 @@ use numpy::{IntoPyArray, PyArray1, PyArray2};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use rayon::prelude::*;
+use throng_core::grid::CellId;
 use throng_core::nav::{NavGraph, NavOptions};
-use throng_core::{CellId, PlanWorkspace, Planner, PlannerKind};
+use throng_core::planner::{PlanWorkspace, Planner, PlannerKind};
 
 use crate::grid::Grid;
 use crate::{cells, pool};

@@ -14,7 +14,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
-use throng_core::CellId;
+use throng_core::grid::CellId;
 use throng_core::grid::{CellChange, Direction};
 use throng_core::report::RunJson;
 use throng_core::scenario::{ChangeSchedule, Scenario};
@@ -98,7 +98,7 @@ pub(crate) struct Simulation {
     direct: bool,
     setup_s: f64,
     /// The current grid as handed to Python, made on demand and dropped when the map changes.
-    grid: Option<Arc<throng_core::Grid>>,
+    grid: Option<Arc<throng_core::grid::Grid>>,
 }
 
 #[pymethods]

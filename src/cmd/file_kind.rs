@@ -7,7 +7,7 @@
 use std::path::Path;
 
 use anyhow::bail;
-pub(crate) use throng::file_kind::FileKind;
+pub(crate) use throng::cli::FileKind;
 use throng::scenario::{MapSource, Placement, Scenario};
 
 /// What to do with a file of `kind` instead, for `file`.

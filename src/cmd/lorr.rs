@@ -61,7 +61,7 @@ fn parse_planner(s: &str) -> Result<LorrPlanner, String> {
 }
 
 fn parse_model(s: &str) -> Result<ActionModel, String> {
-    s.parse().map_err(|e: throng::Error| e.to_string())
+    s.parse().map_err(|e: throng::error::Error| e.to_string())
 }
 
 /// Most steps a run may ask for (the competition's longest is 5,000).

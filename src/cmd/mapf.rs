@@ -8,12 +8,12 @@ use std::time::Duration;
 
 use anyhow::bail;
 use serde::Serialize;
+use throng::grid::{Grid, Neighborhood};
 use throng::mapf::GoalDistances;
-use throng::mapf::instance::{Instance, plan_costs, write_plan};
 use throng::mapf::lacam::{LacamOptions, LacamOutcome, PIBT_RUNS, SCATTER_MARGIN, solve};
 use throng::mapf::refine::{RefineOptions, refine};
+use throng::mapf::{Instance, plan_costs, write_plan};
 use throng::movingai::{ScenFile, load_map};
-use throng::{Grid, Neighborhood};
 
 use super::file_kind::{self, FileKind};
 use super::numbers::{count_from, positive_seconds, whole_from};
@@ -53,7 +53,7 @@ pub struct MapfArgs {
 }
 
 fn parse_neighbourhood(s: &str) -> Result<Neighborhood, String> {
-    s.parse().map_err(|e: throng::Error| e.to_string())
+    s.parse().map_err(|e: throng::error::Error| e.to_string())
 }
 
 /// The `--json` object.

@@ -12,5 +12,6 @@ pub mod numbers;
 pub mod output_path;
 pub mod run;
 pub mod scen;
+pub mod scen_run;
 pub mod usage_error;
 pub mod view;

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
-use throng::Grid;
+use throng::grid::Grid;
 use throng::movingai::{self};
 use throng::nav::{NavGraph, NavOptions};
 
@@ -15,7 +15,7 @@ use super::output_path::OutputFile;
 use super::output_path::check_distinct;
 
 /// Builds the navigation points of `grid`; returns them with the build time in milliseconds.
-pub(crate) fn build_nav(grid: &Grid, cluster: u32) -> throng::Result<(NavGraph, f64)> {
+pub(crate) fn build_nav(grid: &Grid, cluster: u32) -> throng::error::Result<(NavGraph, f64)> {
     let t0 = Instant::now();
     let options = NavOptions {
         cluster_size: cluster,

@@ -5,11 +5,12 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
+use super::scen_run::{ScenReport, ScenRunOptions, run_scen, run_scen_with_nav};
 use anyhow::{Context, bail};
+use throng::grid::Grid;
 use throng::movingai::{self, ScenFile};
 use throng::nav::{NavGraph, NavOptions};
-use throng::scen_run::{ScenReport, ScenRunOptions, run_scen, run_scen_with_nav};
-use throng::{Grid, PlannerKind};
+use throng::planner::PlannerKind;
 
 use super::file_kind::{self, FileKind};
 use super::nav::build_nav;
@@ -58,7 +59,7 @@ pub(crate) struct ScenArgs {
 }
 
 pub(crate) fn parse_planner(s: &str) -> Result<PlannerKind, String> {
-    s.parse().map_err(|e: throng::Error| e.to_string())
+    s.parse().map_err(|e: throng::error::Error| e.to_string())
 }
 
 pub(crate) fn scen(args: ScenArgs) -> anyhow::Result<ExitCode> {

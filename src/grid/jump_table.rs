@@ -33,8 +33,8 @@
 //! entries until one comes out unchanged. `edits_match_a_fresh_build` checks the result against
 //! a fresh build after random edits.
 //!
-//! [`SearchWorkspace::find_path_jps`]: crate::SearchWorkspace::find_path_jps
-//! [`SearchWorkspace::find_path_jps_plus`]: crate::SearchWorkspace::find_path_jps_plus
+//! [`SearchWorkspace::find_path_jps`]: crate::search::SearchWorkspace::find_path_jps
+//! [`SearchWorkspace::find_path_jps_plus`]: crate::search::SearchWorkspace::find_path_jps_plus
 
 use super::{Direction, MoveSet};
 

@@ -24,7 +24,7 @@
 //! let b = grid.cell(3, 2).unwrap();
 //! assert!(grid.connected(a, b));
 //! assert_eq!(grid.neighborhood(), Neighborhood::Eight);
-//! # Ok::<(), throng::Error>(())
+//! # Ok::<(), throng::error::Error>(())
 //! ```
 
 mod bits;
@@ -106,7 +106,7 @@ impl CellChange {
     /// [`crate::sim::Simulation::change_map`].
     ///
     /// ```
-    /// use throng::Grid;
+    /// use throng::grid::Grid;
     /// use throng::grid::CellChange;
     ///
     /// let mut grid = Grid::new(8, 4)?;
@@ -116,7 +116,7 @@ impl CellChange {
     /// assert!(!grid.is_walkable(grid.cell(3, 2).unwrap()));
     /// assert!(grid.is_walkable(grid.cell(3, 3).unwrap()));
     /// assert!(CellChange::rect(&grid, 0, 0, 8, 0, false).is_err()); // x = 8 is outside
-    /// # Ok::<(), throng::Error>(())
+    /// # Ok::<(), throng::error::Error>(())
     /// ```
     ///
     /// # Errors
@@ -551,7 +551,7 @@ impl Grid {
     /// than in the first query that needs it, and returns the bytes it takes (16 per cell).
     /// Once built, the grid keeps it and repairs it in [`apply`](Self::apply).
     ///
-    /// [`SearchWorkspace::find_path_jps_plus`]: crate::SearchWorkspace::find_path_jps_plus
+    /// [`SearchWorkspace::find_path_jps_plus`]: crate::search::SearchWorkspace::find_path_jps_plus
     pub fn prepare_jump_table(&self) -> usize {
         self.jump_table().memory_bytes()
     }

@@ -11,7 +11,7 @@
 //! assert_eq!(maze.walkable_count(), again.walkable_count());
 //! // A perfect maze is one connected component.
 //! assert_eq!(maze.components().count(), 1);
-//! # Ok::<(), throng::Error>(())
+//! # Ok::<(), throng::error::Error>(())
 //! ```
 
 use rand::{RngExt, SeedableRng};

@@ -1,18 +1,18 @@
 //! League of Robot Runners (LoRR) problems: lifelong multi-agent path finding with tasks of
 //! several errands and robots that turn, scored by the tasks finished within a step limit.
 //!
-//! - [`problem`]: the 2024 problem files (JSON, map, agents, tasks), with errors by file and
-//!   line.
-//! - [`tasks`]: the task board: revealed tasks, assignment of free agents, errands done,
-//!   events.
-//! - [`run`]: a problem played step by step by a planner ([`LorrPlanner`]).
+//! - `problem`: the 2024 problem files ([`Problem`]: JSON, map, agents, tasks), with errors by
+//!   file and line.
+//! - `tasks`: the task board ([`TaskBoard`]): revealed tasks, assignment of free agents, errands
+//!   done, events.
+//! - `run`: a problem played step by step ([`LorrRun`]) by a planner ([`LorrPlanner`]).
 //! - [`distance`]: distance tables by errand cell, shared read-only by the `pibt` planner.
 //! - [`lanes`]: the crisscross lanes that make a step against them dearer in those tables.
 //! - `pibt_rotate`, `pibt_driver`: PIBT with rotations, the default planner.
 //! - `sim_driver`: the general [`crate::sim::Simulation`] as a planner (`sim`).
 //! - `driver`: the interface of the planners.
 //! - `task_index`: the free tasks by map block, for the nearest-task assignment.
-//! - [`validate`]: an independent replay of a plan's actions.
+//! - `validate`: an independent [`replay`] of a plan's actions.
 //! - `output`: the competition's output JSON, which PlanViz replays.
 //!
 //! ```no_run
@@ -32,15 +32,15 @@ pub mod lanes;
 mod output;
 mod pibt_driver;
 mod pibt_rotate;
-pub mod problem;
-pub mod run;
+mod problem;
+mod run;
 mod sim_driver;
 mod task_index;
-pub mod tasks;
-pub mod validate;
+mod tasks;
+mod validate;
 
 pub use driver::LorrPlanner;
-pub use problem::Problem;
+pub use problem::{MAX_ERRANDS, Problem};
 pub use run::{LorrConfig, LorrReport, LorrRun};
-pub use tasks::{TaskBoard, TaskEvent};
+pub use tasks::{NONE as NO_TASK, RevealedTask, TaskBoard, TaskEvent};
 pub use validate::{PlanError, action_move, replay};

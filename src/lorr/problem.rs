@@ -97,7 +97,7 @@ impl Problem {
     /// assert_eq!((problem.name.as_str(), problem.starts.len()), ("TINY", 2));
     /// let err = Problem::from_texts(json, map, "2\n0\n4\n", "1\n2\n", "p/TINY.json").unwrap_err();
     /// assert_eq!(err.to_string(), "p/a.agents:3: cell 4 (row 1, column 1) is blocked");
-    /// # Ok::<(), throng::Error>(())
+    /// # Ok::<(), throng::error::Error>(())
     /// ```
     ///
     /// # Errors

@@ -42,7 +42,7 @@ pub struct LorrConfig {
     /// tables of current goals are always kept). Default: 256.
     pub table_cache_mib: usize,
     /// `sim` planner, rotate model: what a step onto a cell costs more, in
-    /// [`crate::search::turning::ACTION_COST`]ths of a step, for each other agent whose
+    /// [`crate::search::ACTION_COST`]ths of a step, for each other agent whose
     /// route crosses it the other way, so that routes keep to lanes. Default: 16, one step
     /// (tasks finished at other values: `docs/performance.md`).
     pub flow_weight: u32,

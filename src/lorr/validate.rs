@@ -54,7 +54,7 @@ pub enum PlanError {
 /// headings.
 ///
 /// ```
-/// use throng::Grid;
+/// use throng::grid::Grid;
 /// use throng::lorr::replay;
 /// use throng::sim::{ActionModel, Heading};
 ///

@@ -17,15 +17,15 @@ pub const UNREACHABLE: u32 = u32::MAX;
 /// Step counts from every cell to each agent's goal.
 ///
 /// ```
-/// use throng::Grid;
+/// use throng::grid::Grid;
 /// use throng::mapf::GoalDistances;
 ///
-/// let grid = Grid::from_ascii("...\n.#.\n...")?.with_neighborhood(throng::Neighborhood::Four);
+/// let grid = Grid::from_ascii("...\n.#.\n...")?.with_neighborhood(throng::grid::Neighborhood::Four);
 /// let goal = grid.cell(2, 2).unwrap();
 /// let d = GoalDistances::new(&grid, &[goal]);
 /// assert_eq!(d.get(0, grid.cell(0, 0).unwrap()), 4);
 /// assert_eq!(d.get(0, goal), 0);
-/// # Ok::<(), throng::Error>(())
+/// # Ok::<(), throng::error::Error>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct GoalDistances {

@@ -140,8 +140,8 @@ pub fn plan_costs(
 /// the lines with `:(`, the solution's.
 ///
 /// ```
-/// use throng::Grid;
-/// use throng::mapf::instance::{Instance, PlanCosts, write_plan};
+/// use throng::grid::Grid;
+/// use throng::mapf::{Instance, PlanCosts, write_plan};
 /// use throng::mapf::lacam::LacamStats;
 ///
 /// let grid = Grid::from_ascii("...")?;

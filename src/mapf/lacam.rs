@@ -10,7 +10,7 @@
 //! practice PIBT's first proposal almost always works, so most nodes are expanded once.
 //!
 //! Options from lacam3 that lower the cost of first solutions: the agents scattered over
-//! near-shortest paths that PIBT follows ([`LacamOptions::scatter`], [`super::scatter`]) and
+//! near-shortest paths that PIBT follows ([`LacamOptions::scatter`], [`super::Scatter`]) and
 //! the best of several PIBT runs per successor ([`LacamOptions::pibt_runs`]).
 //!
 //! Depth-first (the most recent node is expanded first) and, as in LaCAM*, a configuration met
@@ -65,7 +65,7 @@ pub struct LacamOptions {
     /// its plan the cheapest, which on a large instance is a very long time.
     pub anytime: bool,
     /// Scatter the agents over near-shortest paths before the search and let PIBT follow them
-    /// (see [`super::scatter`]): `Some(margin)`, each path at most `margin` moves longer than
+    /// (see [`super::Scatter`]): `Some(margin)`, each path at most `margin` moves longer than
     /// the shortest. Default `None`: PIBT follows the shortest ways. `throng mapf` uses
     /// [`SCATTER_MARGIN`]; on the MAPF benchmark it lowers the sum of costs of first solutions
     /// by 7% on average (14% on the open map at 300 agents).
@@ -166,7 +166,7 @@ struct Constraint {
 /// cell, no swaps, no diagonal crossings.
 ///
 /// ```
-/// use throng::{Grid, Neighborhood};
+/// use throng::grid::{Grid, Neighborhood};
 /// use throng::mapf::lacam::{LacamOptions, LacamOutcome, solve};
 ///
 /// // Three agents must reverse their order in a dead-end corridor with one bay.
@@ -177,7 +177,7 @@ struct Constraint {
 /// let (outcome, _) = solve(&grid, &starts, &goals, &LacamOptions::default())?;
 /// let LacamOutcome::Solved(plan) = outcome else { panic!("solvable") };
 /// assert_eq!(plan.last().unwrap(), &goals.to_vec());
-/// # Ok::<(), throng::Error>(())
+/// # Ok::<(), throng::error::Error>(())
 /// ```
 ///
 /// # Errors

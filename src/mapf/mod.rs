@@ -1,26 +1,28 @@
 //! Multi-agent path finding: the solvers that decide how many agents move together.
 //!
-//! - [`pibt`]: Priority Inheritance with Backtracking, one collision-free step of every agent at
+//! - `pibt`: Priority Inheritance with Backtracking, one collision-free step of every agent at
 //!   a time, O(agents x moves) per step. The simulation's `pibt` conflict mode is built on it.
 //! - [`lacam`]: LaCAM, a complete search over joint configurations whose successors PIBT
 //!   proposes: one-shot MAPF instances, solved whenever they can be.
-//! - [`instance`]: MAPF benchmark instances (a map and a `.scen` file), the field's measures of
+//! - `instance`: MAPF benchmark instances (a map and a `.scen` file), the field's measures of
 //!   a plan and LaCAM's plan file.
 //! - [`refine`]: large neighbourhood search that shortens a valid plan's paths a few agents at a
 //!   time (`throng mapf --anytime`).
-//! - [`scatter`]: near-shortest paths that keep the agents apart, for LaCAM's PIBT to follow.
-//! - [`distances`]: exact step counts to each agent's goal (LaCAM's guidance).
-//! - [`validate`]: an independent check of a joint step (legal moves, no two agents in one cell,
+//! - `scatter`: near-shortest paths that keep the agents apart, for LaCAM's PIBT to follow.
+//! - `distances`: exact step counts to each agent's goal (LaCAM's guidance).
+//! - `validate`: an independent check of a joint step (legal moves, no two agents in one cell,
 //!   no swaps, no diagonal crossings), written apart from the solvers so that it can judge them.
 
-pub mod distances;
-pub mod instance;
+mod distances;
+mod instance;
 pub mod lacam;
-pub mod pibt;
+mod pibt;
 pub mod refine;
-pub mod scatter;
-pub mod validate;
+mod scatter;
+mod validate;
 
-pub use distances::GoalDistances;
-pub use pibt::{Candidates, Guidance, NO_AGENT, NO_CELL, Pibt, rank_candidates};
+pub use distances::{GoalDistances, UNREACHABLE};
+pub use instance::{Instance, PlanCosts, plan_costs, write_plan};
+pub use pibt::{Candidates, Guidance, MAX_CANDIDATES, NO_AGENT, NO_CELL, Pibt, rank_candidates};
+pub use scatter::Scatter;
 pub use validate::{StepConflict, check_step};

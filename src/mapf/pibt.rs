@@ -200,7 +200,7 @@ struct Frame {
 /// PIBT's tables, sized to a grid and reused step after step (no allocation once warm).
 ///
 /// ```
-/// use throng::Grid;
+/// use throng::grid::Grid;
 /// use throng::mapf::{Guidance, Pibt, check_step, rank_candidates};
 ///
 /// /// Each agent heads for a goal cell; the cost to go is the straight-line step count.
@@ -216,7 +216,7 @@ struct Frame {
 /// }
 ///
 /// // Two agents in a corridor with a side pocket, heading past each other.
-/// let grid = Grid::from_ascii(".....\n.#.##")?.with_neighborhood(throng::Neighborhood::Four);
+/// let grid = Grid::from_ascii(".....\n.#.##")?.with_neighborhood(throng::grid::Neighborhood::Four);
 /// let c = |x, y| grid.cell(x, y).unwrap();
 /// let guide = Goals(&grid, vec![c(4, 0), c(0, 0)]);
 /// let mut positions = vec![c(0, 0), c(4, 0)];
@@ -231,7 +231,7 @@ struct Frame {
 ///     positions = next;
 /// }
 /// assert_eq!(positions, vec![c(4, 0), c(0, 0)]);
-/// # Ok::<(), throng::Error>(())
+/// # Ok::<(), throng::error::Error>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct Pibt {

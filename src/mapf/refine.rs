@@ -148,7 +148,7 @@ const HEURISTICS: [Heuristic; 3] = [
 /// [`check_step`].
 ///
 /// ```
-/// use throng::{Grid, Neighborhood};
+/// use throng::grid::{Grid, Neighborhood};
 /// use throng::mapf::refine::{RefineOptions, refine};
 ///
 /// // Agent 0 makes a detour round the wall that agent 1 no longer blocks.
@@ -165,7 +165,7 @@ const HEURISTICS: [Heuristic; 3] = [
 /// let (better, stats) = refine(&grid, &plan, &[c(2, 0), c(2, 1)], &options)?;
 /// assert_eq!((stats.initial_soc, stats.soc), (4, 2));
 /// assert_eq!(better.len(), 3);
-/// # Ok::<(), throng::Error>(())
+/// # Ok::<(), throng::error::Error>(())
 /// ```
 ///
 /// # Errors

@@ -71,7 +71,7 @@ pub enum StepConflict {
 /// sides) are absent agents.
 ///
 /// ```
-/// use throng::Grid;
+/// use throng::grid::Grid;
 /// use throng::mapf::{StepConflict, check_step};
 ///
 /// let grid = Grid::from_ascii("....\n....")?;
@@ -88,7 +88,7 @@ pub enum StepConflict {
 ///     check_step(&grid, &[c(0, 0), c(1, 0)], &[c(1, 1), c(0, 1)]),
 ///     Err(StepConflict::Crossing { .. })
 /// ));
-/// # Ok::<(), throng::Error>(())
+/// # Ok::<(), throng::error::Error>(())
 /// ```
 ///
 /// # Errors

@@ -45,7 +45,7 @@ impl Default for MapOptions {
 /// Reads a `.map` file with the default options.
 ///
 /// # Errors
-/// [`crate::Error::Io`] when the file cannot be read, [`crate::Error::Parse`] (with the line)
+/// [`crate::error::Error::Io`] when the file cannot be read, [`crate::error::Error::Parse`] (with the line)
 /// when it is malformed.
 pub fn load_map(path: impl AsRef<Path>) -> Result<Grid> {
     load_map_with(path, &MapOptions::default())
@@ -72,7 +72,7 @@ pub fn load_map_with(path: impl AsRef<Path>, options: &MapOptions) -> Result<Gri
 /// let err = parse_map("type octile\nheight 2\nwidth 3\nmap\n..@\n.x.\n", "bad.map",
 ///                     &MapOptions::default()).unwrap_err();
 /// assert_eq!(err.to_string(), "bad.map:6: unknown terrain character 'x' in column 2");
-/// # Ok::<(), throng::Error>(())
+/// # Ok::<(), throng::error::Error>(())
 /// ```
 ///
 /// # Errors
@@ -229,7 +229,7 @@ pub fn parse_map(text: &str, file: &str, options: &MapOptions) -> Result<Grid, P
             format!("file ends after {rows} rows, header announces {height}"),
         ));
     }
-    let to_parse_error = |e: crate::Error| ParseError::whole(file, e.to_string());
+    let to_parse_error = |e: crate::error::Error| ParseError::whole(file, e.to_string());
     let grid = Grid::from_walkable(width, height, walkable)
         .map_err(to_parse_error)?
         .with_neighborhood(options.neighborhood);

@@ -9,4 +9,5 @@ mod scen;
 pub use map::{MapOptions, load_map, load_map_with, parse_map, write_map, write_map_to};
 pub use scen::{
     OtherMapName, ScenFile, ScenQuery, TOLERANCE_PRECISE, TOLERANCE_ROUNDED, parse_scen,
+    within_tolerance,
 };

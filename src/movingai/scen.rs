@@ -18,6 +18,21 @@ pub const TOLERANCE_PRECISE: f64 = 1e-6;
 /// Relative tolerance for scenario files whose lengths carry 6 decimals or fewer.
 pub const TOLERANCE_ROUNDED: f64 = 5e-3;
 
+/// Whether `a` and `b` agree within relative tolerance `tol` (absolute near zero): how a path's
+/// cost is compared with a query's optimal length, `tol` being the file's
+/// [`ScenFile::tolerance`].
+///
+/// ```
+/// use throng::movingai::within_tolerance;
+///
+/// assert!(within_tolerance(1000.0, 1000.0005, 1e-6));
+/// assert!(!within_tolerance(1000.0, 1000.01, 1e-6));
+/// assert!(within_tolerance(0.0, 0.0, 1e-6));
+/// ```
+pub fn within_tolerance(a: f64, b: f64, tol: f64) -> bool {
+    (a - b).abs() <= tol * a.abs().max(b.abs()).max(1.0)
+}
+
 /// One query of a scenario file.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ScenQuery {

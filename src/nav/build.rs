@@ -52,7 +52,7 @@ impl NavGraph {
     /// does the same.
     ///
     /// ```
-    /// use throng::Grid;
+    /// use throng::grid::Grid;
     /// use throng::nav::{NavGraph, NavOptions, NavWorkspace};
     ///
     /// let grid = Grid::new(64, 64)?;

@@ -103,7 +103,7 @@ pub enum NavFileError {
 }
 
 impl NavGraph {
-    /// The graph as the bytes of a navigation file (see the [module docs](self)).
+    /// The graph as the bytes of a navigation file (its layout is described in `src/nav/file.rs`).
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(64 + self.memory_bytes());
         self.write_to(&mut out)

@@ -238,7 +238,7 @@ impl NavGraph {
     /// paths 0.3% longer on average.
     ///
     /// # Errors
-    /// [`Error::Invalid`](crate::Error::Invalid) unless `1 <= weight <= 2`.
+    /// [`Error::Invalid`](crate::error::Error::Invalid) unless `1 <= weight <= 2`.
     pub fn set_heuristic_weight(&mut self, weight: f64) -> crate::error::Result<()> {
         if !(1.0..=2.0).contains(&weight) {
             return Err(crate::error::Error::Invalid(format!(

@@ -48,7 +48,7 @@
 
 mod build;
 pub(crate) mod direct;
-pub mod file;
+mod file;
 mod graph;
 mod landmarks;
 mod local;
@@ -57,13 +57,7 @@ mod refine;
 
 pub use build::NavOptions;
 pub use file::NavFileError;
-// The file format's version and checksums, public only for the fuzz targets and tests that
-// forge navigation files: not part of the supported API.
-#[doc(hidden)]
-pub use file::{FORMAT_VERSION, file_checksum};
 pub use graph::NavGraph;
-#[doc(hidden)]
-pub use graph::map_hash;
 
 use crate::grid::CellId;
 use crate::search::{OpenList, SearchStats, SearchWorkspace};
@@ -139,7 +133,7 @@ impl NavWorkspace {
 
     /// Sizes the grid workspace inside for `grid` and maps every page of it (see
     /// [`SearchWorkspace::prefault`]), so that no query pays a page fault on its first touch.
-    pub fn prefault(&mut self, grid: &crate::Grid) {
+    pub fn prefault(&mut self, grid: &crate::grid::Grid) {
         self.search.ensure_cells(grid.len());
         self.search.prefault();
     }

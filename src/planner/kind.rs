@@ -20,7 +20,7 @@ pub enum PlannerKind {
     /// far fewer expansions, on uniform-cost 8-connected grids without corner cutting. Weighted
     /// and 4-connected grids are answered by A*.
     ///
-    /// [`SearchWorkspace::find_path_jps`]: crate::SearchWorkspace::find_path_jps
+    /// [`SearchWorkspace::find_path_jps`]: crate::search::SearchWorkspace::find_path_jps
     #[serde(rename = "jps")]
     Jps,
     /// JPS+ ([`SearchWorkspace::find_path_jps_plus`]): Jump Point Search with the jumps read
@@ -28,7 +28,7 @@ pub enum PlannerKind {
     /// changes. The same optimal paths and jump points as [`PlannerKind::Jps`], faster on open
     /// maps. Weighted and 4-connected grids are answered by A*.
     ///
-    /// [`SearchWorkspace::find_path_jps_plus`]: crate::SearchWorkspace::find_path_jps_plus
+    /// [`SearchWorkspace::find_path_jps_plus`]: crate::search::SearchWorkspace::find_path_jps_plus
     #[serde(rename = "jps+")]
     JpsPlus,
     /// Navigation points ([`NavGraph`]): routes between points on cluster borders computed
@@ -99,9 +99,9 @@ impl PlannerKind {
     /// [`AUTO_SHORT_TRIP`](Self::AUTO_SHORT_TRIP) for [`PlannerKind::Auto`], never for the others.
     pub fn plans_by_nav(
         self,
-        grid: &crate::Grid,
-        start: crate::CellId,
-        goal: crate::CellId,
+        grid: &crate::grid::Grid,
+        start: crate::grid::CellId,
+        goal: crate::grid::CellId,
     ) -> bool {
         match self {
             PlannerKind::Nav => true,

@@ -47,7 +47,8 @@ enum GridSearch {
 /// ```
 /// use throng::nav::{NavGraph, NavOptions};
 /// use throng::planner::Planner;
-/// use throng::{Grid, PlannerKind};
+/// use throng::grid::Grid;
+/// use throng::planner::PlannerKind;
 ///
 /// let grid = Grid::from_ascii("......\n.####.\n......")?;
 /// let (start, goal) = (grid.cell(0, 1).unwrap(), grid.cell(5, 1).unwrap());

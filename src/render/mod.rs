@@ -16,10 +16,9 @@ mod raster;
 
 pub use self::gif::{GifOptions, GifRecorder};
 pub use self::heatmap::{HeatOf, Heatmap, HeatmapImage};
-pub use self::plots::{Buckets, Point, TickPlots};
-pub use self::png::{write_png, write_rgb_png};
+pub use self::plots::{Point, TickPlots};
+pub use self::png::write_png;
 pub use self::raster::{Colouring, MAX_WIDTH, PALETTE, Paint, Raster};
-pub use font::{draw_text, text_width};
 
 /// Why a picture could not be made or written.
 #[derive(Debug, thiserror::Error)]

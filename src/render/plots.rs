@@ -38,7 +38,7 @@ pub struct Buckets {
     count: u64,
 }
 
-/// One bucket of a [`Buckets`] series, as plotted.
+/// One bucket of a series of [`TickPlots`], as plotted.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Point {
     /// Index (0-based) of the middle value of the bucket in the series.
@@ -115,13 +115,9 @@ impl Buckets {
     }
 
     /// Buckets in use.
-    pub fn len(&self) -> usize {
+    #[cfg(test)]
+    fn len(&self) -> usize {
         self.data.len()
-    }
-
-    /// No value pushed yet.
-    pub fn is_empty(&self) -> bool {
-        self.data.is_empty()
     }
 
     /// The buckets in order.

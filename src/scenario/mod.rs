@@ -169,7 +169,7 @@ pub enum MapSource {
 /// for _ in 0..scenario.ticks {
 ///     sim.step();
 /// }
-/// # Ok::<(), throng::Error>(())
+/// # Ok::<(), throng::error::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct Scenario {
@@ -281,7 +281,7 @@ impl Scenario {
     /// )?;
     /// assert!(matches!(scenario.map, MapSource::Text { .. }));
     /// assert_eq!(scenario.build()?.agents().len(), 3);
-    /// # Ok::<(), throng::Error>(())
+    /// # Ok::<(), throng::error::Error>(())
     /// ```
     ///
     /// # Errors

@@ -37,7 +37,7 @@ impl Scenario {
     /// let crowded = settings.on_map(tiny, 17, "tiny", "--generate random:4x4:0")?;
     /// let e = crowded.build().unwrap_err().to_string();
     /// assert!(e.starts_with("--generate random:4x4:0: agents: 17 agents do not fit"), "{e}");
-    /// # Ok::<(), throng::Error>(())
+    /// # Ok::<(), throng::error::Error>(())
     /// ```
     ///
     /// # Errors

@@ -34,7 +34,7 @@ impl Scenario {
     /// assert_eq!((s.agents, s.sim.conflicts, s.sim.node_budget), (5, ConflictMode::Avoid, Some(1000)));
     /// assert!(s.set("agents", json!(0)).is_err());
     /// assert!(s.set("colour", json!("red")).unwrap_err().to_string().contains("colour"));
-    /// # Ok::<(), throng::Error>(())
+    /// # Ok::<(), throng::error::Error>(())
     /// ```
     ///
     /// # Errors

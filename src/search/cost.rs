@@ -13,7 +13,7 @@
 //!   the numbers themselves because costs are never negative.
 //!
 //! Either way the cost reported to the user is recomputed in `f64` along the returned path, so
-//! it is the same number [`crate::Grid::path_cost`] gives.
+//! it is the same number [`crate::grid::Grid::path_cost`] gives.
 
 use std::f64::consts::SQRT_2;
 

@@ -10,7 +10,7 @@
 //! # The rules, for no corner cutting
 //!
 //! A diagonal move is legal only when *both* orthogonal cells beside it are walkable (as in
-//! the Moving AI benchmarks and [`Grid::moves`](crate::Grid::moves)), which moves the forced
+//! the Moving AI benchmarks and [`Grid::moves`](crate::grid::Grid::moves)), which moves the forced
 //! neighbours of the original paper (the rules of the authors' SoCS 2012 "JPS+" paper, derived
 //! here from scratch). With `p` the cell the search came from and `n` the cell it moved to, a
 //! neighbour `m` of `n` is pruned when a path from `p` to `m` avoiding `n` is no longer than

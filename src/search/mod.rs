@@ -25,10 +25,10 @@ mod cost;
 mod heap;
 mod jps;
 mod jps_plus;
-pub mod turning;
+mod turning;
 mod workspace;
 
-pub use turning::TurningSearch;
+pub use turning::{ACTION_COST, TurningSearch};
 pub use workspace::SearchWorkspace;
 
 pub(crate) use astar::validate_endpoints;

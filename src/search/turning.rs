@@ -50,7 +50,7 @@ impl TurningSearch {
     /// (or either cell is off the map or blocked).
     ///
     /// ```
-    /// use throng::Grid;
+    /// use throng::grid::Grid;
     /// use throng::search::TurningSearch;
     /// use throng::sim::Heading;
     ///
@@ -61,7 +61,7 @@ impl TurningSearch {
     /// // Facing east: all the way east first, then one turn and south (no zig-zag).
     /// let cells: Vec<_> = route.iter().map(|&c| grid.coords(c)).collect();
     /// assert_eq!(cells, vec![(0, 0), (1, 0), (2, 0), (3, 0), (3, 1), (3, 2)]);
-    /// # Ok::<(), throng::Error>(())
+    /// # Ok::<(), throng::error::Error>(())
     /// ```
     pub fn find_route(
         &mut self,

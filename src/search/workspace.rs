@@ -49,7 +49,7 @@ pub(crate) const NO_PARENT: u8 = u8::MAX;
 /// // No corner cutting: the diagonals past the wall are not allowed, so 6 straight steps.
 /// assert_eq!(outcome.cost(), Some(6.0));
 /// assert_eq!(ws.path().len(), 7);
-/// # Ok::<(), throng::Error>(())
+/// # Ok::<(), throng::error::Error>(())
 /// ```
 #[derive(Debug)]
 pub struct SearchWorkspace {
@@ -112,7 +112,7 @@ impl SearchWorkspace {
     /// let mut ws = SearchWorkspace::for_grid(&grid);
     /// ws.prefault();
     /// assert!(ws.memory_bytes() >= 27 * 256 * 256);
-    /// # Ok::<(), throng::Error>(())
+    /// # Ok::<(), throng::error::Error>(())
     /// ```
     pub fn prefault(&mut self) {
         // Zeros keep every cell unseen: no live generation is 0.

@@ -87,20 +87,20 @@ impl std::fmt::Display for ActionModel {
 }
 
 impl std::str::FromStr for ActionModel {
-    type Err = crate::Error;
+    type Err = crate::error::Error;
 
     /// ```
     /// use throng::sim::ActionModel;
     /// assert_eq!("rotate".parse::<ActionModel>()?, ActionModel::Rotate);
     /// assert!("fly".parse::<ActionModel>().is_err());
-    /// # Ok::<(), throng::Error>(())
+    /// # Ok::<(), throng::error::Error>(())
     /// ```
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         ActionModel::ALL
             .into_iter()
             .find(|m| m.name() == s)
             .ok_or_else(|| {
-                crate::Error::Invalid(format!(
+                crate::error::Error::Invalid(format!(
                     "unknown action model {s:?} (expected free or rotate)"
                 ))
             })
@@ -207,7 +207,7 @@ impl Heading {
     /// The cell straight ahead of `cell`, when it is on the map and walkable.
     ///
     /// ```
-    /// use throng::Grid;
+    /// use throng::grid::Grid;
     /// use throng::sim::Heading;
     ///
     /// let grid = Grid::from_ascii("..\n.@")?;
@@ -215,7 +215,7 @@ impl Heading {
     /// assert_eq!(Heading::East.ahead(&grid, corner), grid.cell(1, 0));
     /// assert_eq!(Heading::North.ahead(&grid, corner), None); // off the map
     /// assert_eq!(Heading::South.ahead(&grid, grid.cell(1, 0).unwrap()), None); // a wall
-    /// # Ok::<(), throng::Error>(())
+    /// # Ok::<(), throng::error::Error>(())
     /// ```
     #[inline]
     pub fn ahead(self, grid: &Grid, cell: CellId) -> Option<CellId> {

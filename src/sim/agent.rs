@@ -36,7 +36,7 @@ impl AgentId {
     /// agent ids. [`AgentId::from_bits`] reads it back.
     ///
     /// ```
-    /// use throng::Grid;
+    /// use throng::grid::Grid;
     /// use throng::sim::{AgentId, SimConfig, Simulation};
     ///
     /// let mut sim = Simulation::new(Grid::from_ascii("...")?, SimConfig::default());
@@ -46,7 +46,7 @@ impl AgentId {
     /// assert_eq!(b.to_bits(), 1 << 32);
     /// assert_eq!(AgentId::from_bits(b.to_bits()), b);
     /// assert!(sim.agent(AgentId::from_bits(a.to_bits())).is_none()); // stale
-    /// # Ok::<(), throng::Error>(())
+    /// # Ok::<(), throng::error::Error>(())
     /// ```
     #[inline]
     pub fn to_bits(self) -> u64 {
@@ -122,7 +122,7 @@ pub struct Agent {
     pub(crate) arrived_at: Option<u64>,
     pub(crate) goals_reached: u32,
     pub(crate) moves: u64,
-    /// D* Lite state of an agent planned by [`crate::PlannerKind::DStar`] (made on its first
+    /// D* Lite state of an agent planned by [`crate::planner::PlannerKind::DStar`] (made on its first
     /// plan, kept between plans and repaired on map changes).
     pub(crate) dstar: Option<Box<DStarLite>>,
     /// The agent's own planner, overriding [`crate::sim::SimConfig::planner`].

@@ -17,7 +17,7 @@ pub enum ConflictMode {
     /// Agents pass through each other: pure planning and movement throughput.
     Off,
     /// Cooperative movement by PIBT (priority inheritance with backtracking, see
-    /// [`crate::mapf::pibt`]): every tick all agents choose their next cell together, in
+    /// [`crate::mapf::Pibt`]): every tick all agents choose their next cell together, in
     /// priority order, pushing lower agents out of the way instead of waiting for them. One
     /// agent per cell, no swaps, no diagonal crossings; the planners still give each agent its
     /// route, and blocked agents never replan around others. The default.
@@ -105,14 +105,14 @@ impl SimConfig {
     /// assert_eq!((config.conflicts, config.max_plans_per_tick), (ConflictMode::Avoid, Some(100)));
     /// assert!(config.set("colour", json!(1)).unwrap_err().to_string().contains("colour"));
     /// assert!(config.set("node_budget", json!(0)).is_err()); // as in a scenario file
-    /// # Ok::<(), throng::Error>(())
+    /// # Ok::<(), throng::error::Error>(())
     /// ```
     ///
     /// # Errors
-    /// [`crate::Error::Invalid`] naming the key for an unknown key, a value of the wrong type
+    /// [`crate::error::Error::Invalid`] naming the key for an unknown key, a value of the wrong type
     /// or one a scenario file may not hold; on error nothing changes.
-    pub fn set(&mut self, key: &str, value: serde_json::Value) -> crate::Result<()> {
-        let bad = |message: String| crate::Error::Invalid(format!("{key}: {message}"));
+    pub fn set(&mut self, key: &str, value: serde_json::Value) -> crate::error::Result<()> {
+        let bad = |message: String| crate::error::Error::Invalid(format!("{key}: {message}"));
         let mut fields = serde_json::to_value(*self)
             .map_err(|e| bad(format!("cannot represent the settings: {e}")))?;
         let table = fields.as_object_mut().expect("SimConfig is a struct");
@@ -220,20 +220,20 @@ impl std::fmt::Display for ConflictMode {
 }
 
 impl std::str::FromStr for ConflictMode {
-    type Err = crate::Error;
+    type Err = crate::error::Error;
 
     /// ```
     /// use throng::sim::ConflictMode;
     /// assert_eq!("pibt".parse::<ConflictMode>()?, ConflictMode::Pibt);
     /// assert!("maybe".parse::<ConflictMode>().is_err());
-    /// # Ok::<(), throng::Error>(())
+    /// # Ok::<(), throng::error::Error>(())
     /// ```
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         ConflictMode::ALL
             .into_iter()
             .find(|m| m.name() == s)
             .ok_or_else(|| {
-                crate::Error::Invalid(format!(
+                crate::error::Error::Invalid(format!(
                     "unknown conflict mode {s:?} (expected pibt, avoid or off)"
                 ))
             })

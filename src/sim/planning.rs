@@ -113,7 +113,7 @@ impl PlanningStage {
     /// of one cell: [`ArrivalKind::Standing`]).
     ///
     /// # Errors
-    /// [`crate::Error::Invalid`] when an agent to plan uses `nav` or `auto` and `nav` is `None`
+    /// [`crate::error::Error::Invalid`] when an agent to plan uses `nav` or `auto` and `nav` is `None`
     /// (the rule of [`Planner`]: no silent fallback); no agent is changed then.
     pub fn run(
         &mut self,

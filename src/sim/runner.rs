@@ -119,7 +119,7 @@ struct Shared {
 ///
 /// ```
 /// use std::time::Duration;
-/// use throng::Grid;
+/// use throng::grid::Grid;
 /// use throng::sim::{Command, RunnerConfig, SimConfig, Simulation, SimulationHandle};
 ///
 /// let grid = Grid::from_ascii(

@@ -41,10 +41,10 @@ use crate::planner::PlannerKind;
 /// The same grid, agents, config and seed give the same run whatever the number of threads.
 ///
 /// Agents can also be driven from outside, move by move ([`set_controlled`](Self::set_controlled),
-/// [`step_with_actions`](Self::step_with_actions)): see [`crate::sim::control`].
+/// [`step_with_actions`](Self::step_with_actions)): see [`AgentAction`](crate::sim::AgentAction).
 ///
 /// ```
-/// use throng::Grid;
+/// use throng::grid::Grid;
 /// use throng::sim::{AgentState, SimConfig, Simulation};
 ///
 /// let grid = Grid::from_ascii(
@@ -63,7 +63,7 @@ use crate::planner::PlannerKind;
 /// assert_eq!(sim.agent(id).unwrap().position(), goal);
 /// let summary = sim.summary();
 /// assert_eq!(summary.arrived, 1);
-/// # Ok::<(), throng::Error>(())
+/// # Ok::<(), throng::error::Error>(())
 /// ```
 #[derive(Debug)]
 pub struct Simulation {
@@ -108,7 +108,8 @@ impl Simulation {
     /// map changes, as the graph [`new`](Self::new) builds.
     ///
     /// ```
-    /// use throng::{Grid, PlannerKind};
+    /// use throng::grid::Grid;
+    /// use throng::planner::PlannerKind;
     /// use throng::nav::{NavGraph, NavOptions};
     /// use throng::sim::{SimConfig, Simulation};
     ///
@@ -120,7 +121,7 @@ impl Simulation {
     /// let other = Grid::from_ascii("........\n........\n........")?;
     /// let stale = NavGraph::build(&other, &NavOptions::default())?;
     /// assert!(Simulation::with_nav_graph(grid, config, stale).is_err());
-    /// # Ok::<(), throng::Error>(())
+    /// # Ok::<(), throng::error::Error>(())
     /// ```
     ///
     /// # Errors
@@ -196,7 +197,7 @@ impl Simulation {
     /// without a walk over the agent records (see [`AgentSet::positions`]).
     ///
     /// ```
-    /// use throng::Grid;
+    /// use throng::grid::Grid;
     /// use throng::sim::{AgentSet, SimConfig, Simulation};
     ///
     /// let mut sim = Simulation::new(Grid::from_ascii("....")?, SimConfig::default());
@@ -206,7 +207,7 @@ impl Simulation {
     /// assert_eq!(sim.slot_positions(), &[0, AgentSet::NO_POSITION]);
     /// sim.step();
     /// assert_eq!(sim.slot_positions()[a.index() as usize], 1);
-    /// # Ok::<(), throng::Error>(())
+    /// # Ok::<(), throng::error::Error>(())
     /// ```
     #[inline]
     pub fn slot_positions(&self) -> &[CellId] {
@@ -224,7 +225,7 @@ impl Simulation {
     /// crowd.
     ///
     /// ```
-    /// use throng::Grid;
+    /// use throng::grid::Grid;
     /// use throng::sim::{SimConfig, Simulation};
     ///
     /// let mut sim = Simulation::new(Grid::from_ascii("...")?, SimConfig::default());
@@ -236,7 +237,7 @@ impl Simulation {
     /// assert_eq!((events.moves()[0].from, events.moves()[0].to), (0, 1));
     /// sim.step();
     /// assert_eq!(sim.last_events().arrivals()[0].agent, id);
-    /// # Ok::<(), throng::Error>(())
+    /// # Ok::<(), throng::error::Error>(())
     /// ```
     pub fn last_events(&self) -> &TickEvents {
         &self.events
@@ -281,13 +282,13 @@ impl Simulation {
     /// Makes an agent driven from outside (`true`) or planned by the engine again (`false`),
     /// now. A controlled agent is never planned for (its pending plan request, route and D*
     /// Lite state are dropped) and never follows a route: each tick it stays unless
-    /// [`step_with_actions`](Self::step_with_actions) moves it (see [`crate::sim::control`]).
+    /// [`step_with_actions`](Self::step_with_actions) moves it (see [`AgentAction`](crate::sim::AgentAction)).
     /// Released, an agent with a goal it has not reached asks for a plan from where it
     /// stands (counted as a plan for a new goal; its trip still counts from when the goal was
     /// given); one on its goal stays there, arrived.
     ///
     /// ```
-    /// use throng::Grid;
+    /// use throng::grid::Grid;
     /// use throng::grid::Direction;
     /// use throng::sim::{ActionOutcome, AgentAction, AgentState, SimConfig, Simulation};
     ///
@@ -305,7 +306,7 @@ impl Simulation {
     /// while sim.agent(id).unwrap().state() != AgentState::Arrived {
     ///     assert!(sim.step().tick < 20);
     /// }
-    /// # Ok::<(), throng::Error>(())
+    /// # Ok::<(), throng::error::Error>(())
     /// ```
     ///
     /// # Errors
@@ -351,7 +352,8 @@ impl Simulation {
     /// use one), it is built now, once, and kept up to date by later map changes.
     ///
     /// ```
-    /// use throng::{Grid, PlannerKind};
+    /// use throng::grid::Grid;
+    /// use throng::planner::PlannerKind;
     /// use throng::sim::{SimConfig, Simulation};
     ///
     /// let grid = Grid::from_ascii(&vec![".".repeat(40); 20].join("\n"))?;
@@ -359,7 +361,7 @@ impl Simulation {
     /// let (a, b) = (sim.grid().cell(0, 0).unwrap(), sim.grid().cell(39, 19).unwrap());
     /// let id = sim.add_agent_with_planner(a, Some(b), PlannerKind::Nav)?;
     /// assert_eq!(sim.agent(id).unwrap().planner(), Some(PlannerKind::Nav));
-    /// # Ok::<(), throng::Error>(())
+    /// # Ok::<(), throng::error::Error>(())
     /// ```
     ///
     /// # Errors
@@ -451,7 +453,7 @@ impl Simulation {
     /// turning search of [`crate::lorr`].
     ///
     /// ```
-    /// use throng::Grid;
+    /// use throng::grid::Grid;
     /// use throng::sim::{SimConfig, Simulation};
     ///
     /// let grid = Grid::from_ascii("...\n...")?;
@@ -462,7 +464,7 @@ impl Simulation {
     /// sim.step();
     /// assert_eq!(sim.agent(id).unwrap().position(), 4);
     /// assert!(sim.set_route(id, &[0, 1]).is_err()); // does not start where the agent is
-    /// # Ok::<(), throng::Error>(())
+    /// # Ok::<(), throng::error::Error>(())
     /// ```
     ///
     /// # Errors
@@ -591,7 +593,7 @@ impl Simulation {
     }
 
     /// Plays one tick in which the agents named in `actions` do as told (see
-    /// [`crate::sim::control`] for the rules), and returns its report with the outcome of each
+    /// [`AgentAction`](crate::sim::AgentAction) for the rules), and returns its report with the outcome of each
     /// action, in the order given. Controlled agents not named stay; other agents not named
     /// follow their routes as in [`step`](Self::step), which this is with no action.
     ///
@@ -600,7 +602,7 @@ impl Simulation {
     /// the same tick removed gets [`ActionOutcome::Illegal`].
     ///
     /// ```
-    /// use throng::Grid;
+    /// use throng::grid::Grid;
     /// use throng::grid::Direction::{East, West};
     /// use throng::sim::{ActionOutcome, AgentAction, SimConfig, Simulation};
     ///
@@ -615,13 +617,13 @@ impl Simulation {
     /// assert_eq!(report.moved, 1);
     /// assert!(outcomes.contains(&ActionOutcome::Moved) && outcomes.contains(&ActionOutcome::Blocked));
     /// assert!(sim.step_with_actions(&[(a, AgentAction::Wait), (a, AgentAction::Wait)]).is_err());
-    /// # Ok::<(), throng::Error>(())
+    /// # Ok::<(), throng::error::Error>(())
     /// ```
     ///
     /// # Errors
     /// Before anything is played: [`Error::UnknownAgent`] for a stale id, [`Error::Invalid`]
     /// for an agent named twice, and for a move under the action model `rotate` with conflicts
-    /// `pibt` (robots that turn have no step in a direction: see [`crate::sim::control`]).
+    /// `pibt` (robots that turn have no step in a direction: see [`AgentAction`](crate::sim::AgentAction)).
     pub fn step_with_actions(
         &mut self,
         actions: &[(AgentId, AgentAction)],

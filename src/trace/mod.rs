@@ -12,7 +12,7 @@
 //! The format is described in `docs/trace-format.md`; its constants are in `format.rs`.
 //!
 //! ```
-//! use throng::Grid;
+//! use throng::grid::Grid;
 //! use throng::sim::{SimConfig, Simulation};
 //! use throng::trace::{TraceOptions, TraceReader, TraceRecorder};
 //!
@@ -33,10 +33,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-// The format's constants, public only for the fuzz target that forges traces: not part of the
-// supported API.
-#[doc(hidden)]
-pub mod format;
+pub(crate) mod format;
 mod reader;
 mod recorder;
 mod writer;

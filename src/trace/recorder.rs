@@ -85,7 +85,7 @@ pub struct TraceRecorder<W: Write> {
     /// (empty for grids under 3 cells wide, where the change is ambiguous).
     steps: Vec<(i64, i64, u8)>,
     walkable: Vec<bool>,
-    /// [`crate::Grid::wall_edits`] when `walkable` was last compared.
+    /// [`crate::grid::Grid::wall_edits`] when `walkable` was last compared.
     wall_edits: u64,
     next_id: u32,
     body: Vec<u8>,

@@ -3,12 +3,12 @@
 //!
 //! Three kinds of file are replayed: a trace of `throng run --trace` ([`crate::trace`]), a MAPF
 //! plan of `throng mapf --out` ([`PlanFile`]) and a League of Robot Runners output of
-//! `throng lorr --out` ([`LorrOutput`]). [`open`] tells which a file is ([`sniff`]), reads and
+//! `throng lorr --out` ([`LorrOutput`]). [`open`] tells which a file is (from its first bytes), reads and
 //! checks it whole (a damaged file is one error naming the file and the line or byte) and makes
 //! a [`Replay`]. The page reads only traces: a plan or LoRR output is converted, tick by tick,
 //! into the records a recorded run would have ([`ReplayWriter`]), so that there is one page,
 //! one parser and one set of checks for all three. What a trace cannot say, the headings of
-//! robots that turn, is served beside it as a small stream of its own (see [`replay`]), which
+//! robots that turn, is served beside it as a small stream of its own (see [`ReplayStreams::headings`]), which
 //! the page draws as a notch on the side a robot faces.
 //!
 //! The page is self-contained (its HTML, script and style are compiled into the library: no
@@ -21,7 +21,7 @@ mod json_lines;
 mod lorr_file;
 mod open;
 mod plan_file;
-pub mod replay;
+mod replay;
 mod server;
 mod sniff;
 
@@ -29,8 +29,7 @@ pub use lorr_file::LorrOutput;
 pub use open::{MapSource, open};
 pub use plan_file::{GridPlan, PlanFile};
 pub use replay::{Replay, ReplayKind, ReplayStreams, ReplayWriter};
-pub use server::{DEFAULT_PORT, ServedFiles, ViewServer, respond};
-pub use sniff::sniff;
+pub use server::{DEFAULT_PORT, ViewServer};
 
 /// The page.
 pub const INDEX_HTML: &str = include_str!("assets/index.html");

@@ -1,5 +1,5 @@
 //! Reading any file `throng view` replays into a [`Replay`]: its kind told by
-//! [`sniff`](super::sniff), the file read and checked whole by its reader, its map found.
+//! `sniff`, the file read and checked whole by its reader, its map found.
 
 use std::path::Path;
 

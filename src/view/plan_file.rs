@@ -64,7 +64,7 @@ impl PlanFile {
     /// assert_eq!(plan.configs, vec![vec![(0, 0), (2, 0)], vec![(1, 0), (2, 0)]]);
     /// let err = PlanFile::parse("agents=2\nsolution=\n0:(0,0),\n", "p.txt").unwrap_err();
     /// assert_eq!(err.to_string(), "p.txt:3: 1 agents on timestep 0, agents=2 says 2");
-    /// # Ok::<(), throng::ParseError>(())
+    /// # Ok::<(), throng::error::ParseError>(())
     /// ```
     ///
     /// # Errors

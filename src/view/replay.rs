@@ -5,12 +5,7 @@
 //! [`ReplayWriter`] every agent's cell (and goal, and heading) tick by tick; the writer turns
 //! them into the trace records `throng run --trace` writes, so that the page, its checks and
 //! its tests have one input format. Headings are not part of the trace format: they go in a
-//! stream of their own, served at `/headings`:
-//!
-//! - one byte per agent: its heading at tick 0 (0 east, 1 south, 2 west, 3 north, the
-//!   numbering of [`Heading`]);
-//! - then, per tick, a varint count of the agents that turned in that tick, and for each its
-//!   agent number (varint) and its new heading (one byte).
+//! stream of their own, served at `/headings` ([`ReplayStreams::headings`]).
 
 use crate::grid::{CellId, Direction};
 use crate::sim::Heading;
@@ -46,7 +41,7 @@ pub struct Replay {
     pub kind: ReplayKind,
     /// A trace (compressed or not).
     pub trace: Vec<u8>,
-    /// The headings stream (see the [module docs](self)), for robots that turn.
+    /// The headings stream (see [`ReplayStreams::headings`]), for robots that turn.
     pub headings: Option<Vec<u8>>,
     /// Map columns.
     pub width: u32,
@@ -85,7 +80,13 @@ impl Replay {
 pub struct ReplayStreams {
     /// The trace, uncompressed.
     pub trace: Vec<u8>,
-    /// The headings stream, when the agents turn.
+    /// The headings stream, when the agents turn. Headings are not part of the trace format:
+    /// they go in this stream of their own, served at `/headings`:
+    ///
+    /// - one byte per agent: its heading at tick 0 (0 east, 1 south, 2 west, 3 north, the
+    ///   numbering of [`Heading`]);
+    /// - then, per tick, a varint count of the agents that turned in that tick, and for each
+    ///   its agent number (varint) and its new heading (one byte).
     pub headings: Option<Vec<u8>>,
     /// Ticks after tick 0.
     pub ticks: u64,

@@ -24,12 +24,12 @@ pub struct ViewServer {
 
 /// What the server serves besides the page.
 #[derive(Debug, Clone, Default)]
-pub struct ServedFiles {
+pub(crate) struct ServedFiles {
     /// The trace as given (`/trace`).
     pub trace: Vec<u8>,
     /// The same trace uncompressed (`/trace.raw`), when the trace is compressed.
     pub raw: Option<Vec<u8>>,
-    /// The robots' headings (`/headings`; 404 when `None`), see [`super::replay`].
+    /// The robots' headings (`/headings`; 404 when `None`), see [`super::ReplayStreams::headings`].
     pub headings: Option<Vec<u8>>,
     /// What is shown, one line of text (`/about`).
     pub about: String,
@@ -201,17 +201,7 @@ fn reason(status: u16) -> &'static str {
 /// The answer to one request head (request line and headers, as text) on a server listening
 /// on `port` and serving `files`: status, content type, body, and whether only the head is
 /// sent (`HEAD`). Requests whose `Host` is not `127.0.0.1:PORT` or `localhost:PORT` get 403.
-///
-/// ```
-/// use throng::view::{ServedFiles, respond};
-///
-/// let files = ServedFiles::default();
-/// let ok = respond("GET / HTTP/1.1\r\nHost: 127.0.0.1:7878\r\n\r\n", 7878, &files);
-/// assert_eq!((ok.0, ok.1), (200, "text/html; charset=utf-8"));
-/// let rebound = respond("GET /trace HTTP/1.1\r\nHost: evil.example:7878\r\n\r\n", 7878, &files);
-/// assert_eq!(rebound.0, 403);
-/// ```
-pub fn respond<'a>(
+pub(crate) fn respond<'a>(
     head: &str,
     port: u16,
     files: &'a ServedFiles,

@@ -10,15 +10,6 @@ const HEAD: usize = 64 * 1024;
 
 /// The kind of `bytes`, or what the file is instead, in words ("a Moving AI map").
 ///
-/// ```
-/// use throng::view::{ReplayKind, sniff};
-///
-/// assert_eq!(sniff(b"THRTRACE\x01\x00\x00\x00"), Ok(ReplayKind::Trace));
-/// assert_eq!(sniff(b"agents=1\nsolution=\n0:(0,0),\n"), Ok(ReplayKind::MapfPlan));
-/// assert_eq!(sniff(b"{\"actionModel\": \"MAPF_T\", \"actualPaths\": []}"), Ok(ReplayKind::LorrOutput));
-/// assert_eq!(sniff(b"type octile\nheight 1\nwidth 1\nmap\n.\n"), Err("a Moving AI map"));
-/// ```
-///
 /// # Errors
 /// What the file looks like when it is none of the three.
 pub fn sniff(bytes: &[u8]) -> Result<ReplayKind, &'static str> {
@@ -61,6 +52,23 @@ fn unknown(bytes: &[u8]) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_three_kinds_are_told() {
+        assert_eq!(sniff(b"THRTRACE\x01\x00\x00\x00"), Ok(ReplayKind::Trace));
+        assert_eq!(
+            sniff(b"agents=1\nsolution=\n0:(0,0),\n"),
+            Ok(ReplayKind::MapfPlan)
+        );
+        assert_eq!(
+            sniff(b"{\"actionModel\": \"MAPF_T\", \"actualPaths\": []}"),
+            Ok(ReplayKind::LorrOutput)
+        );
+        assert_eq!(
+            sniff(b"type octile\nheight 1\nwidth 1\nmap\n.\n"),
+            Err("a Moving AI map")
+        );
+    }
 
     #[test]
     fn other_files_are_named() {

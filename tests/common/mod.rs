@@ -9,7 +9,7 @@ use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 use std::path::PathBuf;
 
-use throng::{CellId, Grid, Neighborhood};
+use throng::grid::{CellId, Grid, Neighborhood};
 
 /// Path to a file under `sims/maps`.
 pub fn shipped(name: &str) -> PathBuf {

@@ -41,7 +41,7 @@ const DEFAULT_MAP: &str = include_str!("../../../sims/maps/random512-10-0.map");
 const DEFAULT_RENDER_SIZE: u32 = 512;
 
 /// The built-in default scenario, its map held in memory.
-fn default_scenario() -> throng::Result<Scenario> {
+fn default_scenario() -> throng::error::Result<Scenario> {
     Scenario::parse_with_map(
         DEFAULT_SCENARIO,
         DEFAULT_SCENARIO_LABEL,

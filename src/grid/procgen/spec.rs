@@ -36,7 +36,7 @@ impl MapGenerator {
     /// assert_eq!(g.spec(), "rooms:128x64:15:3");
     /// assert_eq!(MapGenerator::from_spec(&g.spec())?, g);
     /// assert!(MapGenerator::from_spec("random:64x64:1.5").is_err()); // density over 1
-    /// # Ok::<(), throng::Error>(())
+    /// # Ok::<(), throng::error::Error>(())
     /// ```
     ///
     /// # Errors
