@@ -7,7 +7,7 @@
 //! neighbourhood, [`NEIGHBOURHOOD`] by default), takes their paths off a space-time reservation
 //! table of all the paths, and plans them again one by one, in a random order, each by safe
 //! interval path planning (SIPP) that avoids every other path (no shared cell, no swap, no
-//! diagonal crossing: the rules of [`check_step`](super::check_step)) and whose arrival keeps the sum of costs
+//! diagonal crossing: the rules of [`super::check_step`]) and whose arrival keeps the sum of costs
 //! of the neighbourhood within its old sum. The new paths are kept when they cost no more, the
 //! old ones put back otherwise, so the plan stays valid and its sum of costs never rises.
 //!
