@@ -3,7 +3,8 @@
 //! the last K steps, and the robots that have not moved for `--still S` steps, counted by the
 //! kind of cell they stand on (one-cell aisle across or along, open ground, errand cell) and
 //! by whether they have a task; `--picture FILE.ppm` writes the map at the end (walls black,
-//! robots still for S steps red, moving robots green, robots without a task blue).
+//! robots still for S steps red, moving robots green, robots without a task blue);
+//! `--lane-cost C` sets `LorrConfig::lane_cost`.
 //!
 //! ```sh
 //! cargo run --release --example lorr_jams -- PROBLEM.json --agents 10000 --steps 1000
@@ -18,6 +19,7 @@ fn main() {
     let (mut path, mut agents, mut steps, mut every, mut still) =
         (None, None, 1000u64, 100u64, 20u64);
     let mut picture = None;
+    let mut lane_cost = None;
     let number = |s: Option<String>| s.and_then(|s| s.parse::<u64>().ok());
     while let Some(a) = args.next() {
         match a.as_str() {
@@ -26,13 +28,14 @@ fn main() {
             "--every" => every = number(args.next()).unwrap_or(every).max(1),
             "--still" => still = number(args.next()).unwrap_or(still),
             "--picture" => picture = args.next(),
+            "--lane-cost" => lane_cost = number(args.next()).map(|n| n as u8),
             _ => path = Some(a),
         }
     }
     let Some(path) = path else {
         eprintln!(
             "usage: lorr_jams PROBLEM.json [--agents N] [--steps N] [--every K] [--still S] \
-             [--picture FILE.ppm]"
+             [--picture FILE.ppm] [--lane-cost C]"
         );
         std::process::exit(2);
     };
@@ -80,7 +83,11 @@ fn main() {
         })
         .collect();
     let names = ["open", "row aisle", "column aisle", "errand cell"];
-    let mut run = LorrRun::new(&problem, LorrConfig::default()).expect("a pibt run");
+    let mut config = LorrConfig::default();
+    if let Some(c) = lane_cost {
+        config.lane_cost = c;
+    }
+    let mut run = LorrRun::new(&problem, config).expect("a pibt run");
     let n = problem.starts.len();
     let mut since = vec![0u64; n];
     let mut last_moves = 0;
