@@ -139,14 +139,17 @@ fn shipped_lorr_problems_finish_their_recorded_tasks() {
     // pibt planner's are its own (no time limit, so the same on any machine). They changed
     // with the crisscross lanes of its distance tables (2026-11-25, `LorrConfig::lane_cost`
     // 2): 505 -> 554 and 569 -> 669 tasks; and when robots that would move got planned
-    // before robots that would turn (2026-11-25): 554 -> 557 and 669 -> 703.
+    // before robots that would turn (2026-11-25): 554 -> 557 and 669 -> 703; and when a robot
+    // became restless after 30 steps without a move instead of 20 (2026-11-26: 10,000 robots
+    // on warehouse_large lose less to random moves; means of seeds 0-5 557 / 692 against 558 /
+    // 686): 557 -> 557 and 703 -> 693.
     let cases = [
         ("RANDOM-01", "sim", "rotate", 581, 2156, 40875),
         ("RANDOM-01", "sim", "free", 724, 2636, 56114),
         ("RANDOM-02", "sim", "rotate", 905, 3387, 68854),
         ("RANDOM-02", "sim", "free", 931, 3495, 97428),
-        ("RANDOM-01", "pibt", "rotate", 557, 2074, 39646),
-        ("RANDOM-02", "pibt", "rotate", 703, 2719, 57405),
+        ("RANDOM-01", "pibt", "rotate", 557, 2073, 39501),
+        ("RANDOM-02", "pibt", "rotate", 693, 2674, 56615),
     ];
     let mut wrong = Vec::new();
     for (problem, planner, model, tasks, errands, moves) in cases {

@@ -173,3 +173,63 @@ fn step_limits_and_threads_are_checked() {
         }
     }
 }
+
+#[test]
+fn a_team_of_agents_is_written_as_a_problem_that_plays_the_same() {
+    let problem = shipped("RANDOM-01.json");
+    let problem = problem.to_str().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("team");
+    let out_s = out.to_str().unwrap();
+    ok(&[
+        "lorr",
+        problem,
+        "--agents",
+        "300",
+        "--seed",
+        "4",
+        "--write-problem",
+        out_s,
+    ]);
+    let written = out.join("RANDOM-01.json");
+    let loaded = Problem::load(&written).unwrap();
+    let made = random01().with_agents(300, 4).unwrap();
+    assert_eq!(loaded.starts, made.starts);
+    assert_eq!(loaded.reveal, made.reveal);
+    assert_eq!(loaded.tasks, made.tasks);
+    // The written problem plays as the team made by --agents (the same seed: it also seeds
+    // the tie-breaks).
+    let play = |args: &[&str]| -> serde_json::Value { serde_json::from_str(&ok(args)).unwrap() };
+    let a = play(&[
+        "lorr",
+        written.to_str().unwrap(),
+        "--seed",
+        "4",
+        "--steps",
+        "60",
+        "--step-ms",
+        "0",
+        "--json",
+    ]);
+    let b = play(&[
+        "lorr",
+        problem,
+        "--agents",
+        "300",
+        "--seed",
+        "4",
+        "--steps",
+        "60",
+        "--step-ms",
+        "0",
+        "--json",
+    ]);
+    assert_eq!(a["tasks_finished"], b["tasks_finished"]);
+    assert_eq!(a["moves"], b["moves"]);
+    // A file where the folder should be: one line, nothing written.
+    let file = dir.path().join("file");
+    std::fs::write(&file, "x").unwrap();
+    let o = throng(&["lorr", problem, "--write-problem", file.to_str().unwrap()]);
+    assert_one_line_error(&o, "--write-problem");
+    assert_eq!(std::fs::read(&file).unwrap(), b"x");
+}

@@ -12,7 +12,7 @@ use throng::sim::ActionModel;
 use super::file_kind::{self, FileKind};
 use super::numbers::{count_from, whole_from, whole_in};
 use super::output_path::OutputFile;
-use super::output_path::check_distinct;
+use super::output_path::{OutputFolder, ReadyOutputs, check_distinct};
 
 /// Flags of `throng lorr`.
 #[derive(clap::Args)]
@@ -45,6 +45,11 @@ pub struct LorrArgs {
     /// file's (1 to the map's free cells); the reveal pool scales with the team.
     #[arg(long, value_name = "N", value_parser = count_from(1))]
     agents: Option<usize>,
+    /// Write the problem as played (with the team of --agents) as a start-kit problem to the
+    /// folder DIR (made if missing) instead of playing it: NAME.json, NAME.agents and copies of
+    /// the map and tasks files, so that other planners play identical input.
+    #[arg(long, value_name = "DIR")]
+    write_problem: Option<PathBuf>,
     /// Seed of the tie-breaks (and of the cells of --agents).
     #[arg(long, default_value_t = 0, value_parser = whole_from(0u64))]
     seed: u64,
@@ -75,6 +80,10 @@ pub fn run(args: LorrArgs) -> anyhow::Result<ExitCode> {
         problem = problem
             .with_agents(n, args.seed)
             .map_err(|e| anyhow::anyhow!("--agents {n}: {e}"))?;
+    }
+    if let Some(dir) = &args.write_problem {
+        write_problem(&problem, &args.problem, dir)?;
+        return Ok(ExitCode::SUCCESS);
     }
     let planner = match (args.planner, args.action_model) {
         (Some(LorrPlanner::Pibt), ActionModel::Free) => anyhow::bail!(
@@ -170,6 +179,57 @@ pub fn run(args: LorrArgs) -> anyhow::Result<ExitCode> {
         writeln!(out, "plan           valid (independent replay)")?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `--write-problem DIR`: the problem JSON, its agents file and copies of the map and tasks
+/// files it was loaded from, each written whole or not at all.
+fn write_problem(problem: &Problem, from: &Path, dir: &Path) -> anyhow::Result<()> {
+    let named = named_files(from);
+    let source = |what: &str| {
+        named
+            .iter()
+            .find(|(w, _)| *w == what)
+            .map(|(_, p)| p.clone())
+            .with_context(|| format!("{}: names no {what}", from.display()))
+    };
+    let (map, tasks) = (
+        source("the problem's map")?,
+        source("the problem's tasks file")?,
+    );
+    let base = |p: &Path| p.file_name().map(|n| n.to_string_lossy().into_owned());
+    let (Some(map_name), Some(tasks_name)) = (base(&map), base(&tasks)) else {
+        anyhow::bail!("--write-problem: the problem's map or tasks file has no file name");
+    };
+    let agents_name = format!("{}.agents", problem.name);
+    let json_name = format!("{}.json", problem.name);
+    let names = [json_name.as_str(), &agents_name, &map_name, &tasks_name];
+    let outputs = names.map(|n| dir.join(n));
+    let mut inputs = vec![("the problem file", from)];
+    inputs.extend(named.iter().map(|(what, p)| (*what, p.as_path())));
+    let flagged: Vec<(&str, &Path)> = outputs
+        .iter()
+        .map(|p| ("--write-problem", p.as_path()))
+        .collect();
+    check_distinct(&flagged, &inputs)?;
+    let folder = OutputFolder::reserve("--write-problem", dir)?;
+    let text = problem.json(&map_name, &agents_name, &tasks_name);
+    let mut ready = ReadyOutputs::default();
+    for (i, name) in names.iter().enumerate() {
+        let mut file = folder.file(name)?;
+        match i {
+            0 => file.fill(|w| w.write_all(text.as_bytes()))?,
+            1 => file.fill(|w| problem.write_agents(w))?,
+            _ => {
+                let from = if i == 2 { &map } else { &tasks };
+                let bytes = std::fs::read(from)
+                    .with_context(|| format!("{}: cannot read it", from.display()))?;
+                file.fill(|w| w.write_all(&bytes))?;
+            }
+        }
+        ready.add(file);
+    }
+    ready.add_folder(folder);
+    ready.commit()
 }
 
 /// The files a problem JSON names (`mapFile`, `agentFile`, `taskFile`, relative to its folder),

@@ -23,7 +23,9 @@
 //! for [`RESTLESS_AFTER`] steps ranks its neighbours in a random order and staying last until
 //! it moves, which dissolves the locks (RANDOM-02 286 -> 569 tasks in 600 steps; tried and
 //! dropped: lane costs from the recent moves, and committing a robot that turns to the cell it
-//! turned toward: no gain; `docs/performance.md`).
+//! turned toward: no gain; `docs/performance.md`). Not sooner: in the slow queues of 10,000
+//! robots on `warehouse_large` a robot waits long in line, and random moves there only push
+//! it and its neighbours out of line (30 steps rather than 20: +4.5% tasks in 1,500 steps).
 
 use rayon::prelude::*;
 
@@ -37,8 +39,11 @@ use crate::sim::{Action, Heading};
 const NONE: u32 = u32::MAX;
 
 /// Steps without a move after which a robot ranks its moves at random (see the module docs;
-/// RANDOM-02 tasks at 5 / 10 / 20 steps: 348 / 540 / 589).
-pub(crate) const RESTLESS_AFTER: u32 = 20;
+/// RANDOM-02 tasks at 5 / 10 / 20 steps: 348 / 540 / 589; later, means of seeds 0-5, at 20 /
+/// 30 / 50 / 100 / never: 686 / 692 / 679 / 646 / 346, while in the slow queues of 10,000
+/// robots on `warehouse_large` random moves hurt: 24,133 / 25,212 / - / 26,811 / 26,909 tasks
+/// in 1,500 steps; 30 kept, `docs/performance.md`).
+pub(crate) const RESTLESS_AFTER: u32 = 30;
 
 /// Robots per task when the rankings are spread over the rayon pool.
 const RANK_CHUNK: usize = 256;

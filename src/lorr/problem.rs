@@ -254,6 +254,44 @@ impl Problem {
         Ok(self)
     }
 
+    /// Writes the agents file of this problem (`.agents`: a count line, then each robot's start
+    /// cell a line), so that a team made by [`Problem::with_agents`] can be played by other
+    /// programs (the start kit's planner).
+    ///
+    /// # Errors
+    /// The writer's.
+    pub fn write_agents(&self, out: &mut impl std::io::Write) -> std::io::Result<()> {
+        writeln!(out, "{}", self.starts.len())?;
+        for &c in &self.starts {
+            writeln!(out, "{c}")?;
+        }
+        Ok(())
+    }
+
+    /// The problem JSON naming `map_file`, `agent_file` and `task_file` (paths relative to
+    /// the JSON), with this problem's team size and reveal pool (`numTasksReveal` written so
+    /// that it reads back as [`Problem::reveal`] tasks).
+    pub fn json(&self, map_file: &str, agent_file: &str, task_file: &str) -> String {
+        let team = self.starts.len();
+        // The reveal pool is floor(numTasksReveal x teamSize): the plain ratio where it reads
+        // back exactly, else half a task more.
+        let exact = self.reveal as f64 / team as f64;
+        let per_robot = if (exact * team as f64).floor() as usize == self.reveal {
+            exact
+        } else {
+            (self.reveal as f64 + 0.5) / team as f64
+        };
+        let json = serde_json::json!({
+            "mapFile": map_file,
+            "agentFile": agent_file,
+            "teamSize": team,
+            "taskFile": task_file,
+            "numTasksReveal": per_robot,
+            "version": "2024 LoRR",
+        });
+        serde_json::to_string_pretty(&json).expect("a JSON value") + "\n"
+    }
+
     /// The step count the competition played this problem for, when it is one of the 2024
     /// main-round problems (known by name): RANDOM-01 to 05 600 to 2,000 steps, CITY 3,000,
     /// GAME, SORTATION and WAREHOUSE 5,000.

@@ -1,0 +1,157 @@
+//! Where the robots of a LoRR run jam: plays a problem with the `pibt` planner (no time limit)
+//! and every `--every K` steps prints the tasks finished, the share of robots that moved in
+//! the last K steps, and the robots that have not moved for `--still S` steps, counted by the
+//! kind of cell they stand on (one-cell aisle across or along, open ground, errand cell) and
+//! by whether they have a task; `--picture FILE.ppm` writes the map at the end (walls black,
+//! robots still for S steps red, moving robots green, robots without a task blue);
+//! `--lane-cost C` sets `LorrConfig::lane_cost`.
+//!
+//! ```sh
+//! cargo run --release --example lorr_jams -- PROBLEM.json --agents 10000 --steps 1000
+//! ```
+
+use std::io::Write;
+
+use throng::lorr::{LorrConfig, LorrRun, Problem};
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let (mut path, mut agents, mut steps, mut every, mut still) =
+        (None, None, 1000u64, 100u64, 20u64);
+    let mut picture = None;
+    let mut lane_cost = None;
+    let number = |s: Option<String>| s.and_then(|s| s.parse::<u64>().ok());
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--agents" => agents = number(args.next()).map(|n| n as usize),
+            "--steps" => steps = number(args.next()).unwrap_or(steps),
+            "--every" => every = number(args.next()).unwrap_or(every).max(1),
+            "--still" => still = number(args.next()).unwrap_or(still),
+            "--picture" => picture = args.next(),
+            "--lane-cost" => lane_cost = number(args.next()).map(|n| n as u8),
+            _ => path = Some(a),
+        }
+    }
+    let Some(path) = path else {
+        eprintln!(
+            "usage: lorr_jams PROBLEM.json [--agents N] [--steps N] [--every K] [--still S] \
+             [--picture FILE.ppm] [--lane-cost C]"
+        );
+        std::process::exit(2);
+    };
+    let mut problem = Problem::load(&path).unwrap_or_else(|e| {
+        eprintln!("{e}");
+        std::process::exit(2)
+    });
+    if let Some(n) = agents {
+        problem = problem.with_agents(n, 0).unwrap_or_else(|e| {
+            eprintln!("--agents {n}: {e}");
+            std::process::exit(2)
+        });
+    }
+    let grid = problem.grid.clone();
+    let errand: Vec<bool> = {
+        let mut e = vec![false; grid.len()];
+        for line in &problem.tasks {
+            for &c in line {
+                e[c as usize] = true;
+            }
+        }
+        e
+    };
+    let free = |x: i64, y: i64| {
+        x >= 0
+            && y >= 0
+            && x < i64::from(grid.width())
+            && y < i64::from(grid.height())
+            && grid.is_walkable(grid.cell(x as u32, y as u32).expect("on the map"))
+    };
+    // 0 open, 1 one-cell row (walls north and south), 2 one-cell column, 3 errand cell.
+    let kind: Vec<u8> = (0..grid.len() as u32)
+        .map(|c| {
+            let (x, y) = grid.coords(c);
+            let (x, y) = (i64::from(x), i64::from(y));
+            if errand[c as usize] {
+                3
+            } else if !free(x, y - 1) && !free(x, y + 1) {
+                1
+            } else if !free(x - 1, y) && !free(x + 1, y) {
+                2
+            } else {
+                0
+            }
+        })
+        .collect();
+    let names = ["open", "row aisle", "column aisle", "errand cell"];
+    let mut config = LorrConfig::default();
+    if let Some(c) = lane_cost {
+        config.lane_cost = c;
+    }
+    let mut run = LorrRun::new(&problem, config).expect("a pibt run");
+    let n = problem.starts.len();
+    let mut since = vec![0u64; n];
+    let mut last_moves = 0;
+    let mut last_tasks = 0;
+    for t in 1..=steps {
+        let before = run.positions().to_vec();
+        run.step();
+        for (a, (&p, &q)) in before.iter().zip(run.positions()).enumerate() {
+            since[a] = if p == q { since[a] + 1 } else { 0 };
+        }
+        if t % every == 0 || t == steps {
+            let r = run.report();
+            let mut counts = [[0usize; 2]; 4];
+            for (a, &p) in run.positions().iter().enumerate() {
+                if since[a] >= still {
+                    let idle = usize::from(run.board().target(a as u32).is_none());
+                    counts[kind[p as usize] as usize][idle] += 1;
+                }
+            }
+            let per: Vec<String> = names
+                .iter()
+                .zip(counts)
+                .map(|(name, [busy, idle])| format!("{name} {busy}+{idle}"))
+                .collect();
+            println!(
+                "step {t}: tasks {} (+{}), moved {:.0}% of robot-steps, still >= {still}: {} \
+                 (task+none: {})",
+                r.tasks_finished,
+                r.tasks_finished - last_tasks,
+                100.0 * (r.moves - last_moves) as f64 / (n as f64 * every as f64),
+                since.iter().filter(|&&s| s >= still).count(),
+                per.join(", ")
+            );
+            last_moves = r.moves;
+            last_tasks = r.tasks_finished;
+        }
+    }
+    if let Some(file) = picture {
+        let (w, h) = (grid.width() as usize, grid.height() as usize);
+        let mut rgb = vec![0u8; w * h * 3];
+        for c in 0..grid.len() {
+            let px = if grid.is_walkable(c as u32) {
+                if errand[c] {
+                    [200, 200, 200]
+                } else {
+                    [255, 255, 255]
+                }
+            } else {
+                [0, 0, 0]
+            };
+            rgb[c * 3..c * 3 + 3].copy_from_slice(&px);
+        }
+        for (a, &p) in run.positions().iter().enumerate() {
+            let px = if run.board().target(a as u32).is_none() {
+                [0, 0, 255]
+            } else if since[a] >= still {
+                [255, 0, 0]
+            } else {
+                [0, 170, 0]
+            };
+            rgb[p as usize * 3..p as usize * 3 + 3].copy_from_slice(&px);
+        }
+        let mut f = std::fs::File::create(&file).expect("the picture file");
+        write!(f, "P6\n{w} {h}\n255\n").expect("written");
+        f.write_all(&rgb).expect("written");
+    }
+}
