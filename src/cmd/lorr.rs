@@ -77,8 +77,8 @@ pub fn run(args: LorrArgs) -> anyhow::Result<ExitCode> {
             .map_err(|e| anyhow::anyhow!("--agents {n}: {e}"))?;
     }
     let planner = match (args.planner, args.action_model) {
-        (Some(LorrPlanner::Pibt), ActionModel::Free) => anyhow::bail!(
-            "--planner pibt plans turning robots (--action-model rotate); the free model plays \
+        (Some(p @ (LorrPlanner::Pibt | LorrPlanner::Window)), ActionModel::Free) => anyhow::bail!(
+            "--planner {p} plans turning robots (--action-model rotate); the free model plays \
              with --planner sim"
         ),
         (Some(p), _) => p,

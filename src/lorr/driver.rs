@@ -6,6 +6,8 @@
 //!   distance tables, no route searches.
 //! - [`LorrPlanner::Sim`] (`super::sim_driver`): the general [`crate::sim::Simulation`] with
 //!   a turning A* route per robot and lane costs, kept for comparison and for the free model.
+//! - [`LorrPlanner::Window`] (`super::window_driver`): the `pibt` planner rolled out over a
+//!   window of steps, improved by large neighbourhood search.
 
 use std::time::Instant;
 
@@ -22,6 +24,9 @@ pub enum LorrPlanner {
     Pibt,
     /// The general simulation: a turning A* route per robot, PIBT movement.
     Sim,
+    /// PIBT with rotations rolled out over a window of steps and improved by large
+    /// neighbourhood search (rotate model only).
+    Window,
 }
 
 impl std::str::FromStr for LorrPlanner {
@@ -31,7 +36,10 @@ impl std::str::FromStr for LorrPlanner {
         match s {
             "pibt" => Ok(LorrPlanner::Pibt),
             "sim" => Ok(LorrPlanner::Sim),
-            other => Err(format!("unknown planner {other:?}: expected pibt or sim")),
+            "window" => Ok(LorrPlanner::Window),
+            other => Err(format!(
+                "unknown planner {other:?}: expected pibt, window or sim"
+            )),
         }
     }
 }
@@ -41,6 +49,7 @@ impl std::fmt::Display for LorrPlanner {
         f.write_str(match self {
             LorrPlanner::Pibt => "pibt",
             LorrPlanner::Sim => "sim",
+            LorrPlanner::Window => "window",
         })
     }
 }

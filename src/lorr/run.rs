@@ -12,6 +12,7 @@ use super::problem::Problem;
 use super::sim_driver::SimDriver;
 use super::tasks::TaskBoard;
 use super::validate::{PlanError, action_move, replay};
+use super::window_driver::WindowDriver;
 use crate::error::{Error, Result};
 use crate::grid::{CellId, Grid};
 use crate::sim::{ActionModel, Heading, Simulation};
@@ -54,6 +55,11 @@ pub struct LorrConfig {
     /// never). Default: 1 (the most tasks on RANDOM-01 and RANDOM-02 of 0, 1 and 2:
     /// `docs/performance.md`).
     pub reroute_after: u32,
+    /// `window` planner: steps in the window planned ahead. Default: 10.
+    pub window_steps: usize,
+    /// `window` planner: attempts of the neighbourhood search a step without a time limit
+    /// (with one, it searches until the step's deadline). Default: 100.
+    pub window_iterations: u32,
 }
 
 impl Default for LorrConfig {
@@ -69,6 +75,8 @@ impl Default for LorrConfig {
             step_ms: 0.0,
             table_cache_mib: 256,
             lane_cost: 2,
+            window_steps: 10,
+            window_iterations: 100,
         }
     }
 }
@@ -142,12 +150,29 @@ impl LorrRun {
                 config.lane_cost,
                 config.table_cache_mib.saturating_mul(1 << 20),
             )),
-            (LorrPlanner::Pibt, ActionModel::Free) => {
-                return Err(Error::Invalid(
-                    "the pibt planner plans turning robots (the rotate action model); use the \
-                     sim planner for the free model"
-                        .into(),
-                ));
+            (LorrPlanner::Window, ActionModel::Rotate) => {
+                let pibt = PibtDriver::new(
+                    &problem.grid,
+                    agents,
+                    config.seed,
+                    config.parallel,
+                    config.lane_cost,
+                    config.table_cache_mib.saturating_mul(1 << 20),
+                );
+                Box::new(WindowDriver::new(
+                    &problem.grid,
+                    agents,
+                    pibt,
+                    config.window_steps,
+                    config.window_iterations,
+                    config.seed,
+                ))
+            }
+            (planner @ (LorrPlanner::Pibt | LorrPlanner::Window), ActionModel::Free) => {
+                return Err(Error::Invalid(format!(
+                    "the {planner} planner plans turning robots (the rotate action model); use \
+                     the sim planner for the free model"
+                )));
             }
         };
         let board = TaskBoard::new(&problem.grid, problem.tasks.clone(), agents, problem.reveal);
