@@ -38,6 +38,13 @@ pub struct LorrArgs {
     /// the limit are counted. A run is the same on any machine only without a limit.
     #[arg(long, value_name = "N", default_value_t = 100, value_parser = whole_in(0u64, 60_000))]
     step_ms: u64,
+    /// window planner: steps planned ahead, 1 to 64.
+    #[arg(long, value_name = "N", default_value_t = 15, value_parser = whole_in(1u64, 64))]
+    window_steps: u64,
+    /// window planner: attempts of the neighbourhood search a step when there is no time
+    /// limit (--step-ms 0), 0 to 100000; with a limit it searches until the step's deadline.
+    #[arg(long, value_name = "N", default_value_t = 500, value_parser = whole_in(0u64, 100_000))]
+    window_iterations: u64,
     /// Worker threads, 1 to 256 (default: all cores). The actions are the same on any count.
     #[arg(long, value_name = "N", value_parser = whole_in(1u64, 256))]
     threads: Option<u64>,
@@ -109,6 +116,8 @@ pub fn run(args: LorrArgs) -> anyhow::Result<ExitCode> {
         action_model: args.action_model,
         seed: args.seed,
         step_ms: args.step_ms as f64,
+        window_steps: args.window_steps as usize,
+        window_iterations: args.window_iterations as u32,
         ..LorrConfig::default()
     };
     let mut pool = rayon::ThreadPoolBuilder::new();

@@ -55,10 +55,10 @@ pub struct LorrConfig {
     /// never). Default: 1 (the most tasks on RANDOM-01 and RANDOM-02 of 0, 1 and 2:
     /// `docs/performance.md`).
     pub reroute_after: u32,
-    /// `window` planner: steps in the window planned ahead. Default: 10.
+    /// `window` planner: steps in the window planned ahead. Default: 15.
     pub window_steps: usize,
     /// `window` planner: attempts of the neighbourhood search a step without a time limit
-    /// (with one, it searches until the step's deadline). Default: 100.
+    /// (with one, it searches until the step's deadline). Default: 500.
     pub window_iterations: u32,
 }
 
@@ -75,8 +75,8 @@ impl Default for LorrConfig {
             step_ms: 0.0,
             table_cache_mib: 256,
             lane_cost: 2,
-            window_steps: 10,
-            window_iterations: 100,
+            window_steps: 15,
+            window_iterations: 500,
         }
     }
 }

@@ -22,7 +22,7 @@
 use std::time::Instant;
 
 use super::driver::{PlannerFigures, StepInput, StepPlanner};
-use super::pibt_driver::PibtDriver;
+use super::pibt_driver::{PibtDriver, RESTLESS_AFTER};
 use super::window_plan::{NONE, State, WindowPlan};
 use super::window_search::{WindowSearch, path_cost};
 use crate::grid::{CellId, Grid};
@@ -203,7 +203,10 @@ impl WindowDriver {
                 ))
             })
             .sum();
-        if rollout_total < carried_total {
+        // A robot stuck for long moves as the rollout has it (PIBT's way out of a jam, which
+        // the search, counting only this window, would undo).
+        let restless = self.stuck.iter().any(|&s| s >= RESTLESS_AFTER);
+        if restless || rollout_total < carried_total {
             for a in 0..n {
                 self.plan
                     .path_mut(a)
@@ -339,6 +342,7 @@ impl WindowDriver {
                 for b in [self.plan.holder(t + 1, next.cell), self.plan.holder(t, next.cell)] {
                     if b != NONE
                         && !self.in_group[b as usize]
+                        && self.stuck[b as usize] < RESTLESS_AFTER
                         && self.group.len() < GROUP
                         && table_of(&self.pibt, b as usize).is_some()
                     {
@@ -384,7 +388,9 @@ impl StepPlanner for WindowDriver {
                     continue;
                 };
                 let s = plan.path(a)[0];
-                if costs[a] > tables.actions(table, s.cell, s.heading) {
+                if costs[a] > tables.actions(table, s.cell, s.heading)
+                    && self.stuck[a] < RESTLESS_AFTER
+                {
                     self.late.push(a as u32);
                 }
             }
