@@ -556,9 +556,9 @@ impl DistanceTables {
     /// (1, or the lane cost against a lane); 1 for a blocked cell.
     #[inline]
     pub fn enter_cost(&self, cell: CellId, heading: Heading) -> u32 {
-        self.free
-            .number(cell)
-            .map_or(1, |n| u32::from(self.free.enter[n as usize][heading.index()]))
+        self.free.number(cell).map_or(1, |n| {
+            u32::from(self.free.enter[n as usize][heading.index()])
+        })
     }
 
     /// The distance of `cell` in `table` (moves only), [`UNREACHABLE`] for a blocked cell.

@@ -29,6 +29,35 @@ pub enum LorrPlanner {
     Window,
 }
 
+/// The most robots for which [`LorrPlanner::automatic`] picks the window planner: it plans
+/// [`crate::lorr::LorrConfig::window_steps`] steps of PIBT for every robot each step before
+/// its search, which in larger teams leaves the search little of a 100 ms step on 2 cores
+/// (and the one-step planner already finishes as many tasks as the best known on the
+/// 5,000-robot warehouse; `docs/performance.md`).
+pub const WINDOW_MAX_AGENTS: usize = 1_600;
+
+impl LorrPlanner {
+    /// The planner for a team of `agents` robots under `model` when none is named: the window
+    /// planner for at most [`WINDOW_MAX_AGENTS`] turning robots, pibt for more, sim under the
+    /// free model.
+    ///
+    /// ```
+    /// use throng::lorr::LorrPlanner;
+    /// use throng::sim::ActionModel;
+    ///
+    /// assert_eq!(LorrPlanner::automatic(ActionModel::Rotate, 200), LorrPlanner::Window);
+    /// assert_eq!(LorrPlanner::automatic(ActionModel::Rotate, 5_000), LorrPlanner::Pibt);
+    /// assert_eq!(LorrPlanner::automatic(ActionModel::Free, 200), LorrPlanner::Sim);
+    /// ```
+    pub fn automatic(model: crate::sim::ActionModel, agents: usize) -> LorrPlanner {
+        match model {
+            crate::sim::ActionModel::Free => LorrPlanner::Sim,
+            crate::sim::ActionModel::Rotate if agents <= WINDOW_MAX_AGENTS => LorrPlanner::Window,
+            crate::sim::ActionModel::Rotate => LorrPlanner::Pibt,
+        }
+    }
+}
+
 impl std::str::FromStr for LorrPlanner {
     type Err = String;
 

@@ -44,7 +44,7 @@ mod window_driver;
 mod window_plan;
 mod window_search;
 
-pub use driver::LorrPlanner;
+pub use driver::{LorrPlanner, WINDOW_MAX_AGENTS};
 pub use problem::Problem;
 pub use run::{LorrConfig, LorrReport, LorrRun};
 pub use tasks::{TaskBoard, TaskEvent};

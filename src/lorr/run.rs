@@ -84,6 +84,8 @@ impl Default for LorrConfig {
 /// Figures of a run so far.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
 pub struct LorrReport {
+    /// The planner that played.
+    pub planner: LorrPlanner,
     /// Tasks finished.
     pub tasks_finished: u64,
     /// Steps played.
@@ -261,6 +263,7 @@ impl LorrRun {
             table_peak_bytes,
         } = self.planner.figures();
         LorrReport {
+            planner: self.config.planner,
             tasks_finished: self.board.finished(),
             steps: steps as u64,
             agents: self.positions.len(),

@@ -339,7 +339,10 @@ impl WindowDriver {
                     }
                 }
                 let next = best.1;
-                for b in [self.plan.holder(t + 1, next.cell), self.plan.holder(t, next.cell)] {
+                for b in [
+                    self.plan.holder(t + 1, next.cell),
+                    self.plan.holder(t, next.cell),
+                ] {
                     if b != NONE
                         && !self.in_group[b as usize]
                         && self.stuck[b as usize] < RESTLESS_AFTER
@@ -365,7 +368,9 @@ impl StepPlanner for WindowDriver {
         let start = Instant::now();
         // The rollout's first step may spend part of the step on distance tables; the search
         // gets the rest.
-        let pibt_deadline = input.deadline.map(|d| start + d.saturating_duration_since(start) / 3);
+        let pibt_deadline = input
+            .deadline
+            .map(|d| start + d.saturating_duration_since(start) / 3);
         self.pibt.mark(&mut self.stuck);
         self.roll_out(input, pibt_deadline);
         let fallback = self.pibt.figures().fallback_plans;

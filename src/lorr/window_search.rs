@@ -145,8 +145,7 @@ impl WindowSearch {
             let cell = ((n / 4) % self.cells) as CellId;
             let t = n / 4 / self.cells;
             let g = self.g[n];
-            let rests =
-                cell == goal && (t + 1..=h).all(|s| plan.holder(s, goal) == NONE) && e == 0;
+            let rests = cell == goal && (t + 1..=h).all(|s| plan.holder(s, goal) == NONE) && e == 0;
             if t == h || rests {
                 self.write_path(n, t, h, out);
                 self.expanded += expanded as u64;
