@@ -55,6 +55,11 @@ pub struct LorrConfig {
     /// never). Default: 1 (the most tasks on RANDOM-01 and RANDOM-02 of 0, 1 and 2:
     /// `docs/performance.md`).
     pub reroute_after: u32,
+    /// `window` planner: what a step against a lane costs in its distance tables (as
+    /// [`LorrConfig::lane_cost`] for `pibt`). Default: 1, no lanes: its search settles the
+    /// head-on meetings the lanes keep `pibt` out of, and the lanes' detours cost tasks
+    /// (RANDOM-01 seed 0, 300 attempts a step: 646 tasks without lanes; `docs/performance.md`).
+    pub window_lane_cost: u8,
     /// `window` planner: steps in the window planned ahead. Default: 15.
     pub window_steps: usize,
     /// `window` planner: attempts of the neighbourhood search a step without a time limit
@@ -75,6 +80,7 @@ impl Default for LorrConfig {
             step_ms: 0.0,
             table_cache_mib: 256,
             lane_cost: 2,
+            window_lane_cost: 1,
             window_steps: 15,
             window_iterations: 500,
         }
@@ -158,7 +164,7 @@ impl LorrRun {
                     agents,
                     config.seed,
                     config.parallel,
-                    config.lane_cost,
+                    config.window_lane_cost,
                     config.table_cache_mib.saturating_mul(1 << 20),
                 );
                 Box::new(WindowDriver::new(
