@@ -387,15 +387,13 @@ impl StepPlanner for WindowDriver {
             // A late robot, at random.
             self.late.clear();
             let (tables, plan, costs) = (self.pibt.tables(), &self.plan, &self.costs);
-            for a in 0..n {
+            for (a, (&cost, &stuck)) in costs.iter().zip(&self.stuck).enumerate().take(n) {
                 let goal = self.pibt.goal(a);
                 let Some(table) = (goal != NONE).then(|| tables.get(goal)).flatten() else {
                     continue;
                 };
                 let s = plan.path(a)[0];
-                if costs[a] > tables.actions(table, s.cell, s.heading)
-                    && self.stuck[a] < RESTLESS_AFTER
-                {
+                if cost > tables.actions(table, s.cell, s.heading) && stuck < RESTLESS_AFTER {
                     self.late.push(a as u32);
                 }
             }
