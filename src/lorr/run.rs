@@ -56,9 +56,9 @@ pub struct LorrConfig {
     /// `docs/performance.md`).
     pub reroute_after: u32,
     /// `window` planner: what a step against a lane costs in its distance tables (as
-    /// [`LorrConfig::lane_cost`] for `pibt`). Default: 1, no lanes: its search settles the
-    /// head-on meetings the lanes keep `pibt` out of, and the lanes' detours cost tasks
-    /// (RANDOM-01 seed 0, 300 attempts a step: 646 tasks without lanes; `docs/performance.md`).
+    /// [`LorrConfig::lane_cost`] for `pibt`). Default: 2. Without lanes (1) it finishes more
+    /// tasks on the small random map (RANDOM-01, means of seeds 0-5: 613 -> 655) and fewer on
+    /// the city (CITY-01: 7,134 -> 6,027; `docs/performance.md`).
     pub window_lane_cost: u8,
     /// `window` planner: steps in the window planned ahead. Default: 15.
     pub window_steps: usize,
@@ -80,7 +80,7 @@ impl Default for LorrConfig {
             step_ms: 0.0,
             table_cache_mib: 256,
             lane_cost: 2,
-            window_lane_cost: 1,
+            window_lane_cost: 2,
             window_steps: 15,
             window_iterations: 500,
         }
