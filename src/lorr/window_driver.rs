@@ -16,7 +16,8 @@
 //!
 //! Without a time limit the search makes a fixed number of attempts a step
 //! ([`super::LorrConfig::window_iterations`]), so runs are the same on any machine; with one
-//! it stops at the step's deadline. The attempts are sequential and seeded by the run's seed
+//! it stops at the step's deadline, and the rollout at half the step (the robots then wait to
+//! the window's end in it). The attempts are sequential and seeded by the run's seed
 //! and the step: the same actions on any thread count (the rollouts' rankings use the pool).
 
 use std::time::Instant;
@@ -121,8 +122,10 @@ impl WindowDriver {
     }
 
     /// Plays the `pibt` planner `h` steps ahead from `input` into `self.rollout`; its first
-    /// step's actions are those it plans for `input`.
-    fn roll_out(&mut self, input: &StepInput, deadline: Option<Instant>) {
+    /// step's actions are those it plans for `input`, with table work until `deadline`. Past
+    /// `stop` (a time limit's share) it plans no further step: every robot waits where the
+    /// rollout got it to the window's end (a valid window all the same).
+    fn roll_out(&mut self, input: &StepInput, deadline: Option<Instant>, stop: Option<Instant>) {
         let h = self.plan.steps();
         let n = input.positions.len();
         self.positions.clear();
@@ -169,6 +172,13 @@ impl WindowDriver {
                     cell: self.positions[a],
                     heading,
                 };
+            }
+            if t + 1 < h && stop.is_some_and(|s| Instant::now() >= s) {
+                for path in self.rollout.chunks_exact_mut(h + 1) {
+                    let last = path[t + 1];
+                    path[t + 2..].fill(last);
+                }
+                break;
             }
         }
     }
@@ -366,13 +376,15 @@ impl StepPlanner for WindowDriver {
 
     fn plan(&mut self, input: &StepInput, letters: &mut String) {
         let start = Instant::now();
-        // The rollout's first step may spend part of the step on distance tables; the search
-        // gets the rest.
-        let pibt_deadline = input
-            .deadline
-            .map(|d| start + d.saturating_duration_since(start) / 3);
+        // Under a time limit the rollout's first step may spend a third of the step on
+        // distance tables, the rollout stops at half of it; the search gets the rest.
+        let share = |part: u32| {
+            input
+                .deadline
+                .map(|d| start + d.saturating_duration_since(start) / part)
+        };
         self.pibt.mark(&mut self.stuck);
-        self.roll_out(input, pibt_deadline);
+        self.roll_out(input, share(3), share(2));
         let fallback = self.pibt.figures().fallback_plans;
         self.first_solution(input);
         let n = input.positions.len();
