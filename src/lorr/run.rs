@@ -21,7 +21,7 @@ use crate::sim::{ActionModel, Heading, Simulation};
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct LorrConfig {
     /// The planner. Default: [`LorrPlanner::Pibt`] (rotate model only: the free model
-    /// needs [`LorrPlanner::Sim`]).
+    /// needs [`LorrPlanner::Sim`]); the CLI picks [`LorrPlanner::automatic`] for the team.
     pub planner: LorrPlanner,
     /// The action model. Default: [`ActionModel::Rotate`], the competition's.
     pub action_model: ActionModel,
