@@ -27,9 +27,12 @@ pub struct LorrArgs {
     /// moves).
     #[arg(long, default_value = "rotate", value_parser = parse_model)]
     action_model: ActionModel,
-    /// pibt (PIBT with rotations over distance tables shared by errand cell: the default under
-    /// the rotate model) or sim (the general simulation with a turning A* route per robot: the
-    /// default, and the only planner, under the free model).
+    /// pibt (PIBT with rotations over distance tables shared by errand cell), window (pibt
+    /// rolled out over a window of steps and improved by large neighbourhood search: more
+    /// tasks in crowds, dearer per robot) or sim (the general simulation with a turning A*
+    /// route per robot: the default, and the only planner, under the free model). Default under
+    /// the rotate model: window for teams of at most 1,600 robots, pibt for larger ones (the
+    /// report names the planner that ran).
     #[arg(long, value_name = "PLANNER", value_parser = parse_planner)]
     planner: Option<LorrPlanner>,
     /// The time limit of a step in milliseconds, 0 to 60000 (0: none). A step of the pibt
@@ -38,6 +41,14 @@ pub struct LorrArgs {
     /// the limit are counted. A run is the same on any machine only without a limit.
     #[arg(long, value_name = "N", default_value_t = 100, value_parser = whole_in(0u64, 60_000))]
     step_ms: u64,
+    /// window planner: steps planned ahead, 1 to 64 (default 15).
+    #[arg(long, value_name = "N", value_parser = whole_in(1u64, 64))]
+    window_steps: Option<u64>,
+    /// window planner: attempts of the neighbourhood search a step when there is no time
+    /// limit (--step-ms 0), 0 to 100000 (default 500); with a limit it searches until the
+    /// step's deadline.
+    #[arg(long, value_name = "N", value_parser = whole_in(0u64, 100_000))]
+    window_iterations: Option<u64>,
     /// Worker threads, 1 to 256 (default: all cores). The actions are the same on any count.
     #[arg(long, value_name = "N", value_parser = whole_in(1u64, 256))]
     threads: Option<u64>,
@@ -86,14 +97,21 @@ pub fn run(args: LorrArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     let planner = match (args.planner, args.action_model) {
-        (Some(LorrPlanner::Pibt), ActionModel::Free) => anyhow::bail!(
-            "--planner pibt plans turning robots (--action-model rotate); the free model plays \
+        (Some(p @ (LorrPlanner::Pibt | LorrPlanner::Window)), ActionModel::Free) => anyhow::bail!(
+            "--planner {p} plans turning robots (--action-model rotate); the free model plays \
              with --planner sim"
         ),
         (Some(p), _) => p,
-        (None, ActionModel::Rotate) => LorrPlanner::Pibt,
-        (None, ActionModel::Free) => LorrPlanner::Sim,
+        (None, model) => LorrPlanner::automatic(model, problem.starts.len()),
     };
+    for (flag, given) in [
+        ("--window-steps", args.window_steps.is_some()),
+        ("--window-iterations", args.window_iterations.is_some()),
+    ] {
+        if given && planner != LorrPlanner::Window {
+            anyhow::bail!("{flag} applies to the window planner only (this run plays {planner})");
+        }
+    }
     let steps = match args.steps.or(problem.competition_steps()) {
         Some(s) if (1..=MAX_STEPS).contains(&s) => s,
         Some(s) => anyhow::bail!("--steps {s}: must be 1 to {MAX_STEPS}"),
@@ -113,12 +131,19 @@ pub fn run(args: LorrArgs) -> anyhow::Result<ExitCode> {
         }
         None => None,
     };
+    let defaults = LorrConfig::default();
     let config = LorrConfig {
         planner,
         action_model: args.action_model,
         seed: args.seed,
         step_ms: args.step_ms as f64,
-        ..LorrConfig::default()
+        window_steps: args
+            .window_steps
+            .map_or(defaults.window_steps, |n| n as usize),
+        window_iterations: args
+            .window_iterations
+            .map_or(defaults.window_iterations, |n| n as u32),
+        ..defaults
     };
     let mut pool = rayon::ThreadPoolBuilder::new();
     if let Some(n) = args.threads {

@@ -552,6 +552,15 @@ impl DistanceTables {
         u32::from(d) + turns
     }
 
+    /// What a step onto the free cell `cell` moving the way of `heading` costs in the tables
+    /// (1, or the lane cost against a lane); 1 for a blocked cell.
+    #[inline]
+    pub fn enter_cost(&self, cell: CellId, heading: Heading) -> u32 {
+        self.free.number(cell).map_or(1, |n| {
+            u32::from(self.free.enter[n as usize][heading.index()])
+        })
+    }
+
     /// The distance of `cell` in `table` (moves only), [`UNREACHABLE`] for a blocked cell.
     #[inline]
     pub fn distance(&self, table: &[u16], cell: CellId) -> u16 {

@@ -6,6 +6,8 @@
 //!   distance tables, no route searches.
 //! - [`LorrPlanner::Sim`] (`super::sim_driver`): the general [`crate::sim::Simulation`] with
 //!   a turning A* route per robot and lane costs, kept for comparison and for the free model.
+//! - [`LorrPlanner::Window`] (`super::window_driver`): the `pibt` planner rolled out over a
+//!   window of steps, improved by large neighbourhood search.
 
 use std::time::Instant;
 
@@ -22,6 +24,38 @@ pub enum LorrPlanner {
     Pibt,
     /// The general simulation: a turning A* route per robot, PIBT movement.
     Sim,
+    /// PIBT with rotations rolled out over a window of steps and improved by large
+    /// neighbourhood search (rotate model only).
+    Window,
+}
+
+/// The most robots for which [`LorrPlanner::automatic`] picks the window planner: it plans
+/// [`crate::lorr::LorrConfig::window_steps`] steps of PIBT for every robot each step before
+/// its search, which in larger teams leaves the search little of a 100 ms step on 2 cores
+/// (and the one-step planner already finishes as many tasks as the best known on the
+/// 5,000-robot warehouse; `docs/performance.md`).
+pub const WINDOW_MAX_AGENTS: usize = 1_600;
+
+impl LorrPlanner {
+    /// The planner for a team of `agents` robots under `model` when none is named: the window
+    /// planner for at most [`WINDOW_MAX_AGENTS`] turning robots, pibt for more, sim under the
+    /// free model.
+    ///
+    /// ```
+    /// use throng::lorr::LorrPlanner;
+    /// use throng::sim::ActionModel;
+    ///
+    /// assert_eq!(LorrPlanner::automatic(ActionModel::Rotate, 200), LorrPlanner::Window);
+    /// assert_eq!(LorrPlanner::automatic(ActionModel::Rotate, 5_000), LorrPlanner::Pibt);
+    /// assert_eq!(LorrPlanner::automatic(ActionModel::Free, 200), LorrPlanner::Sim);
+    /// ```
+    pub fn automatic(model: crate::sim::ActionModel, agents: usize) -> LorrPlanner {
+        match model {
+            crate::sim::ActionModel::Free => LorrPlanner::Sim,
+            crate::sim::ActionModel::Rotate if agents <= WINDOW_MAX_AGENTS => LorrPlanner::Window,
+            crate::sim::ActionModel::Rotate => LorrPlanner::Pibt,
+        }
+    }
 }
 
 impl std::str::FromStr for LorrPlanner {
@@ -31,7 +65,10 @@ impl std::str::FromStr for LorrPlanner {
         match s {
             "pibt" => Ok(LorrPlanner::Pibt),
             "sim" => Ok(LorrPlanner::Sim),
-            other => Err(format!("unknown planner {other:?}: expected pibt or sim")),
+            "window" => Ok(LorrPlanner::Window),
+            other => Err(format!(
+                "unknown planner {other:?}: expected pibt, window or sim"
+            )),
         }
     }
 }
@@ -41,6 +78,7 @@ impl std::fmt::Display for LorrPlanner {
         f.write_str(match self {
             LorrPlanner::Pibt => "pibt",
             LorrPlanner::Sim => "sim",
+            LorrPlanner::Window => "window",
         })
     }
 }

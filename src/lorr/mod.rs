@@ -9,6 +9,8 @@
 //! - [`distance`]: distance tables by errand cell, shared read-only by the `pibt` planner.
 //! - [`lanes`]: the crisscross lanes that make a step against them dearer in those tables.
 //! - `pibt_rotate`, `pibt_driver`: PIBT with rotations, the default planner.
+//! - `window_driver`, `window_plan`, `window_search`: the `window` planner, PIBT rolled out
+//!   over a window of steps and improved by large neighbourhood search.
 //! - `sim_driver`: the general [`crate::sim::Simulation`] as a planner (`sim`).
 //! - `driver`: the interface of the planners.
 //! - `task_index`: the free tasks by map block, for the nearest-task assignment.
@@ -38,8 +40,11 @@ mod sim_driver;
 mod task_index;
 mod tasks;
 mod validate;
+mod window_driver;
+mod window_plan;
+mod window_search;
 
-pub use driver::LorrPlanner;
+pub use driver::{LorrPlanner, WINDOW_MAX_AGENTS};
 pub use problem::{MAX_ERRANDS, Problem};
 pub use run::{LorrConfig, LorrReport, LorrRun};
 pub use tasks::{NONE as NO_TASK, RevealedTask, TaskBoard, TaskEvent};

@@ -136,6 +136,42 @@ impl PibtDriver {
             .prefetch(&self.upcoming, input.step, deadline, self.parallel);
     }
 
+    /// The shared distance tables.
+    pub(crate) fn tables(&self) -> &DistanceTables {
+        &self.tables
+    }
+
+    /// Robot `a`'s errand cell, `u32::MAX` for none.
+    pub(crate) fn goal(&self, a: usize) -> CellId {
+        self.goal[a]
+    }
+
+    /// The actions of the last [`StepPlanner::plan`].
+    pub(crate) fn last_actions(&self) -> &[Action] {
+        &self.actions
+    }
+
+    /// Copies what planning a step changes into `stuck`, returning the fallback count, so that
+    /// steps planned ahead (not played) can be undone with [`PibtDriver::rewind`].
+    pub(crate) fn mark(&self, stuck: &mut Vec<u32>) -> u64 {
+        stuck.clear();
+        stuck.extend_from_slice(&self.stuck);
+        self.fallback_plans
+    }
+
+    /// Back to a [`PibtDriver::mark`], then the step `played` counted as played.
+    pub(crate) fn rewind(&mut self, stuck: &[u32], fallback_plans: u64, played: &[Action]) {
+        self.stuck.copy_from_slice(stuck);
+        self.fallback_plans = fallback_plans;
+        for (stuck, &act) in self.stuck.iter_mut().zip(played) {
+            *stuck = if act == Action::Forward {
+                0
+            } else {
+                *stuck + 1
+            };
+        }
+    }
+
     /// Robot `a`'s ranked candidate cells.
     fn rank(&self, grid: &Grid, step: u64, a: usize, at: CellId, heading: Heading) -> Candidates {
         let goal = self.goal[a];

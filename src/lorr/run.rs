@@ -12,6 +12,7 @@ use super::problem::Problem;
 use super::sim_driver::SimDriver;
 use super::tasks::TaskBoard;
 use super::validate::{PlanError, action_move, replay};
+use super::window_driver::WindowDriver;
 use crate::error::{Error, Result};
 use crate::grid::{CellId, Grid};
 use crate::sim::{ActionModel, Heading, Simulation};
@@ -20,7 +21,7 @@ use crate::sim::{ActionModel, Heading, Simulation};
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct LorrConfig {
     /// The planner. Default: [`LorrPlanner::Pibt`] (rotate model only: the free model
-    /// needs [`LorrPlanner::Sim`]).
+    /// needs [`LorrPlanner::Sim`]); the CLI picks [`LorrPlanner::automatic`] for the team.
     pub planner: LorrPlanner,
     /// The action model. Default: [`ActionModel::Rotate`], the competition's.
     pub action_model: ActionModel,
@@ -54,6 +55,16 @@ pub struct LorrConfig {
     /// never). Default: 1 (the most tasks on RANDOM-01 and RANDOM-02 of 0, 1 and 2:
     /// `docs/performance.md`).
     pub reroute_after: u32,
+    /// `window` planner: what a step against a lane costs in its distance tables (as
+    /// [`LorrConfig::lane_cost`] for `pibt`). Default: 2. Without lanes (1) it finishes more
+    /// tasks on the small random map (RANDOM-01, means of seeds 0-5: 613 -> 655) and fewer on
+    /// the city (CITY-01: 7,134 -> 6,027; `docs/performance.md`).
+    pub window_lane_cost: u8,
+    /// `window` planner: steps in the window planned ahead. Default: 15.
+    pub window_steps: usize,
+    /// `window` planner: attempts of the neighbourhood search a step without a time limit
+    /// (with one, it searches until the step's deadline). Default: 500.
+    pub window_iterations: u32,
 }
 
 impl Default for LorrConfig {
@@ -69,6 +80,9 @@ impl Default for LorrConfig {
             step_ms: 0.0,
             table_cache_mib: 256,
             lane_cost: 2,
+            window_lane_cost: 2,
+            window_steps: 15,
+            window_iterations: 500,
         }
     }
 }
@@ -76,6 +90,8 @@ impl Default for LorrConfig {
 /// Figures of a run so far.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
 pub struct LorrReport {
+    /// The planner that played.
+    pub planner: LorrPlanner,
     /// Tasks finished.
     pub tasks_finished: u64,
     /// Steps played.
@@ -142,12 +158,29 @@ impl LorrRun {
                 config.lane_cost,
                 config.table_cache_mib.saturating_mul(1 << 20),
             )),
-            (LorrPlanner::Pibt, ActionModel::Free) => {
-                return Err(Error::Invalid(
-                    "the pibt planner plans turning robots (the rotate action model); use the \
-                     sim planner for the free model"
-                        .into(),
-                ));
+            (LorrPlanner::Window, ActionModel::Rotate) => {
+                let pibt = PibtDriver::new(
+                    &problem.grid,
+                    agents,
+                    config.seed,
+                    config.parallel,
+                    config.window_lane_cost,
+                    config.table_cache_mib.saturating_mul(1 << 20),
+                );
+                Box::new(WindowDriver::new(
+                    &problem.grid,
+                    agents,
+                    pibt,
+                    config.window_steps,
+                    config.window_iterations,
+                    config.seed,
+                ))
+            }
+            (planner @ (LorrPlanner::Pibt | LorrPlanner::Window), ActionModel::Free) => {
+                return Err(Error::Invalid(format!(
+                    "the {planner} planner plans turning robots (the rotate action model); use \
+                     the sim planner for the free model"
+                )));
             }
         };
         let board = TaskBoard::new(&problem.grid, problem.tasks.clone(), agents, problem.reveal);
@@ -236,6 +269,7 @@ impl LorrRun {
             table_peak_bytes,
         } = self.planner.figures();
         LorrReport {
+            planner: self.config.planner,
             tasks_finished: self.board.finished(),
             steps: steps as u64,
             agents: self.positions.len(),

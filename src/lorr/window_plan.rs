@@ -1,0 +1,201 @@
+//! The plan of the `window` planner: every robot's (cell, heading) at each step of a window of
+//! `h` steps ahead (step 0: where it stands now), and the space-time table of which robot
+//! holds each cell at each step, so that a robot's path can be taken out and searched again
+//! against the others (`super::window_search`).
+//!
+//! A plan in the table is valid by construction when every path was checked against the
+//! table as it went in: no two robots on one cell at one step (vertex), no two robots
+//! trading cells between two steps (swap); a robot may enter a cell its robot leaves in the
+//! same step (as the competition allows). Flat vectors by robot and step, and by step and cell.
+
+use crate::grid::{CellId, Grid};
+use crate::sim::{Action, Heading};
+
+/// No robot.
+pub(crate) const NONE: u32 = u32::MAX;
+
+/// A robot's state at one step of the window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct State {
+    /// Its cell.
+    pub cell: CellId,
+    /// Its heading.
+    pub heading: Heading,
+}
+
+impl State {
+    /// The action from `self` to `next` (a state one action away).
+    pub(crate) fn action_to(self, next: State) -> Action {
+        if next.cell != self.cell {
+            Action::Forward
+        } else if next.heading == self.heading.clockwise() {
+            Action::Clockwise
+        } else if next.heading == self.heading.counter_clockwise() {
+            Action::CounterClockwise
+        } else {
+            Action::Wait
+        }
+    }
+}
+
+/// Every robot's states over the window, and who holds which cell when.
+#[derive(Debug, Default)]
+pub(crate) struct WindowPlan {
+    /// Steps in the window (states 0..=h per robot).
+    h: usize,
+    cells: usize,
+    /// Per robot `a` and step `t`: `states[a * (h + 1) + t]`.
+    states: Vec<State>,
+    /// Per step `t` and cell `c`: `holder[t * cells + c]`, the robot there or [`NONE`].
+    holder: Vec<u32>,
+}
+
+impl WindowPlan {
+    /// An empty plan for `agents` robots on `grid`, `h` steps ahead.
+    pub(crate) fn new(grid: &Grid, agents: usize, h: usize) -> WindowPlan {
+        WindowPlan {
+            h,
+            cells: grid.len(),
+            states: vec![
+                State {
+                    cell: 0,
+                    heading: Heading::East
+                };
+                agents * (h + 1)
+            ],
+            holder: vec![NONE; (h + 1) * grid.len()],
+        }
+    }
+
+    /// Steps in the window.
+    pub(crate) fn steps(&self) -> usize {
+        self.h
+    }
+
+    /// Robot `a`'s states, steps 0..=h.
+    pub(crate) fn path(&self, a: usize) -> &[State] {
+        &self.states[a * (self.h + 1)..(a + 1) * (self.h + 1)]
+    }
+
+    /// Robot `a`'s states to overwrite (take it out of the table first).
+    pub(crate) fn path_mut(&mut self, a: usize) -> &mut [State] {
+        &mut self.states[a * (self.h + 1)..(a + 1) * (self.h + 1)]
+    }
+
+    /// The robot holding `cell` at step `t`, or [`NONE`].
+    #[inline]
+    pub(crate) fn holder(&self, t: usize, cell: CellId) -> u32 {
+        self.holder[t * self.cells + cell as usize]
+    }
+
+    /// Empties the table.
+    pub(crate) fn clear_table(&mut self) {
+        self.holder.fill(NONE);
+    }
+
+    /// Puts robot `a`'s path into the table.
+    pub(crate) fn reserve(&mut self, a: usize) {
+        let h = self.h;
+        for t in 0..=h {
+            let c = self.states[a * (h + 1) + t].cell as usize;
+            self.holder[t * self.cells + c] = a as u32;
+        }
+    }
+
+    /// Takes robot `a`'s path out of the table.
+    pub(crate) fn unreserve(&mut self, a: usize) {
+        let h = self.h;
+        for t in 0..=h {
+            let c = self.states[a * (h + 1) + t].cell as usize;
+            let slot = &mut self.holder[t * self.cells + c];
+            if *slot == a as u32 {
+                *slot = NONE;
+            }
+        }
+    }
+
+    /// Whether a robot may go from `from` at step `t` to `to` at step `t + 1` against the
+    /// table: `to` free at `t + 1`, and no robot coming the other way.
+    #[inline]
+    pub(crate) fn may_step(&self, t: usize, from: CellId, to: CellId) -> bool {
+        if self.holder(t + 1, to) != NONE {
+            return false;
+        }
+        if from == to {
+            return true;
+        }
+        let b = self.holder(t, to);
+        b == NONE || self.holder(t + 1, from) != b
+    }
+
+    /// Moves the window one step on: each robot's states from step 1 become its states from
+    /// step 0, and it waits at the end. The table must be rebuilt.
+    pub(crate) fn shift(&mut self) {
+        let h = self.h;
+        for path in self.states.chunks_exact_mut(h + 1) {
+            path.copy_within(1.., 0);
+            path[h] = path[h - 1];
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::grid::Neighborhood;
+
+    fn state(cell: CellId, heading: Heading) -> State {
+        State { cell, heading }
+    }
+
+    #[test]
+    fn a_swap_and_a_shared_cell_are_refused_and_following_is_allowed() {
+        let grid = Grid::from_ascii("....")
+            .unwrap()
+            .with_neighborhood(Neighborhood::Four);
+        let mut plan = WindowPlan::new(&grid, 2, 2);
+        // Robot 0: 1 -> 2 -> 3 east.
+        let p = plan.path_mut(0);
+        p[0] = state(1, Heading::East);
+        p[1] = state(2, Heading::East);
+        p[2] = state(3, Heading::East);
+        plan.reserve(0);
+        // Robot 1 behind it following: 0 -> 1 -> 2.
+        assert!(plan.may_step(0, 0, 1) && plan.may_step(1, 1, 2));
+        // Coming the other way from 2 at step 0 to 1 at step 1: robot 0 goes 1 -> 2, a swap.
+        assert!(!plan.may_step(0, 2, 1));
+        // Onto cell 3 at step 2: held.
+        assert!(!plan.may_step(1, 2, 3));
+        plan.unreserve(0);
+        assert!(plan.may_step(1, 2, 3));
+        assert_eq!(
+            state(1, Heading::East).action_to(state(1, Heading::South)),
+            Action::Clockwise
+        );
+        assert_eq!(
+            state(1, Heading::East).action_to(state(2, Heading::East)),
+            Action::Forward
+        );
+    }
+
+    #[test]
+    fn shifting_drops_the_first_step_and_waits_at_the_end() {
+        let grid = Grid::from_ascii("....")
+            .unwrap()
+            .with_neighborhood(Neighborhood::Four);
+        let mut plan = WindowPlan::new(&grid, 1, 2);
+        let p = plan.path_mut(0);
+        p[0] = state(0, Heading::East);
+        p[1] = state(1, Heading::East);
+        p[2] = state(2, Heading::East);
+        plan.shift();
+        assert_eq!(
+            plan.path(0),
+            &[
+                state(1, Heading::East),
+                state(2, Heading::East),
+                state(2, Heading::East)
+            ]
+        );
+    }
+}

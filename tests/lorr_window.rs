@@ -1,0 +1,134 @@
+//! The `window` planner of `throng lorr`: its steps replayed by the independent checker in a
+//! dense crowd, the same actions on 1 and 2 threads, at least the tasks of the one-step
+//! `pibt` planner on a fixed problem, and the automatic choice of planner and its flags.
+
+mod common;
+
+use std::path::PathBuf;
+
+use common::cli::{assert_one_line_error, ok, throng};
+use throng::lorr::{LorrConfig, LorrPlanner, LorrRun, Problem, WINDOW_MAX_AGENTS};
+use throng::sim::ActionModel;
+
+fn shipped(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("sims/lorr/random.domain")
+        .join(name)
+}
+
+fn problem(name: &str) -> Problem {
+    Problem::load(shipped(name)).expect("the shipped problem loads")
+}
+
+fn window(iterations: u32) -> LorrConfig {
+    LorrConfig {
+        planner: LorrPlanner::Window,
+        window_iterations: iterations,
+        ..LorrConfig::default()
+    }
+}
+
+#[test]
+fn window_steps_in_a_dense_crowd_replay() {
+    // 500 robots on 819 free cells: every step of the searched windows replayed by the
+    // independent checker (cells shared, swaps, moves through walls would fail it).
+    let problem = problem("RANDOM-01.json").with_agents(500, 5).unwrap();
+    let mut run = LorrRun::new(&problem, window(50)).unwrap();
+    for _ in 0..40 {
+        run.step();
+        run.validate().expect("every step replays");
+    }
+    assert!(run.report().moves > 0);
+    assert_eq!(run.report().planner, LorrPlanner::Window);
+}
+
+#[test]
+fn the_window_planner_plays_the_same_on_one_thread_and_on_two() {
+    let problem = problem("RANDOM-02.json");
+    let play = |threads: usize| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+            .install(|| {
+                let mut run = LorrRun::new(&problem, window(100)).unwrap();
+                run.play(120);
+                (run.actions().to_vec(), run.report().tasks_finished)
+            })
+    };
+    let one = play(1);
+    assert!(one.1 > 0);
+    assert_eq!(one, play(2));
+}
+
+#[test]
+fn the_window_planner_finishes_more_tasks_than_one_step_pibt_in_a_crowd() {
+    // RANDOM-02 (200 robots on 819 free cells), 300 steps, no time limit: the same on any
+    // machine.
+    let problem = problem("RANDOM-02.json");
+    let tasks = |config: LorrConfig| {
+        let mut run = LorrRun::new(&problem, config).unwrap();
+        run.play(300);
+        run.validate().unwrap();
+        run.report().tasks_finished
+    };
+    let pibt = tasks(LorrConfig::default());
+    let window = tasks(window(100));
+    assert!(window > pibt, "window {window}, pibt {pibt}");
+}
+
+#[test]
+fn the_planner_is_chosen_by_team_size_and_window_flags_need_it() {
+    assert_eq!(
+        LorrPlanner::automatic(ActionModel::Rotate, WINDOW_MAX_AGENTS),
+        LorrPlanner::Window
+    );
+    assert_eq!(
+        LorrPlanner::automatic(ActionModel::Rotate, WINDOW_MAX_AGENTS + 1),
+        LorrPlanner::Pibt
+    );
+    let path = shipped("RANDOM-01.json");
+    let path = path.to_str().unwrap();
+    let v: serde_json::Value =
+        serde_json::from_str(&ok(&["lorr", path, "--steps", "3", "--json"])).unwrap();
+    assert_eq!(v["planner"], "window");
+    let v: serde_json::Value = serde_json::from_str(&ok(&[
+        "lorr",
+        path,
+        "--steps",
+        "3",
+        "--planner",
+        "window",
+        "--window-steps",
+        "4",
+        "--window-iterations",
+        "0",
+        "--step-ms",
+        "0",
+        "--json",
+    ]))
+    .unwrap();
+    assert_eq!(v["steps"], 3);
+    let o = throng(&[
+        "lorr",
+        path,
+        "--steps",
+        "3",
+        "--planner",
+        "pibt",
+        "--window-steps",
+        "4",
+    ]);
+    assert_one_line_error(&o, "--window-steps applies to the window planner only");
+    let o = throng(&["lorr", path, "--steps", "3", "--window-steps", "0"]);
+    assert_one_line_error(&o, "--window-steps");
+    let o = throng(&[
+        "lorr",
+        path,
+        "--planner",
+        "window",
+        "--action-model",
+        "free",
+    ]);
+    assert_one_line_error(&o, "--planner window plans turning robots");
+}
