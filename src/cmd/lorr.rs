@@ -1,11 +1,12 @@
 //! `throng lorr PROBLEM.json`: play a League of Robot Runners problem and report the tasks
 //! finished.
 
-use std::io::{self, Write};
+use std::io::{self, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context;
+use indicatif::ProgressDrawTarget;
 use throng::lorr::{LorrConfig, LorrPlanner, LorrRun, Problem};
 use throng::sim::ActionModel;
 
@@ -151,7 +152,31 @@ pub fn run(args: LorrArgs) -> anyhow::Result<ExitCode> {
     }
     let pool = pool.build().context("starting the worker threads")?;
     let mut run = LorrRun::new(&problem, config)?;
-    pool.install(|| run.play(steps));
+    // A bar on a terminal only: a whole run at the default time limit can take minutes.
+    let bar = if io::stderr().is_terminal() {
+        let bar =
+            indicatif::ProgressBar::with_draw_target(Some(steps), ProgressDrawTarget::stderr());
+        bar.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{prefix} [{bar:30}] {pos}/{len} steps ({elapsed}, eta {eta})",
+            )?
+            .progress_chars("=> "),
+        );
+        bar.set_prefix(format!(
+            "{planner} on {} threads",
+            pool.current_num_threads()
+        ));
+        bar
+    } else {
+        indicatif::ProgressBar::hidden()
+    };
+    pool.install(|| {
+        for _ in 0..steps {
+            run.step();
+            bar.inc(1);
+        }
+    });
+    bar.finish_and_clear();
     run.validate()
         .context("the plan failed the independent check (a bug: please report it)")?;
     if let Some(mut file) = out_file.take() {
