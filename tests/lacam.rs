@@ -391,3 +391,29 @@ fn scatter_paths_lead_to_the_goals_within_the_margin() {
         assert_eq!(at, goals[a], "agent {a}: the path ends off its goal");
     }
 }
+
+#[test]
+fn scatter_on_a_map_too_large_for_its_tables_makes_no_paths() {
+    // 2,048 x 2,048 open cells and paths of 4,094 moves: the (timestep, cell) tables would take
+    // hundreds of gigabytes. No paths, no tables, and LaCAM still solves it.
+    let grid = Grid::from_ascii(&vec![".".repeat(2048); 2048].join("\n")).unwrap();
+    let (a, b) = (grid.cell(0, 0).unwrap(), grid.cell(2047, 2047).unwrap());
+    let (starts, goals) = ([a, b], [b, a]);
+    let dist = GoalDistances::new(&grid, &goals);
+    let scatter = Scatter::new(&grid, &starts, &dist, SCATTER_MARGIN, None);
+    assert!(scatter.is_empty());
+    assert_eq!(scatter.next_cell(0, a), None);
+    let options = LacamOptions {
+        scatter: Some(SCATTER_MARGIN),
+        ..LacamOptions::default()
+    };
+    let (outcome, _) = solve(&grid, &starts, &goals, &options).unwrap();
+    let LacamOutcome::Solved(plan) = outcome else {
+        panic!("not solved: {outcome:?}");
+    };
+    assert_eq!(plan.last().unwrap(), &goals.to_vec());
+    // The small instance above still gets its paths.
+    let (grid, starts, goals) = random_map_instance(50);
+    let dist = GoalDistances::new(&grid, &goals);
+    assert!(!Scatter::new(&grid, &starts, &dist, SCATTER_MARGIN, None).is_empty());
+}

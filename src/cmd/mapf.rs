@@ -43,6 +43,10 @@ pub struct MapfArgs {
     /// solution: large neighbourhood search over the first solution's paths (`mapf::refine`).
     #[arg(long)]
     anytime: bool,
+    /// With --anytime: stop refining after N neighbourhoods (at least 1), or at the time limit
+    /// if that comes first: the same plan for a seed on any machine.
+    #[arg(long, value_name = "N", value_parser = count_from(1))]
+    refine_iterations: Option<usize>,
     /// Write the plan to FILE in lacam3's result format (every header key of lacam3's) (mapf-visualizer replays it). The path is
     /// checked before the search; the file is written after it, solved or not (`solved=0`).
     #[arg(long, value_name = "FILE")]
@@ -129,6 +133,11 @@ pub fn run(args: MapfArgs) -> anyhow::Result<ExitCode> {
         }
         None => None,
     };
+    if args.refine_iterations.is_some() && !args.anytime {
+        bail!(
+            "--refine-iterations applies with --anytime only (the first solution is not refined)"
+        );
+    }
     let instance = load_instance(&args)?;
     let time_limit = Duration::from_secs_f64(args.time_limit.min(1e6));
     let options = LacamOptions {
@@ -147,6 +156,7 @@ pub fn run(args: MapfArgs) -> anyhow::Result<ExitCode> {
         let spent = Duration::from_secs_f64(stats.time_ms / 1e3);
         let refine_options = RefineOptions {
             time_limit: Some(time_limit.saturating_sub(spent)),
+            iterations: args.refine_iterations,
             seed: args.seed,
             ..RefineOptions::default()
         };

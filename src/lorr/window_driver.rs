@@ -124,9 +124,16 @@ impl WindowDriver {
     /// Plays the `pibt` planner `h` steps ahead from `input` into `self.rollout`; its first
     /// step's actions are those it plans for `input`, with table work until `deadline`. Past
     /// `stop` (a time limit's share) it plans no further step: every robot waits where the
-    /// rollout got it to the window's end (a valid window all the same).
-    fn roll_out(&mut self, input: &StepInput, deadline: Option<Instant>, stop: Option<Instant>) {
+    /// rollout got it to the window's end (a valid window all the same). Returns the fallback
+    /// count after the first step (the later ones rank robots without tables by design).
+    fn roll_out(
+        &mut self,
+        input: &StepInput,
+        deadline: Option<Instant>,
+        stop: Option<Instant>,
+    ) -> u64 {
         let h = self.plan.steps();
+        let mut fallback_plans = 0;
         let n = input.positions.len();
         self.positions.clear();
         self.positions.extend_from_slice(input.positions);
@@ -162,6 +169,9 @@ impl WindowDriver {
                 },
             };
             self.pibt.plan(&ahead, &mut self.scratch);
+            if t == 0 {
+                fallback_plans = self.pibt.figures().fallback_plans;
+            }
             for (a, &act) in self.pibt.last_actions().iter().enumerate() {
                 let heading = self.headings[a].after(act);
                 if act == Action::Forward {
@@ -181,6 +191,7 @@ impl WindowDriver {
                 break;
             }
         }
+        fallback_plans
     }
 
     /// The first solution: the rollout or the carried window, whichever costs less, in the
@@ -384,8 +395,8 @@ impl StepPlanner for WindowDriver {
                 .map(|d| start + d.saturating_duration_since(start) / part)
         };
         self.pibt.mark(&mut self.stuck);
-        self.roll_out(input, share(3), share(2));
-        let fallback = self.pibt.figures().fallback_plans;
+        // The fallbacks counted are those of the step played: the rollout's first step.
+        let fallback = self.roll_out(input, share(3), share(2));
         self.first_solution(input);
         let n = input.positions.len();
         let mut rng = mix(self.seed ^ mix(input.step.wrapping_add(0x5eed)));

@@ -9,7 +9,11 @@
 //! a path that does not end there adds the table's estimate from its last state
 //! ([`DistanceTables::actions`]). That estimate is also the search's heuristic, so a state at
 //! the window's end, or on the errand with the cell free to the end, is a goal whose cost is
-//! its key: the first one taken from the queue is the cheapest.
+//! its key. Without lanes the estimate never exceeds the true cost and the first goal taken
+//! from the queue is the cheapest; with lane costs above 1 the estimate (the table's value plus
+//! the turns to face its cheapest neighbour) can exceed it by a step, so a path found may cost
+//! a little more than the cheapest (it is valid all the same, and kept only if it lowers the
+//! window's total).
 //!
 //! Flat vectors by (step, cell, heading), stamped by search so nothing is cleared between
 //! searches; a bound on the states expanded keeps a search short in crowds.

@@ -253,6 +253,21 @@ fn check_plan(grid: &Grid, plan: &[Vec<CellId>], goals: &[CellId]) -> Result<()>
             "agent {a} of the plan to refine starts outside the grid"
         )));
     }
+    // The steps below check every configuration after the first; a plan of one timestep has
+    // none, so the first is checked here: free cells, one agent each.
+    if let Some(a) = first.iter().position(|&c| !grid.is_walkable(c)) {
+        return Err(Error::Invalid(format!(
+            "agent {a} of the plan to refine starts on a blocked cell"
+        )));
+    }
+    let mut sorted = first.clone();
+    sorted.sort_unstable();
+    if let Some(pair) = sorted.windows(2).find(|w| w[0] == w[1]) {
+        return Err(Error::Invalid(format!(
+            "two agents of the plan to refine start on cell {}",
+            pair[0]
+        )));
+    }
     for (t, pair) in plan.windows(2).enumerate() {
         check_step(grid, &pair[0], &pair[1])
             .map_err(|e| Error::Invalid(format!("step {t} of the plan to refine: {e}")))?;

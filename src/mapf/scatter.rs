@@ -29,6 +29,12 @@ const ROUNDS: usize = 2;
 /// No timestep (a cell no path ends on).
 const NEVER: u32 = u32::MAX;
 
+/// The most memory the search's tables may take (bytes). They cover every (timestep, cell)
+/// pair of the window, about 19 bytes a pair on a 4-connected map and 27 on an 8-connected
+/// one: on a large map with long paths (a 256 x 256 map with 600-step paths: 750 MB) no paths
+/// are made, and LaCAM runs as it does without scattering.
+const MAX_TABLE_BYTES: usize = 512 << 20;
+
 /// The near-shortest path of every agent (see the module docs).
 #[derive(Debug, Clone)]
 pub struct Scatter {
@@ -59,6 +65,19 @@ impl Scatter {
             .unwrap_or(0) as usize
             + margin as usize
             + 1;
+        let dirs = match grid.neighborhood() {
+            Neighborhood::Four => 4,
+            Neighborhood::Eight => 8,
+        };
+        let table_bytes = window
+            .saturating_mul(grid.len())
+            .saturating_mul(STATE_BYTES + 2 * dirs);
+        if table_bytes > MAX_TABLE_BYTES {
+            return Scatter {
+                steps: Vec::new(),
+                first: vec![0; n + 1],
+            };
+        }
         let mut planner = Planner::new(grid, dist, margin, window);
         let mut paths: Vec<Vec<CellId>> = vec![Vec::new(); n];
         'rounds: for _ in 0..ROUNDS {
@@ -94,6 +113,13 @@ impl Scatter {
         Scatter { steps, first }
     }
 
+    /// Whether there are no paths to follow: the search's tables would have passed 512 MiB (a
+    /// large map with long paths), or every agent starts on its goal. Then
+    /// [`Scatter::next_cell`] is always `None`.
+    pub fn is_empty(&self) -> bool {
+        self.steps.is_empty()
+    }
+
     /// The cell after `at` on agent `agent`'s path (`None` off its path or at its end).
     #[inline]
     pub fn next_cell(&self, agent: u32, at: CellId) -> Option<CellId> {
@@ -105,6 +131,10 @@ impl Scatter {
             .map(|k| steps[k].1)
     }
 }
+
+/// Bytes a (timestep, cell) pair takes in the tables besides the moves (two bytes a
+/// direction): `usage`, `stamp`, `cost` and `via`.
+const STATE_BYTES: usize = 2 + 4 + 4 + 1;
 
 /// The search's tables over (timestep within the window) x cell, made once and kept from agent
 /// to agent.
