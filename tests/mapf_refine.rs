@@ -191,6 +191,19 @@ fn a_plan_of_one_timestep_is_checked_too() {
 }
 
 #[test]
+fn a_plan_too_long_for_the_tables_is_refused_with_the_memory_it_needs() {
+    // One agent across a 2,048 x 2,048 map: 2,112 timesteps x 4 M cells of tables, far past
+    // the 2 GiB allowed.
+    let grid = Grid::from_ascii(&vec![".".repeat(2048); 2048].join("\n")).unwrap();
+    let plan: Vec<Vec<CellId>> = (0..2048).map(|x| vec![grid.cell(x, 0).unwrap()]).collect();
+    let goals = [grid.cell(2047, 0).unwrap()];
+    match refine(&grid, &plan, &goals, &RefineOptions::default()) {
+        Err(Error::Invalid(msg)) => assert!(msg.contains("MiB of tables"), "{msg}"),
+        other => panic!("{:?}", other.map(|(_, stats)| stats)),
+    }
+}
+
+#[test]
 fn mapf_anytime_refines_the_first_solution() {
     let map = common::shipped("mapf/random-32-32-10.map");
     let scen = common::shipped("mapf/random-32-32-10-random-1.scen");

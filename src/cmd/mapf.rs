@@ -160,14 +160,19 @@ pub fn run(args: MapfArgs) -> anyhow::Result<ExitCode> {
             seed: args.seed,
             ..RefineOptions::default()
         };
-        let (better, refined) = refine(&instance.grid, first, &instance.goals, &refine_options)?;
-        refine_iterations = refined.iterations;
-        stats.improvements = refined.improvements;
-        if refined.improvements > 0 {
-            stats.solution_ms = Some(stats.time_ms + refined.solution_ms);
+        match refine(&instance.grid, first, &instance.goals, &refine_options) {
+            Ok((better, refined)) => {
+                refine_iterations = refined.iterations;
+                stats.improvements = refined.improvements;
+                if refined.improvements > 0 {
+                    stats.solution_ms = Some(stats.time_ms + refined.solution_ms);
+                }
+                stats.time_ms += refined.time_ms;
+                outcome = LacamOutcome::Solved(better);
+            }
+            // Too large to refine here: the first solution stands, and the user is told.
+            Err(e) => eprintln!("throng: warning: --anytime: {e}; the first solution is kept"),
         }
-        stats.time_ms += refined.time_ms;
-        outcome = LacamOutcome::Solved(better);
     }
     let distances = GoalDistances::new(&instance.grid, &instance.goals);
     let (status, plan) = match outcome {

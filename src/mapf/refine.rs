@@ -20,7 +20,8 @@
 //!
 //! Memory: the tables hold (makespan + 64) x cells entries of 20 bytes (the reservation table
 //! and the search's states): 26 MB for room-64-64-8 (4,096 cells) with a makespan of 250, but
-//! some 740 MB for a 256 x 256 map with a makespan of 500.
+//! some 740 MB for a 256 x 256 map with a makespan of 500; a plan that would need more than
+//! 2 GiB is refused with an error that says so.
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
@@ -43,6 +44,10 @@ pub const NEIGHBOURHOOD: usize = 4;
 /// Timesteps the reservation table holds beyond the plan's makespan, so that a re-planned path
 /// may end later than the latest path so far.
 const SLACK: usize = 64;
+
+/// The most memory the tables may take (bytes): a plan that would need more is refused with an
+/// error that says how much, rather than exhausting the machine.
+const MAX_TABLE_BYTES: usize = 2 << 30;
 
 /// How fast a heuristic's weight follows its last improvement (adaptive LNS's reaction factor).
 const REACTION: f64 = 0.1;
@@ -179,6 +184,20 @@ pub fn refine(
 ) -> Result<(Vec<Vec<CellId>>, RefineStats)> {
     let t0 = Instant::now();
     check_plan(grid, plan, goals)?;
+    let window = plan.len() + SLACK;
+    let per_state = std::mem::size_of::<u32>() + std::mem::size_of::<State>();
+    let bytes = (window + 1)
+        .saturating_mul(grid.len())
+        .saturating_mul(per_state);
+    if bytes > MAX_TABLE_BYTES {
+        return Err(Error::Invalid(format!(
+            "refining this plan needs {} MiB of tables ({} timesteps x {} cells), more than {} MiB",
+            bytes >> 20,
+            window + 1,
+            grid.len(),
+            MAX_TABLE_BYTES >> 20
+        )));
+    }
     let dist = GoalDistances::new(grid, goals);
     let mut refiner = Refiner::new(grid, &dist, plan, options.seed);
     let mut stats = RefineStats {
