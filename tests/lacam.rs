@@ -23,20 +23,11 @@ fn check_plan(grid: &Grid, plan: &[Vec<CellId>], starts: &[CellId], goals: &[Cel
 }
 
 fn maze_instance(agents: usize) -> (Grid, Vec<CellId>, Vec<CellId>) {
-    let grid = load_map(common::shipped("mapf/maze-32-32-2.map"))
-        .unwrap()
-        .with_neighborhood(Neighborhood::Four);
-    let scen = ScenFile::load(common::shipped("mapf/maze-32-32-2-random-5.scen")).unwrap();
-    let pairs: Vec<_> = scen
-        .resolve(&grid)
-        .unwrap()
-        .into_iter()
-        .take(agents)
-        .collect();
-    (
-        grid,
-        pairs.iter().map(|p| p.0).collect(),
-        pairs.iter().map(|p| p.1).collect(),
+    common::mapf_instance(
+        "mapf/maze-32-32-2.map",
+        "mapf/maze-32-32-2-random-5.scen",
+        agents,
+        Neighborhood::Four,
     )
 }
 
@@ -287,20 +278,11 @@ fn anytime_lacam_improves_on_its_first_plan() {
 }
 
 fn random_map_instance(agents: usize) -> (Grid, Vec<CellId>, Vec<CellId>) {
-    let grid = load_map(common::shipped("mapf/random-32-32-10.map"))
-        .unwrap()
-        .with_neighborhood(Neighborhood::Four);
-    let scen = ScenFile::load(common::shipped("mapf/random-32-32-10-random-1.scen")).unwrap();
-    let pairs: Vec<_> = scen
-        .resolve(&grid)
-        .unwrap()
-        .into_iter()
-        .take(agents)
-        .collect();
-    (
-        grid,
-        pairs.iter().map(|p| p.0).collect(),
-        pairs.iter().map(|p| p.1).collect(),
+    common::mapf_instance(
+        "mapf/random-32-32-10.map",
+        "mapf/random-32-32-10-random-1.scen",
+        agents,
+        Neighborhood::Four,
     )
 }
 
@@ -315,6 +297,16 @@ fn sum_of_costs(plan: &[Vec<CellId>], goals: &[CellId]) -> usize {
         .sum()
 }
 
+/// The sum of costs of LaCAM's plan under `options`, the plan checked first.
+fn checked_soc(grid: &Grid, starts: &[CellId], goals: &[CellId], options: &LacamOptions) -> usize {
+    let (outcome, _) = solve(grid, starts, goals, options).unwrap();
+    let LacamOutcome::Solved(plan) = outcome else {
+        panic!("{outcome:?}")
+    };
+    check_plan(grid, &plan, starts, goals);
+    sum_of_costs(&plan, goals)
+}
+
 #[test]
 fn scattered_agents_get_cheaper_first_solutions() {
     for (grid, starts, goals) in [random_map_instance(300), maze_instance(150)] {
@@ -325,12 +317,7 @@ fn scattered_agents_get_cheaper_first_solutions() {
         };
         let mut socs = Vec::new();
         for options in [plain, scattered] {
-            let (outcome, _) = solve(&grid, &starts, &goals, &options).unwrap();
-            let LacamOutcome::Solved(plan) = outcome else {
-                panic!("{outcome:?}")
-            };
-            check_plan(&grid, &plan, &starts, &goals);
-            socs.push(sum_of_costs(&plan, &goals));
+            socs.push(checked_soc(&grid, &starts, &goals, &options));
         }
         assert!(
             socs[1] < socs[0],
@@ -351,12 +338,7 @@ fn several_pibt_runs_per_successor_give_cheaper_first_solutions() {
                 pibt_runs: runs,
                 ..LacamOptions::default()
             };
-            let (outcome, _) = solve(&grid, &starts, &goals, &options).unwrap();
-            let LacamOutcome::Solved(plan) = outcome else {
-                panic!("{outcome:?}")
-            };
-            check_plan(&grid, &plan, &starts, &goals);
-            socs.push(sum_of_costs(&plan, &goals));
+            socs.push(checked_soc(&grid, &starts, &goals, &options));
         }
         assert!(
             socs[1] < socs[0],

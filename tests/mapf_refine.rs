@@ -11,31 +11,6 @@ use throng::grid::{CellId, Grid, Neighborhood};
 use throng::mapf::check_step;
 use throng::mapf::lacam::{LacamOptions, LacamOutcome, PIBT_RUNS, SCATTER_MARGIN, solve};
 use throng::mapf::refine::{RefineOptions, refine};
-use throng::movingai::{ScenFile, load_map};
-
-/// The first `agents` of a shipped scenario file on its map.
-fn instance(
-    map: &str,
-    scen: &str,
-    agents: usize,
-    neighbourhood: Neighborhood,
-) -> (Grid, Vec<CellId>, Vec<CellId>) {
-    let grid = load_map(common::shipped(map))
-        .unwrap()
-        .with_neighborhood(neighbourhood);
-    let scen = ScenFile::load(common::shipped(scen)).unwrap();
-    let pairs: Vec<_> = scen
-        .resolve(&grid)
-        .unwrap()
-        .into_iter()
-        .take(agents)
-        .collect();
-    (
-        grid,
-        pairs.iter().map(|p| p.0).collect(),
-        pairs.iter().map(|p| p.1).collect(),
-    )
-}
 
 /// LaCAM's first solution, as `throng mapf` makes it.
 fn first_solution(grid: &Grid, starts: &[CellId], goals: &[CellId]) -> Vec<Vec<CellId>> {
@@ -95,7 +70,7 @@ fn refined_plans_are_valid_and_cheaper_in_both_neighbourhoods() {
         ),
     ];
     for (map, scen, agents, neighbourhood) in cases {
-        let (grid, starts, goals) = instance(map, scen, agents, neighbourhood);
+        let (grid, starts, goals) = common::mapf_instance(map, scen, agents, neighbourhood);
         let first = first_solution(&grid, &starts, &goals);
         let options = RefineOptions {
             iterations: Some(300),

@@ -65,13 +65,9 @@ impl Scatter {
             .unwrap_or(0) as usize
             + margin as usize
             + 1;
-        let dirs = match grid.neighborhood() {
-            Neighborhood::Four => 4,
-            Neighborhood::Eight => 8,
-        };
         let table_bytes = window
             .saturating_mul(grid.len())
-            .saturating_mul(STATE_BYTES + 2 * dirs);
+            .saturating_mul(STATE_BYTES + 2 * moves_per_cell(grid));
         if table_bytes > MAX_TABLE_BYTES {
             return Scatter {
                 steps: Vec::new(),
@@ -136,6 +132,14 @@ impl Scatter {
 /// direction): `usage`, `stamp`, `cost` and `via`.
 const STATE_BYTES: usize = 2 + 4 + 4 + 1;
 
+/// Moves out of a cell in the `moves` table: 4 or 8, by the grid's neighbourhood.
+fn moves_per_cell(grid: &Grid) -> usize {
+    match grid.neighborhood() {
+        Neighborhood::Four => 4,
+        Neighborhood::Eight => 8,
+    }
+}
+
 /// The search's tables over (timestep within the window) x cell, made once and kept from agent
 /// to agent.
 struct Planner<'a> {
@@ -163,10 +167,7 @@ struct Planner<'a> {
 impl<'a> Planner<'a> {
     fn new(grid: &'a Grid, dist: &'a GoalDistances, margin: u32, window: usize) -> Planner<'a> {
         let cells = grid.len();
-        let dirs = match grid.neighborhood() {
-            Neighborhood::Four => 4,
-            Neighborhood::Eight => 8,
-        };
+        let dirs = moves_per_cell(grid);
         let states = window * cells;
         Planner {
             grid,

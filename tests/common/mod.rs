@@ -11,6 +11,22 @@ use std::path::PathBuf;
 
 use throng::grid::{CellId, Grid, Neighborhood};
 
+/// A shipped MAPF benchmark instance (files under `sims/maps`): the first `agents` lines of
+/// `scen` on `map` with `neighbourhood` moves, as `throng mapf` reads it (`Instance::from_scen`).
+pub fn mapf_instance(
+    map: &str,
+    scen: &str,
+    agents: usize,
+    neighbourhood: Neighborhood,
+) -> (Grid, Vec<CellId>, Vec<CellId>) {
+    let grid = throng::movingai::load_map(shipped(map))
+        .unwrap()
+        .with_neighborhood(neighbourhood);
+    let scen = throng::movingai::ScenFile::load(shipped(scen)).unwrap();
+    let i = throng::mapf::Instance::from_scen(grid, &scen, agents).unwrap();
+    (i.grid, i.starts, i.goals)
+}
+
 /// Path to a file under `sims/maps`.
 pub fn shipped(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
