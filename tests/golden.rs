@@ -186,47 +186,55 @@ fn shipped_lorr_problems_finish_their_recorded_tasks() {
 
 #[test]
 fn shipped_mapf_instances_get_their_recorded_plans() {
-    // (map, scen, agents, neighbourhood, sum of costs, makespan, FNV-1a of the solution lines).
-    // Re-recorded when `throng mapf` began to scatter the agents over near-shortest paths
-    // (mapf::scatter): every sum of costs dropped (3,128 -> 2,607, 3,169 -> 2,966,
-    // 3,679 -> 3,513), makespans the same or lower (56 -> 53); and again when it kept the best
-    // of 10 PIBT runs per successor (lacam::PIBT_RUNS): 2,601, 2,894, 3,470.
+    // (map, scen, agents, neighbourhood, then LaCAM's first solution (`--no-polish`) and the
+    // plan `throng mapf` returns by default, polished by a refinement with a budget of work:
+    // each as sum of costs, makespan, FNV-1a of the solution lines).
+    // LaCAM's were re-recorded when `throng mapf` began to scatter the agents over
+    // near-shortest paths (mapf::scatter): every sum of costs dropped (3,128 -> 2,607,
+    // 3,169 -> 2,966, 3,679 -> 3,513), makespans the same or lower (56 -> 53); and again when
+    // it kept the best of 10 PIBT runs per successor (lacam::PIBT_RUNS): 2,601, 2,894, 3,470.
+    // The polished plans were recorded when the polish became the default (2026-11-26).
     let cases = [
         (
             "random-32-32-10",
             "random-32-32-10-random-1",
             "100",
             "4",
-            2601,
-            53,
-            0x7cc3_b776_0e80_670e_u64,
+            (2601, 53, 0x7cc3_b776_0e80_670e_u64),
+            (2413, 54, 0xadf5_efa7_b91d_ba1e_u64),
         ),
         (
             "random-32-32-10",
             "random-32-32-10-random-1",
             "150",
             "8",
-            2894,
-            33,
-            0xb128_b934_fb53_e495,
+            (2894, 33, 0xb128_b934_fb53_e495),
+            (2831, 32, 0x49f0_7007_8382_a8f9),
         ),
         (
             "maze-32-32-2",
             "maze-32-32-2-random-5",
             "50",
             "4",
-            3470,
-            124,
-            0x7078_01af_a6f3_a1a9,
+            (3470, 124, 0x7078_01af_a6f3_a1a9),
+            (3238, 124, 0x87f5_9d92_7ff9_1cc0),
         ),
     ];
     let dir = tempfile::tempdir().unwrap();
     let mut wrong = Vec::new();
-    for (map, scen, agents, nb, soc, makespan, plan_hash) in cases {
-        let plan = dir.path().join(format!("{map}-{agents}-{nb}.txt"));
+    let runs = cases
+        .iter()
+        .flat_map(|&(map, scen, agents, nb, lacam, polished)| {
+            [
+                (map, scen, agents, nb, true, lacam),
+                (map, scen, agents, nb, false, polished),
+            ]
+        });
+    for (map, scen, agents, nb, raw, (soc, makespan, plan_hash)) in runs {
+        let plan = dir.path().join(format!("{map}-{agents}-{nb}-{raw}.txt"));
         let map_path = format!("sims/maps/mapf/{map}.map");
         let scen_path = format!("sims/maps/mapf/{scen}.scen");
-        let args = [
+        let mut args = vec![
             "mapf",
             &map_path,
             &scen_path,
@@ -238,6 +246,9 @@ fn shipped_mapf_instances_get_their_recorded_plans() {
             "--out",
             plan.to_str().unwrap(),
         ];
+        if raw {
+            args.push("--no-polish");
+        }
         let v = json(&throng(&args));
         let text = std::fs::read_to_string(Path::new(&plan)).unwrap();
         let solution = text
@@ -252,7 +263,8 @@ fn shipped_mapf_instances_get_their_recorded_plans() {
         );
         if got != ("solved".to_string(), soc, makespan, plan_hash) {
             wrong.push(format!(
-                "{map} {agents} agents, {nb}-connected: got {got:?} (hash {:#x}), recorded {:?}",
+                "{map} {agents} agents, {nb}-connected, {}: got {got:?} (hash {:#x}), recorded {:?}",
+                if raw { "--no-polish" } else { "polished" },
                 got.3,
                 (soc, makespan, plan_hash)
             ));

@@ -179,38 +179,88 @@ fn a_plan_too_long_for_the_tables_is_refused_with_the_memory_it_needs() {
 }
 
 #[test]
-fn mapf_anytime_refines_the_first_solution() {
+fn mapf_polishes_the_first_solution_and_anytime_refines_it_further() {
     let map = common::shipped("mapf/random-32-32-10.map");
     let scen = common::shipped("mapf/random-32-32-10-random-1.scen");
-    let args = |anytime: bool| {
-        let mut v = vec![
-            "mapf".to_string(),
-            map.display().to_string(),
-            scen.display().to_string(),
-            "--agents".into(),
-            "150".into(),
-            "--json".into(),
-        ];
-        if anytime {
-            // An iteration budget, not the time limit, ends the refinement: the same plan on
-            // a loaded machine.
-            v.extend([
-                "--anytime".into(),
-                "--refine-iterations".into(),
-                "300".into(),
-            ]);
-        }
-        v
-    };
-    let run = |anytime: bool| -> serde_json::Value {
-        let a = args(anytime);
-        let o = throng(&a.iter().map(String::as_str).collect::<Vec<_>>());
+    let run = |extra: &[&str]| -> serde_json::Value {
+        let (map, scen) = (map.display().to_string(), scen.display().to_string());
+        let mut args = vec!["mapf", &map, &scen, "--agents", "150", "--json"];
+        args.extend(extra);
+        let o = throng(&args);
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         serde_json::from_slice(&o.stdout).unwrap()
     };
-    let (first, refined) = (run(false), run(true));
-    assert_eq!(first["refine_iterations"], 0);
-    assert_eq!(refined["refine_iterations"], 300);
-    assert!(refined["soc"].as_u64() < first["soc"].as_u64(), "{refined}");
-    assert!(refined["soc"].as_u64() >= refined["soc_lb"].as_u64());
+    let soc = |v: &serde_json::Value| v["soc"].as_u64().unwrap();
+    // LaCAM's plan as it is.
+    let raw = run(&["--no-polish"]);
+    assert_eq!(raw["refinement"], "none");
+    assert_eq!(raw["refine_iterations"], 0);
+    assert_eq!(soc(&raw), raw["lacam_soc"].as_u64().unwrap());
+    // By default it is polished within a budget of work: the same plan each time, cheaper.
+    let polished = run(&[]);
+    assert_eq!(polished["refinement"], "polish");
+    assert_eq!(
+        polished["lacam_soc"], raw["lacam_soc"],
+        "the same LaCAM plan underneath"
+    );
+    assert!(soc(&polished) < soc(&raw), "{polished}");
+    assert!(polished["refine_iterations"].as_u64().unwrap() > 0);
+    assert_eq!(
+        run(&[])["soc"],
+        polished["soc"],
+        "the polish depends on no clock"
+    );
+    // An anytime search with an iteration budget, not the time limit, so that the plan is the
+    // same on a loaded machine; with 3,000 neighbourhoods it goes further than the polish.
+    let anytime = run(&["--anytime", "--refine-iterations", "3000"]);
+    assert_eq!(anytime["refinement"], "anytime");
+    assert_eq!(anytime["refine_iterations"], 3000);
+    assert!(
+        soc(&anytime) < soc(&polished),
+        "{anytime} against {polished}"
+    );
+    assert!(soc(&anytime) >= anytime["soc_lb"].as_u64().unwrap());
+    // --no-polish says it cannot go with --anytime.
+    let (map, scen) = (map.display().to_string(), scen.display().to_string());
+    let o = throng(&[
+        "mapf",
+        &map,
+        &scen,
+        "--agents",
+        "5",
+        "--anytime",
+        "--no-polish",
+    ]);
+    common::cli::assert_one_line_error(&o, "--no-polish");
+}
+
+#[test]
+fn an_expansion_budget_stops_the_refinement_the_same_way_on_any_machine() {
+    let grid = Grid::from_ascii(&vec![".".repeat(12); 12].join("\n"))
+        .unwrap()
+        .with_neighborhood(Neighborhood::Four);
+    let n = 40;
+    let starts: Vec<CellId> = (0..n).map(|k| grid.cell(k % 12, k / 12).unwrap()).collect();
+    let goals: Vec<CellId> = (0..n)
+        .map(|k| grid.cell(11 - k % 12, 11 - k / 12).unwrap())
+        .collect();
+    let plan = first_solution(&grid, &starts, &goals);
+    let refined = |expansions| {
+        let options = RefineOptions {
+            expansions: Some(expansions),
+            ..RefineOptions::default()
+        };
+        refine(&grid, &plan, &goals, &options).unwrap()
+    };
+    let (small, small_stats) = refined(2_000);
+    let (again, _) = refined(2_000);
+    assert_eq!(small, again, "the same plan for the same budget");
+    check_plan(&grid, &small, &starts, &goals);
+    // It stops in the neighbourhood that reaches the budget, not before.
+    assert!(small_stats.expanded >= 2_000, "{small_stats:?}");
+    let (large, large_stats) = refined(200_000);
+    check_plan(&grid, &large, &starts, &goals);
+    assert!(large_stats.iterations > small_stats.iterations);
+    assert!(large_stats.soc <= small_stats.soc && small_stats.soc <= small_stats.initial_soc);
+    assert_eq!(sum_of_costs(&large, &goals), large_stats.soc);
 }

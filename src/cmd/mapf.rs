@@ -11,7 +11,7 @@ use serde::Serialize;
 use throng::grid::{Grid, Neighborhood};
 use throng::mapf::GoalDistances;
 use throng::mapf::lacam::{LacamOptions, LacamOutcome, PIBT_RUNS, SCATTER_MARGIN, solve};
-use throng::mapf::refine::{RefineOptions, refine};
+use throng::mapf::refine::{POLISH_EXPANSIONS_PER_COST, RefineOptions, refine};
 use throng::mapf::{Instance, plan_costs, write_plan};
 use throng::movingai::{ScenFile, load_map};
 
@@ -43,6 +43,11 @@ pub struct MapfArgs {
     /// solution: large neighbourhood search over the first solution's paths (`mapf::refine`).
     #[arg(long)]
     anytime: bool,
+    /// Return LaCAM's first solution as it is. By default it is polished first by a short
+    /// refinement (large neighbourhood search with a budget of work proportional to the plan's
+    /// sum of costs: the same plan for a seed on any machine).
+    #[arg(long)]
+    no_polish: bool,
     /// With --anytime: stop refining after N neighbourhoods (at least 1), or at the time limit
     /// if that comes first: the same plan for a seed on any machine.
     #[arg(long, value_name = "N", value_parser = count_from(1))]
@@ -73,12 +78,18 @@ struct Report {
     makespan_lb: u64,
     /// To the plan returned (or to giving up).
     time_ms: f64,
+    /// To LaCAM's first solution.
     first_solution_ms: f64,
+    /// The sum of costs of LaCAM's first solution, before the refinement (0 when unsolved).
+    lacam_soc: u64,
     /// The whole search (an anytime search runs to the time limit).
     search_ms: f64,
-    /// Cheaper plans an anytime search found after the first.
+    /// `polish` (the default: a refinement with a budget of work), `anytime` (to the time
+    /// limit) or `none` (`--no-polish`, or no plan to refine).
+    refinement: &'static str,
+    /// Cheaper plans the refinement found after LaCAM's.
     improvements: usize,
-    /// Neighbourhoods an anytime search re-planned.
+    /// Neighbourhoods the refinement re-planned.
     refine_iterations: usize,
     nodes: usize,
     generated: usize,
@@ -135,7 +146,12 @@ pub fn run(args: MapfArgs) -> anyhow::Result<ExitCode> {
     };
     if args.refine_iterations.is_some() && !args.anytime {
         bail!(
-            "--refine-iterations applies with --anytime only (the first solution is not refined)"
+            "--refine-iterations applies with --anytime only (without it the first solution's refinement has a fixed budget)"
+        );
+    }
+    if args.no_polish && args.anytime {
+        bail!(
+            "--no-polish and --anytime cannot go together: --anytime refines LaCAM's plan to the time limit"
         );
     }
     let instance = load_instance(&args)?;
@@ -150,31 +166,43 @@ pub fn run(args: MapfArgs) -> anyhow::Result<ExitCode> {
     };
     let (mut outcome, mut stats) =
         solve(&instance.grid, &instance.starts, &instance.goals, &options)?;
+    let distances = GoalDistances::new(&instance.grid, &instance.goals);
+    let lacam_soc = match &outcome {
+        LacamOutcome::Solved(first) => plan_costs(&instance, &distances, first).soc,
+        _ => 0,
+    };
     let mut refine_iterations = 0;
-    if let (true, LacamOutcome::Solved(first)) = (args.anytime, &outcome) {
-        // The rest of the time refines the first solution.
+    let mut refinement = "none";
+    if let (true, LacamOutcome::Solved(first)) = (!args.no_polish, &outcome) {
+        // The rest of the time may refine the first solution: to the time limit with
+        // --anytime, else within the polish's budget of work.
         let spent = Duration::from_secs_f64(stats.time_ms / 1e3);
         let refine_options = RefineOptions {
             time_limit: Some(time_limit.saturating_sub(spent)),
             iterations: args.refine_iterations,
+            expansions: (!args.anytime).then(|| POLISH_EXPANSIONS_PER_COST * lacam_soc),
             seed: args.seed,
             ..RefineOptions::default()
         };
         match refine(&instance.grid, first, &instance.goals, &refine_options) {
             Ok((better, refined)) => {
+                refinement = if args.anytime { "anytime" } else { "polish" };
                 refine_iterations = refined.iterations;
                 stats.improvements = refined.improvements;
-                if refined.improvements > 0 {
-                    stats.solution_ms = Some(stats.time_ms + refined.solution_ms);
-                }
                 stats.time_ms += refined.time_ms;
+                // An anytime search's plan dates from its last improvement; the polished plan
+                // is returned when the polish ends.
+                stats.solution_ms = Some(match (args.anytime, refined.improvements) {
+                    (true, 0) => stats.solution_ms.unwrap_or(stats.time_ms),
+                    (true, _) => stats.time_ms - refined.time_ms + refined.solution_ms,
+                    (false, _) => stats.time_ms,
+                });
                 outcome = LacamOutcome::Solved(better);
             }
             // Too large to refine here: the first solution stands, and the user is told.
-            Err(e) => eprintln!("throng: warning: --anytime: {e}; the first solution is kept"),
+            Err(e) => eprintln!("throng: warning: {e}; LaCAM's first solution is kept unrefined"),
         }
     }
-    let distances = GoalDistances::new(&instance.grid, &instance.goals);
     let (status, plan) = match outcome {
         LacamOutcome::Solved(plan) => ("solved", plan),
         LacamOutcome::NoSolution => ("no_solution", Vec::new()),
@@ -199,7 +227,9 @@ pub fn run(args: MapfArgs) -> anyhow::Result<ExitCode> {
         makespan_lb: costs.makespan_lb,
         time_ms: stats.solution_ms.unwrap_or(stats.time_ms),
         first_solution_ms: stats.first_solution_ms.unwrap_or(0.0),
+        lacam_soc,
         search_ms: stats.time_ms,
+        refinement,
         improvements: stats.improvements,
         refine_iterations,
         nodes: stats.nodes,
@@ -225,11 +255,12 @@ pub fn run(args: MapfArgs) -> anyhow::Result<ExitCode> {
             "outcome      {status} in {:.1} ms ({} configurations, {} generated)",
             report.time_ms, report.nodes, report.generated
         )?;
-        if solved && args.anytime {
+        if solved && refinement != "none" {
             writeln!(
                 out,
-                "anytime      first solution at {:.1} ms, {} cheaper plans after it in {} neighbourhoods, search {:.1} ms",
+                "refined      LaCAM's first plan at {:.1} ms, sum of costs {}; {refinement}: {} cheaper plans in {} neighbourhoods, search {:.1} ms",
                 report.first_solution_ms,
+                report.lacam_soc,
                 report.improvements,
                 report.refine_iterations,
                 report.search_ms

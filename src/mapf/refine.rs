@@ -41,6 +41,13 @@ use crate::grid::{CellId, Grid};
 /// gain per search state (adaptive sizes) 1% to 3% higher than 4.
 pub const NEIGHBOURHOOD: usize = 4;
 
+/// The work `throng mapf` spends polishing LaCAM's first solution by default: states expanded
+/// ([`RefineOptions::expansions`]) per unit of the plan's sum of costs. With 10, on the MAPF
+/// benchmark sample of `docs/benchmarks.md`, the polished plans cost 0.99 of lacam3's first
+/// solutions on average (LaCAM's alone 1.015) and come in about half lacam3's time; the work
+/// grows with the plan, as the searches' do.
+pub const POLISH_EXPANSIONS_PER_COST: u64 = 10;
+
 /// Timesteps the reservation table holds beyond the plan's makespan, so that a re-planned path
 /// may end later than the latest path so far.
 const SLACK: usize = 64;
@@ -68,6 +75,9 @@ const NO_STATE: u64 = u64::MAX;
 pub struct RefineOptions {
     /// Stop after this many neighbourhoods (deterministic for a seed).
     pub iterations: Option<usize>,
+    /// Stop after the neighbourhood during which the searches' expanded states (see
+    /// [`RefineStats::expanded`]) reach this many: a budget of work, the same on any machine.
+    pub expansions: Option<u64>,
     /// Stop after this long.
     pub time_limit: Option<Duration>,
     /// Seed of the neighbourhoods and of the order their agents are planned in.
@@ -80,6 +90,7 @@ impl Default for RefineOptions {
     fn default() -> Self {
         RefineOptions {
             iterations: None,
+            expansions: None,
             time_limit: None,
             seed: 0,
             neighbourhood: NEIGHBOURHOOD,
@@ -100,6 +111,8 @@ pub struct RefineStats {
     pub initial_soc: u64,
     /// The sum of costs of the plan returned.
     pub soc: u64,
+    /// States the path searches expanded: the work done, the same on any machine.
+    pub expanded: u64,
     /// Wall time, milliseconds.
     pub time_ms: f64,
     /// When the plan returned was found, milliseconds (0 when no neighbourhood improved it).
@@ -209,6 +222,7 @@ pub fn refine(
     let mut members = Vec::with_capacity(size);
     loop {
         if options.iterations.is_some_and(|n| stats.iterations >= n)
+            || options.expansions.is_some_and(|n| refiner.expanded >= n)
             || options.time_limit.is_some_and(|l| t0.elapsed() >= l)
             || refiner.soc() == refiner.lower_bound
         {
@@ -246,6 +260,7 @@ pub fn refine(
         })?;
     }
     stats.soc = refiner.soc();
+    stats.expanded = refiner.expanded;
     stats.time_ms = t0.elapsed().as_secs_f64() * 1e3;
     Ok((refined, stats))
 }
@@ -311,6 +326,11 @@ struct Refiner<'a> {
     /// The agent on each (cell x window + time), up to its arrival on its goal: a cell's
     /// timesteps side by side, for the searches' scans along them.
     occupant: Vec<u32>,
+    /// The same table as bits, a cell's timesteps in [`Refiner::words`] words side by side: a
+    /// free run's end is found a word at a time.
+    busy: Vec<u64>,
+    /// Words of `busy` per cell.
+    words: usize,
     /// Per cell: the agent whose goal it is ([`NONE`] for none).
     goal_owner: Vec<u32>,
     /// Per cell: when that agent rests on it from ([`NEVER`] while its path is off the table).
@@ -319,6 +339,8 @@ struct Refiner<'a> {
     /// the search's cap for their cell in the last row).
     states: Vec<State>,
     search: u32,
+    /// States expanded by every search so far.
+    expanded: u64,
     heap: BinaryHeap<Reverse<Open>>,
     rng: ChaCha8Rng,
     /// Agents already the seeds of a blocking neighbourhood (cleared when all delayed ones were).
@@ -369,10 +391,13 @@ impl<'a> Refiner<'a> {
             lower_bound,
             window,
             occupant: vec![NONE; window * cells],
+            busy: vec![0; window.div_ceil(64) * cells],
+            words: window.div_ceil(64),
             goal_owner,
             rests_from: vec![NEVER; cells],
             states: vec![State::default(); (window + 1) * cells],
             search: 0,
+            expanded: 0,
             heap: BinaryHeap::new(),
             rng: ChaCha8Rng::seed_from_u64(seed),
             tabu: vec![false; n],
@@ -407,6 +432,7 @@ impl<'a> Refiner<'a> {
         let path = &self.paths[a as usize];
         for (t, &c) in path.iter().enumerate() {
             self.occupant[c as usize * self.window + t] = a;
+            self.busy[c as usize * self.words + t / 64] |= 1 << (t % 64);
         }
         let end = path.len() - 1;
         self.rests_from[path[end] as usize] = end as u32;
@@ -418,6 +444,7 @@ impl<'a> Refiner<'a> {
         let path = &self.paths[a as usize];
         for (t, &c) in path.iter().enumerate() {
             self.occupant[c as usize * self.window + t] = NONE;
+            self.busy[c as usize * self.words + t / 64] &= !(1 << (t % 64));
         }
         let end = path.len() - 1;
         self.rests_from[path[end] as usize] = NEVER;
@@ -432,6 +459,63 @@ impl<'a> Refiner<'a> {
             o
         } else {
             self.goal_owner[cell as usize]
+        }
+    }
+
+    /// The first timestep from `t` on at which `cell` is taken (by a path or by its goal's
+    /// agent resting there), or the window's length when there is none.
+    #[inline]
+    fn next_taken(&self, cell: CellId, t: u32) -> u32 {
+        let rest = self.rests_from[cell as usize].max(t);
+        let limit = if self.goal_owner[cell as usize] != NONE {
+            rest.min(self.window as u32)
+        } else {
+            self.window as u32
+        };
+        let row = &self.busy[cell as usize * self.words..][..self.words];
+        let mut w = t as usize / 64;
+        let mut bits = row.get(w).map_or(0, |&b| b & (u64::MAX << (t % 64)));
+        loop {
+            if bits != 0 {
+                return (w as u32 * 64 + bits.trailing_zeros()).min(limit);
+            }
+            w += 1;
+            if w >= self.words || w as u32 * 64 >= limit {
+                return limit;
+            }
+            bits = row[w];
+        }
+    }
+
+    /// The first timestep from `t` on at which `cell` is free, or the window's length when
+    /// there is none.
+    #[inline]
+    fn next_free(&self, cell: CellId, t: u32) -> u32 {
+        let window = self.window as u32;
+        if self.goal_owner[cell as usize] != NONE && self.rests_from[cell as usize] <= t {
+            return window; // its agent rests there for good
+        }
+        let row = &self.busy[cell as usize * self.words..][..self.words];
+        let mut w = t as usize / 64;
+        let mut free = row.get(w).map_or(0, |&b| !b & (u64::MAX << (t % 64)));
+        loop {
+            if free != 0 {
+                let s = w as u32 * 64 + free.trailing_zeros();
+                // Free of paths from `s`; taken again from the resting agent's arrival on.
+                return if s >= window
+                    || (self.goal_owner[cell as usize] != NONE
+                        && self.rests_from[cell as usize] <= s)
+                {
+                    window
+                } else {
+                    s
+                };
+            }
+            w += 1;
+            if w >= self.words {
+                return window;
+            }
+            free = !row[w];
         }
     }
 
@@ -473,13 +557,11 @@ impl<'a> Refiner<'a> {
         let goal = self.dist.goal(a);
         let cells = self.cells;
         // The agent may rest on its goal only after every other visit of it.
-        let mut free_after = 0u32;
-        for t in (0..self.window).rev() {
-            if self.occupant[goal as usize * self.window + t] != NONE {
-                free_after = t as u32 + 1;
-                break;
-            }
-        }
+        let row = &self.busy[goal as usize * self.words..][..self.words];
+        let free_after = row
+            .iter()
+            .rposition(|&b| b != 0)
+            .map_or(0, |w| w as u32 * 64 + 64 - row[w].leading_zeros());
         let budget = budget.min(self.window as u64 - 1) as u32;
         let h0 = self.dist.get(a, start);
         if h0 == UNREACHABLE || h0 > budget || free_after > budget {
@@ -508,6 +590,7 @@ impl<'a> Refiner<'a> {
             if g > self.states[key].arrive {
                 continue;
             }
+            self.expanded += 1;
             if c == goal && g >= free_after {
                 found = Some(key);
                 break;
@@ -519,34 +602,16 @@ impl<'a> Refiner<'a> {
                     continue;
                 }
                 let cap = budget - h;
-                // Arrivals from g + 1 to one step after the run on `c` ends.
+                // Arrivals from g + 1 to one step after the run on `c` ends, run by run of `n`.
                 let latest = cap.min(end + 1);
-                let mut t = g + 1;
+                let mut t = self.next_free(n, g + 1);
                 while t <= latest {
-                    if self.at(t as usize, n) != NONE {
-                        t += 1;
-                        continue;
-                    }
-                    // A free run of `n` from `t`: its first arrival by a move allowed then.
-                    let mut s = t;
-                    let mut first = None;
-                    loop {
-                        if first.is_none()
-                            && s <= latest
-                            && !self.blocked_move(s as usize - 1, c, n)
-                        {
-                            first = Some(s);
-                        }
-                        if s >= cap
-                            || (first.is_none() && s >= latest)
-                            || self.at(s as usize + 1, n) != NONE
-                        {
-                            break;
-                        }
-                        s += 1;
-                    }
+                    // The run of `n` from `t`, and its first arrival by a move allowed then.
+                    let run_end = (self.next_taken(n, t + 1) - 1).min(cap);
+                    let first = (t..=run_end.min(latest))
+                        .find(|&s| !self.blocked_move(s as usize - 1, c, n));
                     if let Some(arrival) = first {
-                        let k = self.state_key(n, s, cap);
+                        let k = self.state_key(n, run_end, cap);
                         let state = &mut self.states[k];
                         if state.search != self.search || arrival < state.arrive {
                             *state = State {
@@ -555,10 +620,10 @@ impl<'a> Refiner<'a> {
                                 parent: key as u64,
                             };
                             self.heap
-                                .push(Reverse((arrival + h, Reverse(arrival), n, s)));
+                                .push(Reverse((arrival + h, Reverse(arrival), n, run_end)));
                         }
                     }
-                    t = s + 2;
+                    t = self.next_free(n, run_end + 1);
                 }
             }
         }
@@ -595,11 +660,7 @@ impl<'a> Refiner<'a> {
 
     /// The last timestep of the free run of `cell` that holds `t`, at most `cap`.
     fn run_end(&self, cell: CellId, t: u32, cap: u32) -> u32 {
-        let mut s = t;
-        while s < cap && self.at(s as usize + 1, cell) == NONE {
-            s += 1;
-        }
-        s
+        (self.next_taken(cell, t + 1) - 1).min(cap).max(t)
     }
 
     /// Re-plans the agents of `members` (see the module docs). Returns `false` when one of them
