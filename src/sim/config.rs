@@ -81,12 +81,12 @@ pub struct SimConfig {
     /// it. Runs whose goals are set from outside, like the League of Robot Runners driver,
     /// are lifelong in all but name and say `Some(true)`.
     pub swap_needs_room: Option<bool>,
-    /// Whether a one-shot crowd that stops making progress (agents left circling, as PIBT can
-    /// in one-cell aisles) is handed to LaCAM from where it stands and follows its plan, and a
-    /// run LaCAM proves unsolvable ends (see `sim::stuck`). `None` (the default): on where it
-    /// applies, one-shot runs with conflicts `pibt` and action model `free`; `Some(false)`:
-    /// off; `Some(true)`: on, and refused where it cannot apply (lifelong runs, other conflict
-    /// modes, action model `rotate`).
+    /// Whether a crowd that stops making progress (agents left circling, as PIBT can in
+    /// one-cell aisles) is handed to LaCAM from where it stands and follows its plan, and a
+    /// one-shot run LaCAM proves unsolvable ends (see `sim::stuck`; lifelong runs watch each
+    /// agent). `None` (the default): on where it applies, runs with conflicts `pibt` and
+    /// action model `free`; `Some(false)`: off; `Some(true)`: on, and refused where it cannot
+    /// apply (other conflict modes, action model `rotate`).
     pub resolve_stuck: Option<bool>,
 }
 
@@ -171,9 +171,7 @@ impl SimConfig {
             ));
         }
         if self.resolve_stuck == Some(true) {
-            let why = if self.lifelong {
-                Some("lifelong runs (their goals change as agents arrive)".to_string())
-            } else if self.conflicts != ConflictMode::Pibt {
+            let why = if self.conflicts != ConflictMode::Pibt {
                 Some(format!(
                     "conflicts = {:?} (only \"pibt\")",
                     self.conflicts.name()

@@ -240,7 +240,7 @@ pub struct RunSummary {
     /// Fraction of the agents at their goal at the end (0 with no agent).
     #[serde(default)]
     pub arrived_fraction: f64,
-    /// Times a stuck one-shot crowd was handed to LaCAM (see
+    /// Times a stuck crowd was handed to LaCAM (see
     /// [`crate::sim::SimConfig::resolve_stuck`]).
     #[serde(default)]
     pub resolve_triggers: u64,

@@ -31,7 +31,7 @@ use crate::planner::PlannerKind;
 /// 3. plan them in parallel on the current rayon pool, each worker with its own workspace,
 ///    at most [`SimConfig::max_plans_per_tick`] per tick, oldest request first;
 /// 4. move every agent with a path one cell, resolving conflicts deterministically;
-///    a one-shot crowd found stuck follows a LaCAM plan instead, one joint step per tick
+///    a crowd found stuck follows a LaCAM plan instead, one joint step per tick
 ///    (see [`SimConfig::resolve_stuck`]);
 /// 5. record metrics and return a [`TickReport`].
 ///
@@ -91,7 +91,7 @@ pub struct Simulation {
     calls: TickEvents,
     /// Per slot, whether an action names the agent (duplicate check; all false between calls).
     named: Vec<bool>,
-    /// Detection and resolution of a stuck one-shot crowd (see `sim::stuck`).
+    /// Detection and resolution of a stuck crowd (see `sim::stuck`).
     stuck: StuckResolution,
 }
 

@@ -1,4 +1,4 @@
-//! Completeness of one-shot PIBT runs: agents left circling are detected and handed to LaCAM.
+//! Completeness of PIBT runs: agents left circling or locked are detected and handed to LaCAM.
 //!
 //! PIBT reaches every goal on biconnected maps, but in one-cell aisles (dead ends) a few agents
 //! can push each other back and forth for good. [`StuckResolution`] watches for it and resolves
@@ -23,9 +23,16 @@
 //!   exists: [`StuckResolution::unsolvable`] ends the run. A search cut by its node limit
 //!   proves nothing: PIBT goes on and the window doubles before the next try.
 //!
-//! It applies to one-shot runs with conflicts `pibt`, action model `free` and no controlled
-//! agent (see [`super::SimConfig::resolve_stuck`]). Lifelong runs are not resolved: their
-//! goals change as agents arrive, so a plan to the current goals is not a finish line.
+//! - **Lifelong runs** keep reaching goals elsewhere while a group circles, so the crowd-wide
+//!   rule never fires there: an agent that has not beaten its best for [`LIFELONG_WINDOW`]
+//!   ticks (measured every [`LIFELONG_SAMPLE`] ticks) is stuck. The crowd goes to LaCAM the same
+//!   way, each agent to its goal unless another took that cell first (then where it stands);
+//!   agents that arrive during the plan get their next goal and wait on the plan's cells until
+//!   it ends. A failed search proves nothing here (goals change): PIBT goes on and the window
+//!   doubles.
+//!
+//! It applies to runs with conflicts `pibt`, action model `free` and no controlled agent (see
+//! [`super::SimConfig::resolve_stuck`]).
 
 use super::ActionModel;
 use super::agent::{AgentSet, AgentState};
@@ -41,6 +48,13 @@ use crate::mapf::lacam::{LacamOptions, LacamOutcome, solve};
 /// Ticks without progress of the crowd (see the module docs) before it counts as stuck.
 pub const STUCK_WINDOW: u64 = 64;
 
+/// Lifelong runs: ticks without an agent beating its best before it counts as stuck.
+pub const LIFELONG_WINDOW: u64 = 4 * STUCK_WINDOW;
+
+/// Lifelong runs: the agents are measured every this many ticks (each tick would cost a pass
+/// over the crowd in runs where goals are reached every tick).
+pub const LIFELONG_SAMPLE: u64 = 8;
+
 /// LaCAM's node budget: about this many bytes of configurations (a node holds every agent's
 /// cell, priority and order, and the search's index another copy of the cells: about 24 bytes
 /// per agent), at least [`MIN_NODES`] nodes. A plan takes about one node per step when PIBT's
@@ -53,13 +67,15 @@ const NODE_BYTES_PER_AGENT: usize = 24;
 /// The least node budget, whatever the crowd (240 MB at 100,000 agents).
 const MIN_NODES: usize = 100;
 
-/// Detection and resolution of a stuck one-shot crowd (see the module docs).
+/// Detection and resolution of a stuck crowd (see the module docs).
 #[derive(Debug, Default)]
 pub(crate) struct StuckResolution {
     /// Per slot: the goal the best below was measured for ([`AgentSet::NO_POSITION`]: none).
     goal: Vec<CellId>,
     /// Per slot: the fewest route cells left seen since that goal was given.
     best: Vec<u32>,
+    /// Lifelong runs, per slot: the tick of its last best (or of its goal).
+    since: Vec<u64>,
     /// The last tick the crowd made progress.
     last_progress: u64,
     /// Ticks without progress before the next resolution (doubles after a search cut short).
@@ -82,7 +98,6 @@ pub(crate) struct StuckResolution {
 /// Whether a run with `config` is watched and resolved.
 pub(crate) fn applies(config: &SimConfig) -> bool {
     config.resolve_stuck != Some(false)
-        && !config.lifelong
         && config.conflicts == ConflictMode::Pibt
         && config.action_model == ActionModel::Free
 }
@@ -189,6 +204,10 @@ impl StuckResolution {
             // Slots may hold other agents now: measure every one afresh.
             self.goal.clear();
         }
+        if config.lifelong {
+            self.observe_lifelong(grid, agents, config, tick);
+            return;
+        }
         if changed
             || !events.goal_changes().is_empty()
             || events.arrivals().iter().any(|a| a.counted)
@@ -237,6 +256,48 @@ impl StuckResolution {
         }
     }
 
+    /// Lifelong runs: measures every agent each [`LIFELONG_SAMPLE`] ticks and hands the crowd
+    /// to LaCAM when one has not beaten its best for the window (see the module docs).
+    fn observe_lifelong(&mut self, grid: &Grid, agents: &AgentSet, config: &SimConfig, tick: u64) {
+        if tick % LIFELONG_SAMPLE != 0 {
+            return;
+        }
+        let slots = agents.slot_count();
+        self.goal.resize(slots, AgentSet::NO_POSITION);
+        self.best.resize(slots, u32::MAX);
+        self.since.resize(slots, tick);
+        let mut stuck = false;
+        for (id, agent) in agents.iter() {
+            if agent.controlled {
+                return; // driven from outside: not this module's to plan
+            }
+            let Some(goal) = agent.goal else { continue };
+            if matches!(agent.state, AgentState::Arrived | AgentState::NoPath) {
+                continue;
+            }
+            let slot = id.index() as usize;
+            let left = if route::on_route(agent) {
+                (agent.path.len() - agent.cursor) as u32
+            } else {
+                u32::MAX // waiting for a plan
+            };
+            if self.goal[slot] != goal || left < self.best[slot] {
+                self.goal[slot] = goal;
+                self.best[slot] = left;
+                self.since[slot] = tick;
+            } else if tick.saturating_sub(self.since[slot])
+                >= self.window * (LIFELONG_WINDOW / STUCK_WINDOW)
+            {
+                stuck = true;
+            }
+        }
+        if stuck {
+            self.resolve(grid, agents, config, tick);
+            // Every agent gets a fresh window after a resolution, planned or not.
+            self.since.fill(tick);
+        }
+    }
+
     /// Hands every live agent to LaCAM (see the module docs).
     fn resolve(&mut self, grid: &Grid, agents: &AgentSet, config: &SimConfig, tick: u64) {
         self.last_progress = tick;
@@ -258,7 +319,49 @@ impl StuckResolution {
         }
         self.triggers += 1;
         self.agents += self.slots.len() as u64;
-        if shared_goal {
+        if shared_goal && config.lifelong {
+            // Lifelong goals may coincide: an agent whose goal another took first heads for the
+            // nearest cell to it that no other agent ends on (breadth first over the map).
+            let mut taken = vec![false; grid.len()];
+            for (k, (_, agent)) in agents.iter().enumerate() {
+                if agent.goal.is_none() || agent.state == AgentState::NoPath {
+                    taken[goals[k] as usize] = true;
+                }
+            }
+            let mut queue = std::collections::VecDeque::new();
+            let mut seen = vec![false; grid.len()];
+            for (k, (_, agent)) in agents.iter().enumerate() {
+                if agent.goal.is_none() || agent.state == AgentState::NoPath {
+                    continue;
+                }
+                let mut target = None;
+                queue.clear();
+                seen.fill(false);
+                queue.push_back(goals[k]);
+                seen[goals[k] as usize] = true;
+                while let Some(c) = queue.pop_front() {
+                    if !taken[c as usize] {
+                        target = Some(c);
+                        break;
+                    }
+                    for dir in grid.moves(c).iter() {
+                        let n = grid.step(c, dir);
+                        if !seen[n as usize] {
+                            seen[n as usize] = true;
+                            queue.push_back(n);
+                        }
+                    }
+                }
+                let Some(target) = target else {
+                    // No cell left for it: no plan this time; the next try waits longer.
+                    self.slots.clear();
+                    self.window = self.window.saturating_mul(2);
+                    return;
+                };
+                taken[target as usize] = true;
+                goals[k] = target;
+            }
+        } else if shared_goal {
             self.unsolvable = true; // two agents cannot both end on one cell
             self.slots.clear();
             return;
@@ -281,12 +384,12 @@ impl StuckResolution {
                 self.plan = plan;
                 self.cursor = 1;
             }
-            Ok(LacamOutcome::NoSolution) => {
+            Ok(LacamOutcome::NoSolution) if !config.lifelong => {
                 self.unsolvable = true;
                 self.slots.clear();
             }
-            // Cut short (or an agent waiting for a plan to a goal it cannot reach): no proof;
-            // PIBT goes on and the next try waits twice as long.
+            // Cut short (or an agent waiting for a plan to a goal it cannot reach), or lifelong
+            // (whose goals change): no proof; PIBT goes on and the next try waits twice as long.
             _ => {
                 self.slots.clear();
                 self.window = self.window.saturating_mul(2);
