@@ -259,7 +259,7 @@ impl StuckResolution {
     /// Lifelong runs: measures every agent each [`LIFELONG_SAMPLE`] ticks and hands the crowd
     /// to LaCAM when one has not beaten its best for the window (see the module docs).
     fn observe_lifelong(&mut self, grid: &Grid, agents: &AgentSet, config: &SimConfig, tick: u64) {
-        if tick % LIFELONG_SAMPLE != 0 {
+        if !tick.is_multiple_of(LIFELONG_SAMPLE) {
             return;
         }
         let slots = agents.slot_count();
