@@ -18,10 +18,10 @@
 //! drawn at random. Everything random comes from the seed: with an iteration budget
 //! ([`RefineOptions::iterations`]) the refined plan depends on nothing else.
 //!
-//! Memory: the tables hold (makespan + 64) x cells entries of 20 bytes (the reservation table
-//! and the search's states): 26 MB for room-64-64-8 (4,096 cells) with a makespan of 250, but
-//! some 740 MB for a 256 x 256 map with a makespan of 500; a plan that would need more than
-//! 2 GiB is refused with an error that says so.
+//! Memory: the reservation table holds (makespan + 64) x cells entries of 4.5 bytes: 6 MB for
+//! room-64-64-8 (4,096 cells) with a makespan of 250, 167 MB for a 256 x 256 map with a
+//! makespan of 500; a plan that would need more than 2 GiB is refused with an error that says
+//! so. The searches' states are kept by key (`state_table`), as many as a search reaches.
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
@@ -30,6 +30,9 @@ use std::time::{Duration, Instant};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+mod state_table;
+
+use self::state_table::{State, StateTable};
 use super::distances::{GoalDistances, UNREACHABLE};
 use super::validate::check_step;
 use crate::error::{Error, Result};
@@ -123,27 +126,6 @@ pub struct RefineStats {
 /// last timestep of its free run.
 type Open = (u32, Reverse<u32>, CellId, u32);
 
-/// What a search knows of a state (a cell and a free run of it).
-#[derive(Debug, Clone, Copy)]
-struct State {
-    /// The search that reached it (older values are stale).
-    search: u32,
-    /// Its earliest arrival.
-    arrive: u32,
-    /// The state it was reached from ([`NO_STATE`] for the root).
-    parent: u64,
-}
-
-impl Default for State {
-    fn default() -> Self {
-        State {
-            search: 0,
-            arrive: 0,
-            parent: NO_STATE,
-        }
-    }
-}
-
 /// The neighbourhood heuristics (see the module docs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Heuristic {
@@ -198,10 +180,8 @@ pub fn refine(
     let t0 = Instant::now();
     check_plan(grid, plan, goals)?;
     let window = plan.len() + SLACK;
-    let per_state = std::mem::size_of::<u32>() + std::mem::size_of::<State>();
-    let bytes = (window + 1)
-        .saturating_mul(grid.len())
-        .saturating_mul(per_state);
+    // The reservation table: an agent id and a bit per cell and timestep.
+    let bytes = window.saturating_mul(grid.len()).saturating_mul(4) / 8 * 9;
     if bytes > MAX_TABLE_BYTES {
         return Err(Error::Invalid(format!(
             "refining this plan needs {} MiB of tables ({} timesteps x {} cells), more than {} MiB",
@@ -335,10 +315,9 @@ struct Refiner<'a> {
     goal_owner: Vec<u32>,
     /// Per cell: when that agent rests on it from ([`NEVER`] while its path is off the table).
     rests_from: Vec<u32>,
-    /// Per search state (the last timestep of a free run x cells + cell; the runs that reach
-    /// the search's cap for their cell in the last row).
-    states: Vec<State>,
-    search: u32,
+    /// The current search's states, by key (the last timestep of a free run x cells + cell;
+    /// the runs that reach the search's cap for their cell in the last row).
+    states: StateTable,
     /// States expanded by every search so far.
     expanded: u64,
     heap: BinaryHeap<Reverse<Open>>,
@@ -395,8 +374,7 @@ impl<'a> Refiner<'a> {
             words: window.div_ceil(64),
             goal_owner,
             rests_from: vec![NEVER; cells],
-            states: vec![State::default(); (window + 1) * cells],
-            search: 0,
+            states: StateTable::new(),
             expanded: 0,
             heap: BinaryHeap::new(),
             rng: ChaCha8Rng::seed_from_u64(seed),
@@ -567,27 +545,25 @@ impl<'a> Refiner<'a> {
         if h0 == UNREACHABLE || h0 > budget || free_after > budget {
             return false;
         }
-        self.search = self.search.wrapping_add(1);
-        if self.search == 0 {
-            self.states.fill(State::default());
-            self.search = 1;
-        }
+        self.states.clear();
         self.heap.clear();
         // A run is known by its last timestep, capped where the agent could no longer arrive
         // in time from the cell (`budget - h`): one run per cell reaches past the cap.
         let root_end = self.run_end(start, 0, budget - h0);
         let root = self.state_key(start, root_end, budget - h0);
-        self.states[root] = State {
-            search: self.search,
-            arrive: 0,
-            parent: NO_STATE,
-        };
+        self.states.set(
+            root as u64,
+            State {
+                arrive: 0,
+                parent: NO_STATE,
+            },
+        );
         self.heap.push(Reverse((h0, Reverse(0), start, root_end)));
         let offsets = self.grid.move_offsets();
         let mut found = None;
         while let Some(Reverse((_, Reverse(g), c, end))) = self.heap.pop() {
             let key = self.state_key(c, end, budget - self.dist.get(a, c));
-            if g > self.states[key].arrive {
+            if self.states.get(key as u64).is_some_and(|s| g > s.arrive) {
                 continue;
             }
             self.expanded += 1;
@@ -612,13 +588,12 @@ impl<'a> Refiner<'a> {
                         .find(|&s| !self.blocked_move(s as usize - 1, c, n));
                     if let Some(arrival) = first {
                         let k = self.state_key(n, run_end, cap);
-                        let state = &mut self.states[k];
-                        if state.search != self.search || arrival < state.arrive {
-                            *state = State {
-                                search: self.search,
+                        if self.states.get(k as u64).is_none_or(|s| arrival < s.arrive) {
+                            let state = State {
                                 arrive: arrival,
                                 parent: key as u64,
                             };
+                            self.states.set(k as u64, state);
                             self.heap
                                 .push(Reverse((arrival + h, Reverse(arrival), n, run_end)));
                         }
@@ -631,12 +606,13 @@ impl<'a> Refiner<'a> {
         let Some(mut key) = found else {
             return false;
         };
+        let state = |k: usize| self.states.get(k as u64).expect("reached by this search");
         path.clear();
-        path.resize(self.states[key].arrive as usize + 1, goal);
-        let mut until = self.states[key].arrive as usize;
-        while self.states[key].parent != NO_STATE {
-            let prev = self.states[key].parent as usize;
-            let from = self.states[prev].arrive as usize;
+        path.resize(state(key).arrive as usize + 1, goal);
+        let mut until = state(key).arrive as usize;
+        while state(key).parent != NO_STATE {
+            let prev = state(key).parent as usize;
+            let from = state(prev).arrive as usize;
             let cell = (prev % cells) as CellId;
             path[from..until].fill(cell);
             until = from;
