@@ -702,6 +702,57 @@ fn a_crowd_pibt_leaves_circling_is_resolved_and_says_so() {
 }
 
 #[test]
+fn a_lifelong_crowd_pibt_locks_up_is_resolved_and_says_so() {
+    // Six agents in a corridor with one-cell bays, lifelong: PIBT alone locks them up.
+    let dir = tempfile::tempdir().unwrap();
+    let map = dir.path().join("bays.map");
+    std::fs::write(
+        &map,
+        "type octile\nheight 3\nwidth 7\nmap\n@.@.@.@\n.......\n@.@.@.@\n",
+    )
+    .unwrap();
+    let scen = dir.path().join("bays.scen");
+    let lines: String = [
+        (1, 0, 5, 0),
+        (3, 0, 0, 1),
+        (5, 0, 1, 1),
+        (0, 1, 2, 1),
+        (1, 1, 1, 0),
+        (2, 1, 3, 0),
+    ]
+    .iter()
+    .map(|(x, y, gx, gy)| format!("0\tbays.map\t7\t3\t{x}\t{y}\t{gx}\t{gy}\t1\n"))
+    .collect();
+    std::fs::write(&scen, format!("version 1\n{lines}")).unwrap();
+    let path = scen_scenario(dir.path(), &map, &scen, 6, 4);
+    let s = path.to_str().unwrap();
+    let lifelong = ["--set", "sim.lifelong=true"];
+    let alone = summary(
+        &path,
+        &[&lifelong[..], &["--set", "sim.resolve_stuck=false"]].concat(),
+    );
+    let json = dir.path().join("lifelong.json");
+    let out = ok(&[
+        &["run", s, "--json", json.to_str().unwrap()][..],
+        &lifelong[..],
+    ]
+    .concat());
+    let v = common::cli::json_file(&json);
+    assert_eq!(v["end_status"], "lifelong");
+    assert!(v["resolve_triggers"].as_u64().unwrap() >= 1, "{v}");
+    assert!(
+        v["goals_reached"].as_u64() > alone["goals_reached"].as_u64(),
+        "{} against {} without the resolution",
+        v["goals_reached"],
+        alone["goals_reached"]
+    );
+    assert!(
+        out.contains("resolution   stuck crowd handed to LaCAM"),
+        "{out}"
+    );
+}
+
+#[test]
 fn an_unsolvable_one_shot_run_ends_with_its_status() {
     // Two agents that must pass each other in a corridor one cell wide.
     let dir = tempfile::tempdir().unwrap();

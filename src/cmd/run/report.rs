@@ -149,23 +149,24 @@ pub(super) fn print_run(
             }
         )?;
     }
+    let resolved = (s.resolve_triggers > 0).then(|| {
+        format!(
+            "stuck crowd handed to LaCAM {} time{} ({} agents in all), {} ticks following its plans",
+            s.resolve_triggers,
+            if s.resolve_triggers == 1 { "" } else { "s" },
+            s.resolve_agents,
+            s.resolve_ticks
+        )
+    });
     if !config.lifelong {
         writeln!(
             out,
             "end status   {}{}",
             s.end_status.name(),
-            if s.resolve_triggers > 0 {
-                format!(
-                    "; stuck crowd handed to LaCAM {} time{} ({} agents in all), {} ticks following its plans",
-                    s.resolve_triggers,
-                    if s.resolve_triggers == 1 { "" } else { "s" },
-                    s.resolve_agents,
-                    s.resolve_ticks
-                )
-            } else {
-                String::new()
-            }
+            resolved.map(|r| format!("; {r}")).unwrap_or_default()
         )?;
+    } else if let Some(r) = resolved {
+        writeln!(out, "resolution   {r}")?;
     }
     if s.dstar_bytes_max > 0 {
         writeln!(
