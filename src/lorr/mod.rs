@@ -47,5 +47,5 @@ mod window_search;
 pub use driver::{LorrPlanner, WINDOW_MAX_AGENTS};
 pub use problem::{MAX_ERRANDS, Problem};
 pub use run::{LorrConfig, LorrReport, LorrRun};
-pub use tasks::{NONE as NO_TASK, RevealedTask, TaskBoard, TaskEvent};
+pub use tasks::{AssignInput, NONE as NO_TASK, RevealedTask, TaskAssignment, TaskBoard, TaskEvent};
 pub use validate::{PlanError, action_move, replay};

@@ -10,7 +10,7 @@ use super::output;
 use super::pibt_driver::PibtDriver;
 use super::problem::Problem;
 use super::sim_driver::SimDriver;
-use super::tasks::TaskBoard;
+use super::tasks::{AssignInput, TaskAssignment, TaskBoard};
 use super::validate::{PlanError, action_move, replay};
 use super::window_driver::WindowDriver;
 use crate::error::{Error, Result};
@@ -65,6 +65,8 @@ pub struct LorrConfig {
     /// `window` planner: attempts of the neighbourhood search a step without a time limit
     /// (with one, it searches until the step's deadline). Default: 500.
     pub window_iterations: u32,
+    /// How tasks go to robots. Default: [`TaskAssignment::Reassign`].
+    pub assignment: TaskAssignment,
 }
 
 impl Default for LorrConfig {
@@ -83,6 +85,7 @@ impl Default for LorrConfig {
             window_lane_cost: 2,
             window_steps: 15,
             window_iterations: 500,
+            assignment: TaskAssignment::Reassign,
         }
     }
 }
@@ -92,6 +95,11 @@ impl Default for LorrConfig {
 pub struct LorrReport {
     /// The planner that played.
     pub planner: LorrPlanner,
+    /// How tasks went to robots.
+    pub assignment: TaskAssignment,
+    /// Times an unopened task went from one robot to another, or was given up for a nearer
+    /// one.
+    pub reassignments: u64,
     /// Tasks finished.
     pub tasks_finished: u64,
     /// Steps played.
@@ -183,7 +191,13 @@ impl LorrRun {
                 )));
             }
         };
-        let board = TaskBoard::new(&problem.grid, problem.tasks.clone(), agents, problem.reveal);
+        let board = TaskBoard::new(
+            &problem.grid,
+            problem.tasks.clone(),
+            agents,
+            problem.reveal,
+            config.assignment,
+        );
         Ok(LorrRun {
             config,
             grid: problem.grid.clone(),
@@ -208,7 +222,12 @@ impl LorrRun {
         // rest of the step for planning.
         let deadline = (self.config.step_ms > 0.0)
             .then(|| t0 + Duration::from_secs_f64(self.config.step_ms * 0.75 / 1e3));
-        self.board.assign(step, &self.positions, &mut self.changed);
+        let assign = AssignInput {
+            positions: &self.positions,
+            headings: &self.headings,
+            tables: self.planner.distances(),
+        };
+        self.board.assign(step, &assign, &mut self.changed);
         let mut letters = String::with_capacity(self.positions.len());
         {
             let input = StepInput {
@@ -270,6 +289,8 @@ impl LorrRun {
         } = self.planner.figures();
         LorrReport {
             planner: self.config.planner,
+            assignment: self.config.assignment,
+            reassignments: self.board.reassignments(),
             tasks_finished: self.board.finished(),
             steps: steps as u64,
             agents: self.positions.len(),
