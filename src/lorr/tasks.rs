@@ -457,6 +457,16 @@ impl TaskBoard {
         self.agent_task.get(agent as usize).copied().unwrap_or(NONE)
     }
 
+    /// The task lines (errand cells of each), task `k` being line `k mod lines`.
+    pub fn lines(&self) -> &[Vec<CellId>] {
+        &self.lines
+    }
+
+    /// Tasks revealed at a time.
+    pub fn reveal(&self) -> usize {
+        self.reveal
+    }
+
     /// Times an unopened task was taken from its agent, or given up for a nearer one.
     pub fn reassignments(&self) -> u64 {
         self.reassignments
@@ -545,6 +555,55 @@ mod tests {
             4,
             "no entry while nothing changes"
         );
+    }
+
+    #[test]
+    fn an_agent_freed_next_to_an_unopened_errand_takes_its_task_over() {
+        use crate::lorr::replay_schedule;
+        use crate::sim::ActionModel;
+        let grid = Grid::from_ascii("..........").unwrap();
+        // Task 0: errands 6 then 2; task 1: errand 8; task 2 (revealed later): errand 0.
+        let lines = vec![vec![6, 2], vec![8], vec![0]];
+        let mut board = TaskBoard::new(&grid, lines.clone(), 2, 2, TaskAssignment::Reassign);
+        let mut changed = Vec::new();
+        // Agent 0 at cell 0 takes task 0 (6 away); agent 1 at 9 takes task 1, 1 away.
+        board.assign(0, &at(&[0, 9]), &mut changed);
+        assert_eq!(board.assignments(), &[(0, 0, 0), (0, 1, 1)]);
+        // Agent 0 steps east to 1, agent 1 west onto 8: task 1 done, task 2 revealed.
+        board.arrive(1, &[1, 8], &mut changed);
+        assert_eq!(board.finished(), 1);
+        // Agent 1 is 2 from task 0's first errand, agent 0 still 5: agent 1 takes it over and
+        // agent 0 takes task 2, next to it. The schedule lists both changes.
+        board.assign(1, &at(&[1, 8]), &mut changed);
+        assert_eq!(changed, vec![0, 1]);
+        assert_eq!(board.assignments()[2..], [(1, 0, 2), (1, 1, 0)]);
+        assert_eq!(board.reassignments(), 1);
+        board.arrive(2, &[0, 7], &mut changed);
+        assert_eq!(board.finished(), 2);
+        // The independent checker replays the moves and the schedule to the same errands.
+        let replayed = replay_schedule(
+            &grid,
+            &[0, 9],
+            ActionModel::Free,
+            &["RL", "LL"],
+            &lines,
+            2,
+            board.assignments(),
+        )
+        .unwrap();
+        assert_eq!(replayed.finished, 2);
+        let events: Vec<_> = board
+            .events()
+            .iter()
+            .map(|e| (e.step, e.agent, e.task, e.done))
+            .collect();
+        assert_eq!(replayed.events, events);
+        // Under the first-come rule agent 0 keeps task 0.
+        let mut nearest = TaskBoard::new(&grid, lines, 2, 2, TaskAssignment::Nearest);
+        nearest.assign(0, &at(&[0, 9]), &mut changed);
+        nearest.arrive(1, &[1, 8], &mut changed);
+        nearest.assign(1, &at(&[1, 8]), &mut changed);
+        assert_eq!(nearest.assignments()[2..], [(1, 1, 2)]);
     }
 
     #[test]
