@@ -209,7 +209,7 @@ impl TaskBoard {
                 finished_at: None,
             });
             let first = self.lines[id as usize % self.lines.len()][0];
-            self.unopened.insert(id, first);
+            self.unopened.insert(id, first, self.extra(id));
             self.free += 1;
             self.open += 1;
         }
