@@ -257,10 +257,8 @@ impl TaskBoard {
     /// Manhattan distance where not.
     fn approach(&self, input: &AssignInput, agent: usize, errand: CellId) -> u32 {
         let at = input.positions[agent];
-        if let Some(tables) = input.tables {
-            if let Some(table) = tables.get(errand) {
-                return tables.actions(table, at, input.headings[agent]);
-            }
+        if let Some((tables, table)) = input.tables.and_then(|t| Some((t, t.get(errand)?))) {
+            return tables.actions(table, at, input.headings[agent]);
         }
         let w = self.width;
         (at % w).abs_diff(errand % w) + (at / w).abs_diff(errand / w)
