@@ -225,9 +225,8 @@ impl TaskBoard {
     /// for one left without a task), later an agent given a new task, or left without one
     /// (after finishing its last, or when its task went to another agent).
     ///
-    /// Tried and dropped: ranking tasks by distance plus their own length (short tasks first,
-    /// since throughput counts tasks): fewer tasks finished on RANDOM-01 and 02 (see the
-    /// benchmarks in docs/benchmarks.md).
+    /// Ranking tasks by distance plus their whole length was tried and dropped (fewer tasks
+    /// finished on RANDOM-01 and 02); an eighth of the length gains ([`LENGTH_WEIGHT`]).
     pub fn assign(&mut self, step: u64, input: &AssignInput, out: &mut Vec<u32>) {
         out.clear();
         let agents = self.agent_task.len().min(input.positions.len());
@@ -264,9 +263,10 @@ impl TaskBoard {
         (at % w).abs_diff(errand % w) + (at / w).abs_diff(errand / w)
     }
 
-    /// The best task for `agent` other than `except`: the least approach among the free tasks
-    /// and, when `take_over`, the unopened ones whose agent is farther by at least
-    /// [`TAKEOVER_MARGIN`]; (task, approach).
+    /// The best task for `agent` other than `except`: the least cost (approach plus the
+    /// length share of [`LENGTH_WEIGHT`]) among the free tasks and, when `take_over`, the
+    /// unopened ones whose agent is farther from their first errand by at least
+    /// [`TAKEOVER_MARGIN`]; (task, cost).
     fn best_for(
         &self,
         agent: usize,
