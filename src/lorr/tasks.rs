@@ -226,7 +226,7 @@ impl TaskBoard {
     /// (after finishing its last, or when its task went to another agent).
     ///
     /// Ranking tasks by distance plus their whole length was tried and dropped (fewer tasks
-    /// finished on RANDOM-01 and 02); an eighth of the length gains (`LENGTH_WEIGHT` in `lorr::tasks`).
+    /// finished on RANDOM-01 and 02); an eighth of the length gains (`tasks::LENGTH_WEIGHT`).
     pub fn assign(&mut self, step: u64, input: &AssignInput, out: &mut Vec<u32>) {
         out.clear();
         let agents = self.agent_task.len().min(input.positions.len());
