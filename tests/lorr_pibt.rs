@@ -233,3 +233,49 @@ fn a_team_of_agents_is_written_as_a_problem_that_plays_the_same() {
     assert_one_line_error(&o, "--write-problem");
     assert_eq!(std::fs::read(&file).unwrap(), b"x");
 }
+
+#[test]
+fn unopened_tasks_change_robots_and_the_checker_replays_the_schedule() {
+    use throng::lorr::{NO_TASK, TaskAssignment};
+    // 200 robots on RANDOM-01's map for 150 steps, under both assignment rules.
+    let problem = random01().with_agents(200, 5).unwrap();
+    let play = |assignment| {
+        let config = LorrConfig {
+            assignment,
+            ..LorrConfig::default()
+        };
+        let mut run = LorrRun::new(&problem, config).unwrap();
+        run.play(150);
+        // The moves, every change of task (by the start kit's rules) and the errands done.
+        run.validate().expect("the checker replays the run");
+        run
+    };
+    // Robots per task over the schedule: a task listed for two robots changed hands.
+    let handed_on = |run: &LorrRun| {
+        let mut first: std::collections::HashMap<u32, u32> = Default::default();
+        run.board()
+            .assignments()
+            .iter()
+            .filter(|&&(_, _, task)| task != NO_TASK)
+            .filter(|&&(_, agent, task)| *first.entry(task).or_insert(agent) != agent)
+            .count()
+    };
+    let reassign = play(TaskAssignment::Reassign);
+    assert!(reassign.report().reassignments > 0);
+    assert!(handed_on(&reassign) > 0, "some task went to a second robot");
+    let nearest = play(TaskAssignment::Nearest);
+    assert_eq!(nearest.report().reassignments, 0);
+    assert_eq!(
+        handed_on(&nearest),
+        0,
+        "the first rule keeps a task with its robot"
+    );
+    // A bad rule on the command line: one line, exit 2.
+    let o = throng(&[
+        "lorr",
+        shipped("RANDOM-01.json").to_str().unwrap(),
+        "--assignment",
+        "x",
+    ]);
+    assert_one_line_error(&o, "unknown task assignment");
+}

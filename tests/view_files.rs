@@ -220,14 +220,30 @@ fn a_lorr_output_reads_back_as_the_run_played_it() {
     assert_eq!(trace_cells(&replay.trace), cells, "the replay's cells");
     let stream = replay.headings.as_deref().expect("robots that turn");
     assert_eq!(decode_headings(stream, 100, steps), headings);
-    // Goals: a robot with a task heads for its next errand (one without may be given a task
-    // at that very step, before it moves again: its goal is then the new task's first errand).
+    // Goals: a robot heads for its task's next errand; one given a task at that very step
+    // (without one before, or its unopened task given to another robot), before it moves
+    // again, heads for the new task's first errand.
+    let board = run.board();
+    let given = |tick: usize, a: usize| {
+        board
+            .assignments()
+            .iter()
+            .rev()
+            .find(|&&(s, agent, _)| s == tick as u64 && agent as usize == a)
+            .map(|&(_, _, task)| {
+                board
+                    .tasks()
+                    .get(task as usize)
+                    .map(|t| board.errands(t)[0])
+            })
+    };
     let mut r = TraceReader::new(&replay.trace[..]).unwrap();
     let (mut tick, mut checked) = (0, 0);
     loop {
-        for (a, want) in errands[tick].iter().enumerate() {
+        for (a, &held) in errands[tick].iter().enumerate() {
+            let want = given(tick, a).unwrap_or(held);
             if want.is_some() {
-                assert_eq!(r.live()[a].goal, *want, "robot {a} at tick {tick}");
+                assert_eq!(r.live()[a].goal, want, "robot {a} at tick {tick}");
                 checked += 1;
             }
         }

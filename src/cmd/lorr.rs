@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use indicatif::ProgressDrawTarget;
-use throng::lorr::{LorrConfig, LorrPlanner, LorrRun, Problem};
+use throng::lorr::{LorrConfig, LorrPlanner, LorrRun, Problem, TaskAssignment};
 use throng::sim::ActionModel;
 
 use super::file_kind::{self, FileKind};
@@ -50,6 +50,12 @@ pub struct LorrArgs {
     /// step's deadline.
     #[arg(long, value_name = "N", value_parser = whole_in(0u64, 100_000))]
     window_iterations: Option<u64>,
+    /// How tasks go to robots: reassign (a task whose first errand nobody reached yet goes to
+    /// the robot nearest it by the planner's distance tables, taken over from a farther one)
+    /// or nearest (a robot without a task takes the free task nearest by Manhattan distance
+    /// and keeps it). Default: reassign.
+    #[arg(long, value_name = "RULE", default_value = "reassign", value_parser = parse_assignment)]
+    assignment: TaskAssignment,
     /// Worker threads, 1 to 256 (default: all cores). The actions are the same on any count.
     #[arg(long, value_name = "N", value_parser = whole_in(1u64, 256))]
     threads: Option<u64>,
@@ -74,6 +80,10 @@ pub struct LorrArgs {
 }
 
 fn parse_planner(s: &str) -> Result<LorrPlanner, String> {
+    s.parse()
+}
+
+fn parse_assignment(s: &str) -> Result<TaskAssignment, String> {
     s.parse()
 }
 
@@ -144,6 +154,7 @@ pub fn run(args: LorrArgs) -> anyhow::Result<ExitCode> {
         window_iterations: args
             .window_iterations
             .map_or(defaults.window_iterations, |n| n as u32),
+        assignment: args.assignment,
         ..defaults
     };
     let mut pool = rayon::ThreadPoolBuilder::new();
@@ -206,6 +217,11 @@ pub fn run(args: LorrArgs) -> anyhow::Result<ExitCode> {
         writeln!(out, "steps          {}", report.steps)?;
         writeln!(out, "tasks finished {}", report.tasks_finished)?;
         writeln!(out, "errands done   {}", report.errands_done)?;
+        writeln!(
+            out,
+            "assignment     {} ({} unopened tasks reassigned)",
+            report.assignment, report.reassignments
+        )?;
         writeln!(
             out,
             "step time      mean {:.2} ms, p99 {:.2} ms, max {:.2} ms",

@@ -11,6 +11,7 @@
 
 use std::time::Instant;
 
+use super::distance::DistanceTables;
 use super::tasks::TaskBoard;
 use crate::grid::{CellId, Grid};
 use crate::sim::{Heading, Simulation};
@@ -120,6 +121,10 @@ pub(crate) trait StepPlanner: std::fmt::Debug + Send {
     /// After the move: `input` holds the new positions, `changed` the robots whose target
     /// changed (errands reached); the planner may add robots to it.
     fn moved(&mut self, input: &StepInput, changed: &mut Vec<u32>);
+    /// Its distance tables by errand cell, if it keeps any (the task assignment reads them).
+    fn distances(&self) -> Option<&DistanceTables> {
+        None
+    }
     /// Its figures so far.
     fn figures(&self) -> PlannerFigures {
         PlannerFigures::default()

@@ -3,8 +3,8 @@
 //!
 //! - `problem`: the 2024 problem files ([`Problem`]: JSON, map, agents, tasks), with errors by
 //!   file and line.
-//! - `tasks`: the task board ([`TaskBoard`]): revealed tasks, assignment of free agents, errands
-//!   done, events.
+//! - `tasks`: the task board ([`TaskBoard`]): revealed tasks, their assignment (and
+//!   reassignment before they are opened), errands done, events.
 //! - `run`: a problem played step by step ([`LorrRun`]) by a planner ([`LorrPlanner`]).
 //! - [`distance`]: distance tables by errand cell, shared read-only by the `pibt` planner.
 //! - [`lanes`]: the crisscross lanes that make a step against them dearer in those tables.
@@ -13,8 +13,9 @@
 //!   over a window of steps and improved by large neighbourhood search.
 //! - `sim_driver`: the general [`crate::sim::Simulation`] as a planner (`sim`).
 //! - `driver`: the interface of the planners.
-//! - `task_index`: the free tasks by map block, for the nearest-task assignment.
-//! - `validate`: an independent [`replay`] of a plan's actions.
+//! - `task_index`: the tasks not opened yet by map block, for the assignment.
+//! - `validate`: an independent [`replay`] of a plan's actions, and of its tasks
+//!   ([`replay_schedule`]).
 //! - `output`: the competition's output JSON, which PlanViz replays.
 //!
 //! ```no_run
@@ -47,5 +48,5 @@ mod window_search;
 pub use driver::{LorrPlanner, WINDOW_MAX_AGENTS};
 pub use problem::{MAX_ERRANDS, Problem};
 pub use run::{LorrConfig, LorrReport, LorrRun};
-pub use tasks::{NONE as NO_TASK, RevealedTask, TaskBoard, TaskEvent};
-pub use validate::{PlanError, action_move, replay};
+pub use tasks::{AssignInput, NONE as NO_TASK, RevealedTask, TaskAssignment, TaskBoard, TaskEvent};
+pub use validate::{PlanError, ScheduleReplay, action_move, replay, replay_schedule};

@@ -297,6 +297,10 @@ impl StepPlanner for PibtDriver {
         }
     }
 
+    fn distances(&self) -> Option<&DistanceTables> {
+        Some(&self.tables)
+    }
+
     fn figures(&self) -> PlannerFigures {
         PlannerFigures {
             fallback_plans: self.fallback_plans,

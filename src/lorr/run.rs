@@ -10,8 +10,8 @@ use super::output;
 use super::pibt_driver::PibtDriver;
 use super::problem::Problem;
 use super::sim_driver::SimDriver;
-use super::tasks::TaskBoard;
-use super::validate::{PlanError, action_move, replay};
+use super::tasks::{AssignInput, TaskAssignment, TaskBoard};
+use super::validate::{PlanError, action_move, replay_schedule};
 use super::window_driver::WindowDriver;
 use crate::error::{Error, Result};
 use crate::grid::{CellId, Grid};
@@ -65,6 +65,8 @@ pub struct LorrConfig {
     /// `window` planner: attempts of the neighbourhood search a step without a time limit
     /// (with one, it searches until the step's deadline). Default: 500.
     pub window_iterations: u32,
+    /// How tasks go to robots. Default: [`TaskAssignment::Reassign`].
+    pub assignment: TaskAssignment,
 }
 
 impl Default for LorrConfig {
@@ -83,6 +85,7 @@ impl Default for LorrConfig {
             window_lane_cost: 2,
             window_steps: 15,
             window_iterations: 500,
+            assignment: TaskAssignment::Reassign,
         }
     }
 }
@@ -92,6 +95,11 @@ impl Default for LorrConfig {
 pub struct LorrReport {
     /// The planner that played.
     pub planner: LorrPlanner,
+    /// How tasks went to robots.
+    pub assignment: TaskAssignment,
+    /// Times an unopened task went from one robot to another, or was given up for a nearer
+    /// one.
+    pub reassignments: u64,
     /// Tasks finished.
     pub tasks_finished: u64,
     /// Steps played.
@@ -183,7 +191,13 @@ impl LorrRun {
                 )));
             }
         };
-        let board = TaskBoard::new(&problem.grid, problem.tasks.clone(), agents, problem.reveal);
+        let board = TaskBoard::new(
+            &problem.grid,
+            problem.tasks.clone(),
+            agents,
+            problem.reveal,
+            config.assignment,
+        );
         Ok(LorrRun {
             config,
             grid: problem.grid.clone(),
@@ -208,7 +222,12 @@ impl LorrRun {
         // rest of the step for planning.
         let deadline = (self.config.step_ms > 0.0)
             .then(|| t0 + Duration::from_secs_f64(self.config.step_ms * 0.75 / 1e3));
-        self.board.assign(step, &self.positions, &mut self.changed);
+        let assign = AssignInput {
+            positions: &self.positions,
+            headings: &self.headings,
+            tables: self.planner.distances(),
+        };
+        self.board.assign(step, &assign, &mut self.changed);
         let mut letters = String::with_capacity(self.positions.len());
         {
             let input = StepInput {
@@ -270,6 +289,8 @@ impl LorrRun {
         } = self.planner.figures();
         LorrReport {
             planner: self.config.planner,
+            assignment: self.config.assignment,
+            reassignments: self.board.reassignments(),
             tasks_finished: self.board.finished(),
             steps: steps as u64,
             agents: self.positions.len(),
@@ -290,21 +311,68 @@ impl LorrRun {
         }
     }
 
-    /// Replays the actions so far with the independent checker ([`replay`]) and checks that
-    /// they end where the run (and the planner, if it keeps its own state) has the robots.
+    /// Replays the actions and the schedule so far with the independent checker
+    /// ([`replay_schedule`]) and checks that they end where the run (and the planner, if it
+    /// keeps its own state) has the robots, with the run's errands done and tasks finished.
     ///
     /// # Errors
-    /// The checker's first [`PlanError`], or [`PlanError::Shape`] when the ends differ.
+    /// The checker's first [`PlanError`], [`PlanError::Shape`] when the ends differ, or
+    /// [`PlanError::Schedule`] when the errands done differ.
     pub fn validate(&self) -> std::result::Result<(), PlanError> {
         let steps: Vec<&str> = self.actions.iter().map(String::as_str).collect();
-        let (end, headings) = replay(&self.grid, &self.starts, self.config.action_model, &steps)?;
-        if end != self.positions
-            || (self.config.action_model == ActionModel::Rotate && headings != self.headings)
+        let replayed = replay_schedule(
+            &self.grid,
+            &self.starts,
+            self.config.action_model,
+            &steps,
+            self.board.lines(),
+            self.board.reveal(),
+            self.board.assignments(),
+        )?;
+        if replayed.cells != self.positions
+            || (self.config.action_model == ActionModel::Rotate
+                && replayed.headings != self.headings)
             || !self.planner.agrees(&self.positions, &self.headings)
         {
             return Err(PlanError::Shape(
                 "the replayed plan ends elsewhere than the planner's robots".into(),
             ));
+        }
+        let events = self.board.events();
+        let first_difference = replayed
+            .events
+            .iter()
+            .zip(events)
+            .position(|(&r, e)| r != (e.step, e.agent, e.task, e.done))
+            .or((replayed.events.len() != events.len())
+                .then_some(replayed.events.len().min(events.len())));
+        if let Some(i) = first_difference {
+            let (step, agent) = events
+                .get(i)
+                .map(|e| (e.step, e.agent))
+                .or(replayed.events.get(i).map(|r| (r.0, r.1)))
+                .unwrap_or((0, 0));
+            return Err(PlanError::Schedule {
+                step,
+                agent,
+                reason: format!(
+                    "errand {i} of the run differs from the replay's ({} tasks finished, the \
+                     replay {})",
+                    self.board.finished(),
+                    replayed.finished
+                ),
+            });
+        }
+        if replayed.finished != self.board.finished() {
+            return Err(PlanError::Schedule {
+                step: self.actions.len() as u64,
+                agent: 0,
+                reason: format!(
+                    "{} tasks finished, the replay {}",
+                    self.board.finished(),
+                    replayed.finished
+                ),
+            });
         }
         Ok(())
     }

@@ -5,13 +5,93 @@
 //! line `k mod tasks` of the tasks file); an agent does one task at a time; a task's next
 //! errand is done when its agent stands on it at the end of a step (one errand per step at
 //! most); the task is finished with its last errand, and a new one is revealed in its place.
-//! A task whose first errand was reached ("opened") stays with its agent.
+//! A task whose first errand was reached ("opened") stays with its agent; until then it may
+//! go to another agent (the 2024 start kit's rule).
+//!
+//! Assignment ([`TaskAssignment::Reassign`], the default): an agent without a task takes the
+//! task nearest it among the free ones and those another agent heads for but is farther from
+//! (that agent then looks for a task the same way, up to [`MAX_HOPS`] agents in a chain); and
+//! each step a few agents heading for an unopened task ([`RECONSIDERED_PER_STEP`]) look the
+//! same way for a nearer one. "Nearest" is the planner's distance table of the task's first
+//! errand where it holds one (steps with turns, lane costs included), Manhattan distance where
+//! not: no table is computed for the assignment. Among tasks an agent also counts a share of
+//! each task's own length ([`LENGTH_WEIGHT`]), so that short tasks go first. [`TaskAssignment::Nearest`] is the first-come
+//! rule alone: nearest free task by Manhattan distance, kept until done.
 
+use super::distance::DistanceTables;
 use super::task_index::TaskIndex;
 use crate::grid::{CellId, Grid};
+use crate::sim::Heading;
 
 /// No task / no agent.
 pub const NONE: u32 = u32::MAX;
+
+/// How [`TaskBoard::assign`] gives tasks to agents.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TaskAssignment {
+    /// An agent without a task takes the free task whose first errand is nearest by Manhattan
+    /// distance and keeps it until done (the first rule, kept for comparison).
+    Nearest,
+    /// Tasks not opened yet go to the agent nearest them by the planner's distance tables,
+    /// taken over from a farther agent when one is nearer (see the module docs).
+    #[default]
+    Reassign,
+}
+
+impl std::str::FromStr for TaskAssignment {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "nearest" => Ok(TaskAssignment::Nearest),
+            "reassign" => Ok(TaskAssignment::Reassign),
+            other => Err(format!(
+                "unknown task assignment {other:?}: expected reassign or nearest"
+            )),
+        }
+    }
+}
+
+impl std::fmt::Display for TaskAssignment {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            TaskAssignment::Nearest => "nearest",
+            TaskAssignment::Reassign => "reassign",
+        })
+    }
+}
+
+/// Most agents in one chain of take-overs (an agent whose task is taken looks for another,
+/// which may be taken from a third, ...).
+pub const MAX_HOPS: usize = 8;
+
+/// Agents heading for an unopened task that look for a nearer one at each step (in turn, by
+/// id), besides the agents left without a task.
+pub const RECONSIDERED_PER_STEP: usize = 16;
+
+/// How much nearer (in steps) an agent must be to take a task over from the agent heading for
+/// it, or to give its own up for another.
+pub const TAKEOVER_MARGIN: u32 = 1;
+
+/// Under [`TaskAssignment::Reassign`] an agent choosing among tasks counts a task's approach
+/// plus its own length (the Manhattan length of its legs from errand to errand) divided by
+/// this. Short tasks go first, and the longest wait (a pool of 1.5 tasks per
+/// agent leaves room for that). Tasks finished, means of seeds 0-5 with the pibt planner on
+/// RANDOM-01 / RANDOM-02, at no weight / 1/16 / 1/8 (kept) / 3/16 / 1/4 / 1/2: 557 / 714,
+/// 580 / 753, 584 / 780, 587 / 776, 585 / 764, 574 / 765; with the window planner at 1/8 /
+/// 3/16: 633 / 1,118 and 631 / 1,115 (`docs/performance.md`).
+pub const LENGTH_WEIGHT: u32 = 8;
+
+/// Where the agents stand when tasks are assigned, and how far they are from errands.
+pub struct AssignInput<'a> {
+    /// Per agent: its cell.
+    pub positions: &'a [CellId],
+    /// Per agent: its heading.
+    pub headings: &'a [Heading],
+    /// The planner's distance tables, if it keeps any (`None`: Manhattan distances).
+    pub tables: Option<&'a DistanceTables>,
+}
 
 /// One revealed task.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -50,8 +130,20 @@ pub struct TaskBoard {
     lines: Vec<Vec<CellId>>,
     /// Every task revealed so far, by id.
     tasks: Vec<RevealedTask>,
-    /// Revealed tasks nobody does, by the block of their first errand.
-    free_tasks: TaskIndex,
+    /// Revealed tasks not opened yet (free ones and those an agent heads for), by the block
+    /// of their first errand.
+    unopened: TaskIndex,
+    /// Revealed tasks nobody does.
+    free: usize,
+    /// How tasks are given.
+    mode: TaskAssignment,
+    /// Per task line: the Manhattan length of its legs from errand to errand.
+    line_length: Vec<u32>,
+    /// The next agent to reconsider its unopened task.
+    cursor: usize,
+    /// Unopened tasks taken from their agent, or given up for a nearer one.
+    reassignments: u64,
+    width: u32,
     /// Per agent: its task id, or [`NONE`].
     agent_task: Vec<u32>,
     reveal: usize,
@@ -66,12 +158,33 @@ pub struct TaskBoard {
 
 impl TaskBoard {
     /// A board for `agents` agents over the task lines `lines` (errand cells of `grid`),
-    /// revealing `reveal` tasks at step 0.
-    pub fn new(grid: &Grid, lines: Vec<Vec<CellId>>, agents: usize, reveal: usize) -> TaskBoard {
+    /// revealing `reveal` tasks at step 0, giving them out by `mode`.
+    pub fn new(
+        grid: &Grid,
+        lines: Vec<Vec<CellId>>,
+        agents: usize,
+        reveal: usize,
+        mode: TaskAssignment,
+    ) -> TaskBoard {
+        let w = grid.width();
+        let line_length = lines
+            .iter()
+            .map(|l| {
+                l.windows(2)
+                    .map(|p| (p[0] % w).abs_diff(p[1] % w) + (p[0] / w).abs_diff(p[1] / w))
+                    .sum()
+            })
+            .collect();
         let mut board = TaskBoard {
+            line_length,
             lines,
             tasks: Vec::new(),
-            free_tasks: TaskIndex::new(grid.width(), grid.height()),
+            unopened: TaskIndex::new(grid.width(), grid.height()),
+            free: 0,
+            mode,
+            cursor: 0,
+            reassignments: 0,
+            width: grid.width(),
             agent_task: vec![NONE; agents],
             reveal,
             open: 0,
@@ -96,43 +209,168 @@ impl TaskBoard {
                 finished_at: None,
             });
             let first = self.lines[id as usize % self.lines.len()][0];
-            self.free_tasks.insert(id, first);
+            self.unopened.insert(id, first, self.extra(id));
+            self.free += 1;
             self.open += 1;
         }
     }
 
-    /// Gives every agent without a task the free task whose first errand is nearest
-    /// (Manhattan distance; ties to the oldest task, so that none waits for ever), agents in id
-    /// order, at step `step`; `positions[a]` is agent `a`'s cell. Puts the agents given a task
-    /// in `out`.
+    /// Gives tasks to agents at step `step` by the board's [`TaskAssignment`]: every agent
+    /// without a task gets one while there are tasks to give (agents in id order), and under
+    /// [`TaskAssignment::Reassign`] unopened tasks may change agents (module docs). Puts the
+    /// agents whose task changed in `out`, sorted.
     ///
     /// Records in [`TaskBoard::assignments`] every agent whose task changed since its last
     /// entry, as the start kit's schedule does: at the first call every agent (with [`NONE`]
     /// for one left without a task), later an agent given a new task, or left without one
-    /// after finishing its last.
+    /// (after finishing its last, or when its task went to another agent).
     ///
-    /// Tried and dropped: ranking tasks by distance plus their own length (short tasks first,
-    /// since throughput counts tasks): fewer tasks finished on RANDOM-01 and 02 (see the
-    /// benchmarks in docs/benchmarks.md).
-    pub fn assign(&mut self, step: u64, positions: &[CellId], out: &mut Vec<u32>) {
+    /// Ranking tasks by distance plus their whole length was tried and dropped (fewer tasks
+    /// finished on RANDOM-01 and 02); an eighth of the length gains (`tasks::LENGTH_WEIGHT`).
+    pub fn assign(&mut self, step: u64, input: &AssignInput, out: &mut Vec<u32>) {
         out.clear();
-        for (agent, &at) in positions.iter().enumerate().take(self.agent_task.len()) {
-            if self.agent_task[agent] != NONE {
-                continue;
+        let agents = self.agent_task.len().min(input.positions.len());
+        for agent in 0..agents {
+            if self.agent_task[agent] == NONE {
+                self.place(agent, input, out);
             }
-            let Some(task) = self.free_tasks.take_nearest(at) else {
-                break;
-            };
-            self.tasks[task as usize].agent = agent as u32;
-            self.agent_task[agent] = task;
-            out.push(agent as u32);
         }
+        if self.mode == TaskAssignment::Reassign && agents > 0 {
+            for _ in 0..RECONSIDERED_PER_STEP.min(agents) {
+                let agent = self.cursor % agents;
+                self.cursor = (self.cursor + 1) % agents;
+                self.reconsider(agent, input, out);
+            }
+        }
+        out.sort_unstable();
+        out.dedup();
         for (agent, &task) in self.agent_task.iter().enumerate() {
             if self.scheduled[agent] != Some(task) {
                 self.scheduled[agent] = Some(task);
                 self.assignments.push((step, agent as u32, task));
             }
         }
+    }
+
+    /// The steps from `agent` to `errand`: its table's estimate where `input` has the table,
+    /// Manhattan distance where not.
+    fn approach(&self, input: &AssignInput, agent: usize, errand: CellId) -> u32 {
+        let at = input.positions[agent];
+        if let Some((tables, table)) = input.tables.and_then(|t| Some((t, t.get(errand)?))) {
+            return tables.actions(table, at, input.headings[agent]);
+        }
+        let w = self.width;
+        (at % w).abs_diff(errand % w) + (at / w).abs_diff(errand / w)
+    }
+
+    /// The best task for `agent` other than `except`: the least cost (approach plus the
+    /// length share of [`LENGTH_WEIGHT`]) among the free tasks and, when `take_over`, the
+    /// unopened ones whose agent is farther from their first errand by at least
+    /// [`TAKEOVER_MARGIN`]; (task, cost).
+    fn best_for(
+        &self,
+        agent: usize,
+        except: u32,
+        take_over: bool,
+        input: &AssignInput,
+    ) -> Option<(u32, u32)> {
+        let manhattan_only = self.mode == TaskAssignment::Nearest;
+        let w = self.width;
+        let at = input.positions[agent];
+        let (task, _, cost) = self.unopened.best(at, |task, first| {
+            if task == except {
+                return None;
+            }
+            let holder = self.tasks[task as usize].agent;
+            if holder != NONE && !take_over {
+                return None;
+            }
+            let d = if manhattan_only {
+                (at % w).abs_diff(first % w) + (at / w).abs_diff(first / w)
+            } else {
+                self.approach(input, agent, first)
+            };
+            if holder != NONE
+                && d.saturating_add(TAKEOVER_MARGIN) > self.approach(input, holder as usize, first)
+            {
+                return None;
+            }
+            Some(d + self.extra(task))
+        })?;
+        Some((task, cost))
+    }
+
+    /// What task `task`'s own length adds to the cost of taking it: [`LENGTH_WEIGHT`] of
+    /// the Manhattan length of its legs from errand to errand.
+    fn extra(&self, task: u32) -> u32 {
+        if self.mode == TaskAssignment::Nearest {
+            return 0;
+        }
+        self.line_length[self.tasks[task as usize].line as usize] / LENGTH_WEIGHT
+    }
+
+    /// Gives `agent` (without a task) the best task for it, then the agent it was taken from,
+    /// if any, and so on up to [`MAX_HOPS`] agents.
+    fn place(&mut self, agent: usize, input: &AssignInput, out: &mut Vec<u32>) {
+        let mut agent = agent;
+        for hop in 0..MAX_HOPS {
+            let take_over = self.mode == TaskAssignment::Reassign && hop + 1 < MAX_HOPS;
+            if self.free == 0 && !take_over {
+                return;
+            }
+            let Some((task, _)) = self.best_for(agent, NONE, take_over, input) else {
+                return;
+            };
+            out.push(agent as u32);
+            let holder = self.give(task, agent);
+            if holder == NONE {
+                return;
+            }
+            out.push(holder);
+            agent = holder as usize;
+        }
+    }
+
+    /// Moves `agent` (heading for an unopened task) to a task nearer by at least
+    /// [`TAKEOVER_MARGIN`], if there is one; its old task becomes free.
+    fn reconsider(&mut self, agent: usize, input: &AssignInput, out: &mut Vec<u32>) {
+        let task = self.agent_task[agent];
+        if task == NONE || self.tasks[task as usize].done > 0 {
+            return;
+        }
+        let first = self.lines[self.tasks[task as usize].line as usize][0];
+        let now = self.approach(input, agent, first) + self.extra(task);
+        let Some((better, cost)) = self.best_for(agent, task, true, input) else {
+            return;
+        };
+        if cost.saturating_add(TAKEOVER_MARGIN) > now {
+            return;
+        }
+        self.tasks[task as usize].agent = NONE;
+        self.agent_task[agent] = NONE;
+        self.free += 1;
+        self.reassignments += 1;
+        out.push(agent as u32);
+        let holder = self.give(better, agent);
+        if holder != NONE {
+            out.push(holder);
+            self.place(holder as usize, input, out);
+        }
+    }
+
+    /// Gives unopened task `task` to `agent` (without a task); returns the agent it was taken
+    /// from (left without a task), or [`NONE`] when it was free.
+    fn give(&mut self, task: u32, agent: usize) -> u32 {
+        let holder = self.tasks[task as usize].agent;
+        self.tasks[task as usize].agent = agent as u32;
+        self.agent_task[agent] = task;
+        if holder == NONE {
+            self.free -= 1;
+        } else {
+            self.agent_task[holder as usize] = NONE;
+            self.reassignments += 1;
+        }
+        holder
     }
 
     /// The errand agent `agent` is heading for, if it has a task.
@@ -166,6 +404,9 @@ impl TaskBoard {
                 continue;
             }
             t.done += 1;
+            if t.done == 1 {
+                self.unopened.remove(task, errands[0]);
+            }
             self.events.push(TaskEvent {
                 step,
                 agent: agent as u32,
@@ -214,9 +455,24 @@ impl TaskBoard {
         self.agent_task.get(agent as usize).copied().unwrap_or(NONE)
     }
 
+    /// The task lines (errand cells of each), task `k` being line `k mod lines`.
+    pub fn lines(&self) -> &[Vec<CellId>] {
+        &self.lines
+    }
+
+    /// Tasks revealed at a time.
+    pub fn reveal(&self) -> usize {
+        self.reveal
+    }
+
+    /// Times an unopened task was taken from its agent, or given up for a nearer one.
+    pub fn reassignments(&self) -> u64 {
+        self.reassignments
+    }
+
     /// Revealed tasks nobody does.
     pub fn free_count(&self) -> usize {
-        self.free_tasks.len()
+        self.free
     }
 }
 
@@ -224,15 +480,30 @@ impl TaskBoard {
 mod tests {
     use super::*;
 
+    /// Agents at `positions`, facing east, Manhattan distances.
+    fn at(positions: &[CellId]) -> AssignInput<'_> {
+        AssignInput {
+            positions,
+            headings: &[Heading::East; 8][..positions.len()],
+            tables: None,
+        }
+    }
+
     #[test]
     fn tasks_are_revealed_assigned_done_and_replaced() {
         let grid = Grid::from_ascii("....\n....").unwrap();
         // Lines: 0 -> [7], 1 -> [1, 2], 2 -> [4]
-        let mut board = TaskBoard::new(&grid, vec![vec![7], vec![1, 2], vec![4]], 2, 2);
+        let mut board = TaskBoard::new(
+            &grid,
+            vec![vec![7], vec![1, 2], vec![4]],
+            2,
+            2,
+            TaskAssignment::Nearest,
+        );
         assert_eq!(board.tasks().len(), 2);
         let mut changed = Vec::new();
         // Agent 0 at cell 0 (nearest: task 1's first errand, cell 1); agent 1 gets task 0.
-        board.assign(0, &[0, 6], &mut changed);
+        board.assign(0, &at(&[0, 6]), &mut changed);
         assert_eq!(changed, vec![0, 1]);
         assert_eq!(board.target(0), Some(1));
         assert_eq!(board.target(1), Some(7));
@@ -266,16 +537,17 @@ mod tests {
     fn the_schedule_records_every_change_of_task_none_included() {
         let grid = Grid::from_ascii("....").unwrap();
         // Two tasks revealed at a time for three agents: agent 2 is left without one.
-        let mut board = TaskBoard::new(&grid, vec![vec![1], vec![2]], 3, 2);
+        let mut board =
+            TaskBoard::new(&grid, vec![vec![1], vec![2]], 3, 2, TaskAssignment::Nearest);
         let mut changed = Vec::new();
-        board.assign(0, &[0, 3, 2], &mut changed);
+        board.assign(0, &at(&[0, 3, 2]), &mut changed);
         assert_eq!(board.assignments(), &[(0, 0, 0), (0, 1, 1), (0, 2, NONE)]);
         // Agent 0 finishes task 0; task 2 is revealed and agent 0 takes it: one entry, none
         // for the agents whose task did not change.
         board.arrive(1, &[1, 3, 2], &mut changed);
-        board.assign(1, &[1, 3, 2], &mut changed);
+        board.assign(1, &at(&[1, 3, 2]), &mut changed);
         assert_eq!(board.assignments()[3..], [(1, 0, 2)]);
-        board.assign(2, &[1, 3, 2], &mut changed);
+        board.assign(2, &at(&[1, 3, 2]), &mut changed);
         assert_eq!(
             board.assignments().len(),
             4,
@@ -284,11 +556,60 @@ mod tests {
     }
 
     #[test]
+    fn an_agent_freed_next_to_an_unopened_errand_takes_its_task_over() {
+        use crate::lorr::replay_schedule;
+        use crate::sim::ActionModel;
+        let grid = Grid::from_ascii("..........").unwrap();
+        // Task 0: errands 6 then 2; task 1: errand 8; task 2 (revealed later): errand 0.
+        let lines = vec![vec![6, 2], vec![8], vec![0]];
+        let mut board = TaskBoard::new(&grid, lines.clone(), 2, 2, TaskAssignment::Reassign);
+        let mut changed = Vec::new();
+        // Agent 0 at cell 0 takes task 0 (6 away); agent 1 at 9 takes task 1, 1 away.
+        board.assign(0, &at(&[0, 9]), &mut changed);
+        assert_eq!(board.assignments(), &[(0, 0, 0), (0, 1, 1)]);
+        // Agent 0 steps east to 1, agent 1 west onto 8: task 1 done, task 2 revealed.
+        board.arrive(1, &[1, 8], &mut changed);
+        assert_eq!(board.finished(), 1);
+        // Agent 1 is 2 from task 0's first errand, agent 0 still 5: agent 1 takes it over and
+        // agent 0 takes task 2, next to it. The schedule lists both changes.
+        board.assign(1, &at(&[1, 8]), &mut changed);
+        assert_eq!(changed, vec![0, 1]);
+        assert_eq!(board.assignments()[2..], [(1, 0, 2), (1, 1, 0)]);
+        assert_eq!(board.reassignments(), 1);
+        board.arrive(2, &[0, 7], &mut changed);
+        assert_eq!(board.finished(), 2);
+        // The independent checker replays the moves and the schedule to the same errands.
+        let replayed = replay_schedule(
+            &grid,
+            &[0, 9],
+            ActionModel::Free,
+            &["RL", "LL"],
+            &lines,
+            2,
+            board.assignments(),
+        )
+        .unwrap();
+        assert_eq!(replayed.finished, 2);
+        let events: Vec<_> = board
+            .events()
+            .iter()
+            .map(|e| (e.step, e.agent, e.task, e.done))
+            .collect();
+        assert_eq!(replayed.events, events);
+        // Under the first-come rule agent 0 keeps task 0.
+        let mut nearest = TaskBoard::new(&grid, lines, 2, 2, TaskAssignment::Nearest);
+        nearest.assign(0, &at(&[0, 9]), &mut changed);
+        nearest.arrive(1, &[1, 8], &mut changed);
+        nearest.assign(1, &at(&[1, 8]), &mut changed);
+        assert_eq!(nearest.assignments()[2..], [(1, 1, 2)]);
+    }
+
+    #[test]
     fn one_errand_per_step() {
         let grid = Grid::from_ascii("....").unwrap();
-        let mut board = TaskBoard::new(&grid, vec![vec![1, 1]], 1, 1);
+        let mut board = TaskBoard::new(&grid, vec![vec![1, 1]], 1, 1, TaskAssignment::Nearest);
         let mut changed = Vec::new();
-        board.assign(0, &[1], &mut changed);
+        board.assign(0, &at(&[1]), &mut changed);
         board.arrive(1, &[1], &mut changed);
         assert_eq!(
             board.finished(),

@@ -6,6 +6,12 @@
 //! PlanViz's letters as PlanViz replays them: `U` moves one row down (south, row + 1), `D` one
 //! row up (north), `L` / `R` one column left / right, `W` waits. After every step no two agents
 //! share a cell and no two swapped cells ([`crate::mapf::check_step`]).
+//!
+//! [`replay_schedule`] replays the tasks alongside: the schedule (each change of an agent's
+//! task) under the 2024 start kit's rules as this checker reads them (a task goes to one agent
+//! at a time; a task whose first errand its agent reached, "opened", stays with that agent
+//! until finished, so an agent with an opened task keeps it; only revealed, unfinished tasks
+//! are given), and the errands done from the replayed positions.
 
 use crate::grid::{CellId, Direction, Grid};
 use crate::mapf::check_step;
@@ -47,6 +53,16 @@ pub enum PlanError {
     /// The plan's shape does not match the agents.
     #[error("{0}")]
     Shape(String),
+    /// A change of task the rules do not allow, or tasks done that differ from the run's.
+    #[error("step {step}: agent {agent}: {reason}")]
+    Schedule {
+        /// The step (0-based) of the schedule entry.
+        step: u64,
+        /// The agent.
+        agent: u32,
+        /// What is wrong.
+        reason: String,
+    },
 }
 
 /// Replays `steps` (one string of action letters per step, a letter per agent) from `starts`
@@ -74,12 +90,25 @@ pub fn replay(
     model: ActionModel,
     steps: &[&str],
 ) -> Result<(Vec<CellId>, Vec<Heading>), PlanError> {
+    replay_with(grid, starts, model, steps, |_, _| Ok(()))
+}
+
+/// [`replay`], calling `before_step(step, cells)` with the cells before each step's move and
+/// once more after the last (`step` = the steps played).
+fn replay_with(
+    grid: &Grid,
+    starts: &[CellId],
+    model: ActionModel,
+    steps: &[&str],
+    mut before_step: impl FnMut(usize, &[CellId]) -> Result<(), PlanError>,
+) -> Result<(Vec<CellId>, Vec<Heading>), PlanError> {
     let mut cells = starts.to_vec();
     let mut headings = vec![Heading::East; starts.len()];
     check_step(grid, &cells, &cells)
         .map_err(|conflict| PlanError::Conflict { step: 0, conflict })?;
     let mut next = cells.clone();
     for (step, letters) in steps.iter().enumerate() {
+        before_step(step, &cells)?;
         if letters.chars().count() != starts.len() {
             return Err(PlanError::Shape(format!(
                 "step {step}: {} actions for {} agents",
@@ -118,7 +147,165 @@ pub fn replay(
             .map_err(|conflict| PlanError::Conflict { step, conflict })?;
         std::mem::swap(&mut cells, &mut next);
     }
+    before_step(steps.len(), &cells)?;
     Ok((cells, headings))
+}
+
+/// What [`replay_schedule`] gives: the tasks a plan finished and every errand done.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScheduleReplay {
+    /// Tasks finished.
+    pub finished: u64,
+    /// Every errand done, in order: (step count after the move, agent, task, errands of the
+    /// task done), as [`super::TaskEvent`] lists them.
+    pub events: Vec<(u64, u32, u32, u32)>,
+    /// Where the agents end.
+    pub cells: Vec<CellId>,
+    /// Their headings at the end.
+    pub headings: Vec<Heading>,
+}
+
+/// Replays a plan's tasks: the moves as [`replay`], and at each step first the `schedule`
+/// entries of that step ((step, agent, task or [`u32::MAX`] for none), in step order, as
+/// [`super::TaskBoard::assignments`] lists them), checked against the rules of the module
+/// docs, then the errands the agents stand on after the move. Task `k` is line `k mod
+/// lines` of `lines`; `reveal` tasks are revealed at the start and one more each time one is
+/// finished.
+///
+/// # Errors
+/// The moves' first [`PlanError`], or [`PlanError::Schedule`] for an entry the rules refuse.
+pub fn replay_schedule(
+    grid: &Grid,
+    starts: &[CellId],
+    model: ActionModel,
+    steps: &[&str],
+    lines: &[Vec<CellId>],
+    reveal: usize,
+    schedule: &[(u64, u32, u32)],
+) -> Result<ScheduleReplay, PlanError> {
+    const NO: u32 = u32::MAX;
+    let agents = starts.len();
+    // Per agent its task; per task its agent and errands done.
+    let mut task_of = vec![NO; agents];
+    let mut holder: Vec<u32> = Vec::new();
+    let mut done: Vec<u32> = Vec::new();
+    let mut finished_at: Vec<bool> = Vec::new();
+    let mut revealed = reveal as u64;
+    let mut finished = 0u64;
+    let mut events = Vec::new();
+    let mut next_entry = 0;
+    let mut changes: Vec<(u32, u32)> = Vec::new();
+    let errands = |task: u32| &lines[task as usize % lines.len().max(1)];
+    let grow = |task: u32, holder: &mut Vec<u32>, done: &mut Vec<u32>, fin: &mut Vec<bool>| {
+        if holder.len() <= task as usize {
+            holder.resize(task as usize + 1, NO);
+            done.resize(task as usize + 1, 0);
+            fin.resize(task as usize + 1, false);
+        }
+    };
+    let (cells, headings) = replay_with(grid, starts, model, steps, |step, cells| {
+        let step = step as u64;
+        // Errands done by the move that led here (none before the first step).
+        if step > 0 {
+            for (agent, &at) in cells.iter().enumerate() {
+                let task = task_of[agent];
+                if task == NO {
+                    continue;
+                }
+                let list = errands(task);
+                let t = task as usize;
+                if list.get(done[t] as usize) != Some(&at) {
+                    continue;
+                }
+                done[t] += 1;
+                events.push((step, agent as u32, task, done[t]));
+                if done[t] as usize == list.len() {
+                    finished_at[t] = true;
+                    holder[t] = NO;
+                    task_of[agent] = NO;
+                    finished += 1;
+                    revealed += 1;
+                }
+            }
+        }
+        // This step's schedule entries: every agent's old task let go, then the new ones taken.
+        changes.clear();
+        while let Some(&(s, agent, task)) = schedule.get(next_entry) {
+            if s > step {
+                break;
+            }
+            let refuse = |reason: String| PlanError::Schedule {
+                step: s,
+                agent,
+                reason,
+            };
+            if s < step {
+                return Err(refuse("a schedule entry out of step order".into()));
+            }
+            if agent as usize >= agents {
+                return Err(refuse(format!("no such agent ({agents} agents)")));
+            }
+            if task != NO && u64::from(task) >= revealed {
+                return Err(refuse(format!(
+                    "task {task} is not revealed ({revealed} tasks revealed so far)"
+                )));
+            }
+            changes.push((agent, task));
+            next_entry += 1;
+        }
+        for &(agent, task) in &changes {
+            let old = task_of[agent as usize];
+            if old == NO || old == task {
+                continue;
+            }
+            if done[old as usize] > 0 {
+                return Err(PlanError::Schedule {
+                    step,
+                    agent,
+                    reason: format!("task {old} is opened (its first errand reached): it stays"),
+                });
+            }
+            holder[old as usize] = NO;
+            task_of[agent as usize] = NO;
+        }
+        for &(agent, task) in &changes {
+            if task == NO || task_of[agent as usize] == task {
+                continue;
+            }
+            grow(task, &mut holder, &mut done, &mut finished_at);
+            let t = task as usize;
+            let refuse = |reason: String| PlanError::Schedule {
+                step,
+                agent,
+                reason,
+            };
+            if finished_at[t] {
+                return Err(refuse(format!("task {task} is finished")));
+            }
+            if holder[t] != NO {
+                return Err(refuse(format!(
+                    "task {task} is agent {}'s at the same time",
+                    holder[t]
+                )));
+            }
+            holder[t] = agent;
+            task_of[agent as usize] = task;
+        }
+        Ok(())
+    })?;
+    if let Some(&(s, agent, _)) = schedule.get(next_entry) {
+        return Err(PlanError::Schedule {
+            step: s,
+            agent,
+            reason: format!("a schedule entry after the last step ({})", steps.len()),
+        });
+    }
+    Ok(ScheduleReplay {
+        finished,
+        events,
+        cells,
+        headings,
+    })
 }
 
 /// What one action letter of an output file does under `model`: the direction the robot moves
@@ -207,6 +394,46 @@ mod tests {
             replay(&grid, &[0], ActionModel::Rotate, &["FF"]),
             Err(PlanError::Shape(_))
         ));
+    }
+
+    #[test]
+    fn schedules_follow_the_start_kits_rules() {
+        const NO: u32 = u32::MAX;
+        let grid = Grid::from_ascii("....").unwrap();
+        // Task 0: errands 1 then 2; task 1: errand 3; task 2 (revealed when one finishes): 1, 2.
+        let lines = vec![vec![1, 2], vec![3]];
+        let (starts, model) = ([0, 2], ActionModel::Free);
+        let play = |steps: &[&str], schedule: &[(u64, u32, u32)]| {
+            replay_schedule(&grid, &starts, model, steps, &lines, 2, schedule)
+        };
+        // Agent 0 opens task 0 at step 1 and finishes it at step 2; agent 1 does task 1.
+        let ok = play(&["RR", "RW"], &[(0, 0, 0), (0, 1, 1)]).unwrap();
+        assert_eq!(ok.finished, 2);
+        assert_eq!(ok.events, vec![(1, 0, 0, 1), (1, 1, 1, 1), (2, 0, 0, 2)]);
+        // Two agents swapping unopened tasks in one step is fine; then agent 1 opens task 0.
+        let swap = [(0, 0, 0), (0, 1, 1), (1, 0, 1), (1, 1, 0)];
+        let ok = play(&["WW", "WL"], &swap).unwrap();
+        assert_eq!(ok.events, vec![(2, 1, 0, 1)]);
+        // Refused: an opened task handed on, one task for two agents, a task not revealed, a
+        // finished one, entries out of order.
+        let refused = |steps: &[&str], schedule: &[(u64, u32, u32)], what: &str| {
+            let err = play(steps, schedule).unwrap_err();
+            assert!(err.to_string().contains(what), "{err}");
+        };
+        refused(
+            &["RW", "WW"],
+            &[(0, 0, 0), (1, 0, NO), (1, 1, 0)],
+            "is opened",
+        );
+        refused(&["WW"], &[(0, 0, 0), (0, 1, 0)], "at the same time");
+        refused(&["WW"], &[(0, 0, 2)], "not revealed");
+        refused(
+            &["RR", "WW"],
+            &[(0, 1, 1), (1, 1, NO), (1, 0, 1)],
+            "is finished",
+        );
+        refused(&["WW", "WW"], &[(1, 0, 0), (0, 1, 1)], "out of step order");
+        refused(&["WW"], &[(0, 2, 0)], "no such agent");
     }
 
     #[test]

@@ -453,6 +453,10 @@ impl StepPlanner for WindowDriver {
         self.pibt.moved(input, changed);
     }
 
+    fn distances(&self) -> Option<&super::distance::DistanceTables> {
+        Some(self.pibt.tables())
+    }
+
     fn figures(&self) -> PlannerFigures {
         self.pibt.figures()
     }
