@@ -99,11 +99,12 @@ fn a_mapf_plan_reads_back_as_the_solver_planned_it() {
         scen.to_str().unwrap(),
         "--agents",
         "20",
+        "--no-polish",
         "--out",
         plan_path.to_str().unwrap(),
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
-    // The same instance solved here, with the command's defaults.
+    // The same instance solved here, with the command's LaCAM options (LaCAM's plan as it is).
     let instance = Instance::load(&map, &scen, 20, Neighborhood::Four).unwrap();
     let options = LacamOptions {
         time_limit: Some(Duration::from_secs(10)),
