@@ -50,6 +50,12 @@ pub struct LorrArgs {
     /// step's deadline.
     #[arg(long, value_name = "N", value_parser = whole_in(0u64, 100_000))]
     window_iterations: Option<u64>,
+    /// window planner: on or off, lanes in its distance tables (a step against a crisscross
+    /// lane costs 2). Default: chosen by the map, on where two free cells lie more than 4
+    /// windows apart on average (trips the window's search cannot see through: on the 256 x
+    /// 256 city, off on the 32 x 32 random map); the report says which.
+    #[arg(long, value_name = "on|off", value_parser = parse_on_off)]
+    window_lanes: Option<bool>,
     /// Worker threads, 1 to 256 (default: all cores). The actions are the same on any count.
     #[arg(long, value_name = "N", value_parser = whole_in(1u64, 256))]
     threads: Option<u64>,
@@ -75,6 +81,14 @@ pub struct LorrArgs {
 
 fn parse_planner(s: &str) -> Result<LorrPlanner, String> {
     s.parse()
+}
+
+fn parse_on_off(s: &str) -> Result<bool, String> {
+    match s {
+        "on" => Ok(true),
+        "off" => Ok(false),
+        _ => Err("expected on or off".to_string()),
+    }
 }
 
 fn parse_model(s: &str) -> Result<ActionModel, String> {
@@ -108,6 +122,7 @@ pub fn run(args: LorrArgs) -> anyhow::Result<ExitCode> {
     for (flag, given) in [
         ("--window-steps", args.window_steps.is_some()),
         ("--window-iterations", args.window_iterations.is_some()),
+        ("--window-lanes", args.window_lanes.is_some()),
     ] {
         if given && planner != LorrPlanner::Window {
             anyhow::bail!("{flag} applies to the window planner only (this run plays {planner})");
@@ -144,6 +159,7 @@ pub fn run(args: LorrArgs) -> anyhow::Result<ExitCode> {
         window_iterations: args
             .window_iterations
             .map_or(defaults.window_iterations, |n| n as u32),
+        window_lanes: args.window_lanes,
         ..defaults
     };
     let mut pool = rayon::ThreadPoolBuilder::new();
@@ -203,6 +219,24 @@ pub fn run(args: LorrArgs) -> anyhow::Result<ExitCode> {
             "planner        {planner} on {} threads",
             pool.current_num_threads()
         )?;
+        if let Some(lanes) = report.window_lanes {
+            let why = match args.window_lanes {
+                Some(_) => "--window-lanes".to_string(),
+                None => format!(
+                    "the map's choice: free cells {:.0} steps apart on average, {} {} windows \
+                     of {}",
+                    throng::lorr::lanes::mean_free_distance(&problem.grid),
+                    if lanes { "over" } else { "within" },
+                    throng::lorr::lanes::WINDOWS_APART,
+                    config.window_steps
+                ),
+            };
+            writeln!(
+                out,
+                "lanes          {} ({why})",
+                if lanes { "on" } else { "off" }
+            )?;
+        }
         writeln!(out, "steps          {}", report.steps)?;
         writeln!(out, "tasks finished {}", report.tasks_finished)?;
         writeln!(out, "errands done   {}", report.errands_done)?;
