@@ -252,6 +252,49 @@ mod tests {
     }
 
     #[test]
+    fn a_group_sees_its_robots_out_and_its_new_paths_in_and_merging_refuses_a_meeting() {
+        let grid = Grid::from_ascii("....")
+            .unwrap()
+            .with_neighborhood(Neighborhood::Four);
+        let mut plan = WindowPlan::new(&grid, 2, 1);
+        // Robot 0 waits on cell 0, robot 1 waits on cell 3.
+        plan.path_mut(0)
+            .copy_from_slice(&[state(0, Heading::East), state(0, Heading::East)]);
+        plan.path_mut(1)
+            .copy_from_slice(&[state(3, Heading::West), state(3, Heading::West)]);
+        plan.reserve(0);
+        plan.reserve(1);
+        let mut overlay = vec![NONE; 2 * grid.len()];
+        // Robot 0 in group 5, robot 1 in another: the group sees cell 0 free, cell 3 held.
+        let marks = [5, 6];
+        let group = Occupancy {
+            plan: &plan,
+            overlay: &overlay,
+            marks: &marks,
+            mine: 5,
+        };
+        assert_eq!(group.holder(1, 0), NONE);
+        assert_eq!(group.holder(1, 3), 1);
+        assert!(group.may_step(0, 1, 0) && !group.may_step(0, 2, 3));
+        // A path the group placed on cell 1 at step 1 holds it for the group, not the plan.
+        overlay[plan.slot(1, 1)] = 0;
+        let group = Occupancy {
+            plan: &plan,
+            overlay: &overlay,
+            marks: &marks,
+            mine: 5,
+        };
+        assert_eq!(group.holder(1, 1), 0);
+        assert_eq!(plan.holder(1, 1), NONE);
+        // Merging: robot 1 moving onto cell 2 fits; onto cell 0 at step 1 it would not.
+        plan.unreserve(1);
+        assert!(plan.admits(&[state(3, Heading::West), state(2, Heading::West)]));
+        plan.path_mut(1)
+            .copy_from_slice(&[state(1, Heading::West), state(1, Heading::West)]);
+        assert!(!plan.admits(&[state(1, Heading::West), state(0, Heading::West)]));
+    }
+
+    #[test]
     fn shifting_drops_the_first_step_and_waits_at_the_end() {
         let grid = Grid::from_ascii("....")
             .unwrap()
