@@ -46,7 +46,8 @@ pub struct LorrArgs {
     #[arg(long, value_name = "N", value_parser = whole_in(1u64, 64))]
     window_steps: Option<u64>,
     /// window planner: attempts of the neighbourhood search a step when there is no time
-    /// limit (--step-ms 0), 0 to 100000 (default 500); with a limit it searches until the
+    /// limit (--step-ms 0), 0 to 100000 (default 500), an attempt being one group of robots
+    /// searched again, 16 groups at a time on all threads; with a limit it searches until the
     /// step's deadline.
     #[arg(long, value_name = "N", value_parser = whole_in(0u64, 100_000))]
     window_iterations: Option<u64>,

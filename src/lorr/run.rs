@@ -60,15 +60,17 @@ pub struct LorrConfig {
     /// Default: 2.
     pub window_lane_cost: u8,
     /// `window` planner: whether it uses lanes (`None`: chosen by the map,
-    /// [`super::lanes::for_window`]: where trips outgrow the window). Without lanes it
-    /// finishes more tasks on the small random map (RANDOM-01, means of seeds 0-5: 613 ->
-    /// 655) and fewer on the city (CITY-01: 7,134 -> 6,027; `docs/performance.md`). Default:
-    /// `None`.
+    /// [`super::lanes::for_window`]: where trips outgrow the window: on the 256 x 256 city,
+    /// not on the 32 x 32 random map). Without lanes it finishes more tasks on the small
+    /// random map (RANDOM-01, means of seeds 0-5: 613 -> 655) and fewer on the city (CITY-01:
+    /// 7,134 -> 6,027; `docs/performance.md`). Default: `None`.
     pub window_lanes: Option<bool>,
     /// `window` planner: steps in the window planned ahead. Default: 15.
     pub window_steps: usize,
-    /// `window` planner: attempts of the neighbourhood search a step without a time limit
-    /// (with one, it searches until the step's deadline). Default: 500.
+    /// `window` planner: attempts of the neighbourhood search a step without a time limit, an
+    /// attempt being one group of robots searched again (in rounds of up to 16 groups: 500 attempts
+    /// are 32 rounds); with a time limit it searches in rounds until the step's deadline.
+    /// Default: 500.
     pub window_iterations: u32,
 }
 

@@ -3,7 +3,7 @@
 //! round's snapshot) on any thread, then merged in group order (after the design of WPPL's
 //! parallel LNS; no code of it used).
 //!
-//! A round: [`ROUND`] groups with no robot in two, each a late robot (its path costs more than
+//! A round: up to [`ROUND`] groups with no robot in two, each a late robot (its path costs more than
 //! its distance table's estimate from where it stands), chosen from the run's seed, the step
 //! and the round, and the robots in the way of its members' ideal paths (breadth first, up to
 //! [`GROUP`]). Each group is searched again one robot after another in a shuffled order by
@@ -27,10 +27,18 @@ use crate::sim::Heading;
 /// Most robots searched again together.
 pub(crate) const GROUP: usize = 8;
 
-/// Groups searched against one snapshot of the plan, a round. An attempt (of the attempt
-/// budget, [`super::LorrConfig::window_iterations`]) is one group: 500 attempts are 125
-/// rounds.
-pub(crate) const ROUND: usize = 4;
+/// Groups searched against one snapshot of the plan, a round (fewer where the late robots
+/// run out). An attempt (of the attempt budget, [`super::LorrConfig::window_iterations`]) is
+/// one group: 500 attempts are 32 rounds. A round is the work handed to the threads at once:
+/// rounds of 4 groups (about 0.3 ms on RANDOM-02) often left the pool's second thread too
+/// little to pick up before the first had done it all (16 groups: 22% more attempts in a time
+/// limit in one trial; at a fixed budget, RANDOM-02 seeds 0 / 1: 1,103 / 1,107 tasks with
+/// rounds of 4, 1,109 / 1,117 with 16).
+pub(crate) const ROUND: usize = 16;
+
+/// Most threads a search uses (each keeps 13 bytes per (step, cell, heading) of search
+/// memory: 55 MB on a 256 x 256 map).
+const MAX_THREADS: usize = 8;
 
 /// Tries at a late robot not yet in a group of the round before a round makes fewer groups.
 const SEED_TRIES: usize = 8;
@@ -79,7 +87,7 @@ pub(crate) struct LnsFigures {
 pub(crate) struct Lns {
     workspaces: Vec<Workspace>,
     groups: Vec<Group>,
-    /// Per robot: the mark of the group it is in (a round's marks are `round * 16 + group`;
+    /// Per robot: the mark of the group it is in (a round's marks are `round * ROUND + group`;
     /// older marks mean none).
     marks: Vec<u64>,
     round: u64,
@@ -112,7 +120,7 @@ impl Lns {
     ) -> LnsFigures {
         let n = costs.len();
         let h = plan.steps();
-        let threads = threads.clamp(1, ROUND);
+        let threads = threads.clamp(1, MAX_THREADS);
         let slots = (h + 1) * plan.cells();
         if self.workspaces.len() != threads
             || self
@@ -208,11 +216,11 @@ impl Lns {
     ) -> usize {
         let mut formed = 0;
         for g in 0..wanted {
-            let mark = self.round * 16 + g as u64;
+            let mark = self.round * ROUND as u64 + g as u64;
             let mut seed = None;
             for _ in 0..SEED_TRIES {
                 let a = self.late[(next(rng) % self.late.len() as u64) as usize];
-                if self.marks[a as usize] < self.round * 16 {
+                if self.marks[a as usize] < self.round * ROUND as u64 {
                     seed = Some(a);
                     break;
                 }
@@ -250,7 +258,7 @@ impl Lns {
         mark: u64,
         robots: &mut Vec<u32>,
     ) {
-        let first_of_round = self.round * 16;
+        let first_of_round = self.round * ROUND as u64;
         robots.clear();
         robots.push(seed as u32);
         self.marks[seed] = mark;
