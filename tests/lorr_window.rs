@@ -1,6 +1,7 @@
 //! The `window` planner of `throng lorr`: its steps replayed by the independent checker in a
 //! dense crowd, the same actions on 1 and 2 threads, at least the tasks of the one-step
-//! `pibt` planner on a fixed problem, and the automatic choice of planner and its flags.
+//! `pibt` planner on a fixed problem, and the automatic choices of planner and lanes and
+//! their flags.
 
 mod common;
 
@@ -92,6 +93,9 @@ fn the_planner_is_chosen_by_team_size_and_window_flags_need_it() {
     let v: serde_json::Value =
         serde_json::from_str(&ok(&["lorr", path, "--steps", "3", "--json"])).unwrap();
     assert_eq!(v["planner"], "window");
+    // Lanes chosen by the map: the 32 x 32 random map's trips (21 steps on average) fit in 4
+    // windows of 15 steps: none; in 4 windows of 4 steps they do not.
+    assert_eq!(v["window_lanes"], false);
     let v: serde_json::Value = serde_json::from_str(&ok(&[
         "lorr",
         path,
@@ -109,6 +113,34 @@ fn the_planner_is_chosen_by_team_size_and_window_flags_need_it() {
     ]))
     .unwrap();
     assert_eq!(v["steps"], 3);
+    assert_eq!(v["window_lanes"], true);
+    // Or named; refused for the other planners.
+    let v: serde_json::Value = serde_json::from_str(&ok(&[
+        "lorr",
+        path,
+        "--steps",
+        "2",
+        "--window-lanes",
+        "off",
+        "--window-steps",
+        "4",
+        "--json",
+    ]))
+    .unwrap();
+    assert_eq!(v["window_lanes"], false);
+    let o = throng(&[
+        "lorr",
+        path,
+        "--steps",
+        "2",
+        "--planner",
+        "pibt",
+        "--window-lanes",
+        "off",
+    ]);
+    assert_one_line_error(&o, "--window-lanes applies to the window planner only");
+    let o = throng(&["lorr", path, "--steps", "2", "--window-lanes", "yes"]);
+    assert_one_line_error(&o, "expected on or off");
     let o = throng(&[
         "lorr",
         path,

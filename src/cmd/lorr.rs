@@ -46,7 +46,8 @@ pub struct LorrArgs {
     #[arg(long, value_name = "N", value_parser = whole_in(1u64, 64))]
     window_steps: Option<u64>,
     /// window planner: attempts of the neighbourhood search a step when there is no time
-    /// limit (--step-ms 0), 0 to 100000 (default 500); with a limit it searches until the
+    /// limit (--step-ms 0), 0 to 100000 (default 500), an attempt being one group of robots
+    /// searched again, 16 groups at a time on all threads; with a limit it searches until the
     /// step's deadline.
     #[arg(long, value_name = "N", value_parser = whole_in(0u64, 100_000))]
     window_iterations: Option<u64>,
@@ -56,6 +57,12 @@ pub struct LorrArgs {
     /// and keeps it). Default: reassign.
     #[arg(long, value_name = "RULE", default_value = "reassign", value_parser = parse_assignment)]
     assignment: TaskAssignment,
+    /// window planner: on or off, lanes in its distance tables (a step against a crisscross
+    /// lane costs 2). Default: chosen by the map, on where two free cells lie more than 4
+    /// windows apart on average (trips the window's search cannot see through: on the 256 x
+    /// 256 city, off on the 32 x 32 random map); the report says which.
+    #[arg(long, value_name = "on|off", value_parser = parse_on_off)]
+    window_lanes: Option<bool>,
     /// Worker threads, 1 to 256 (default: all cores). The actions are the same on any count.
     #[arg(long, value_name = "N", value_parser = whole_in(1u64, 256))]
     threads: Option<u64>,
@@ -85,6 +92,14 @@ fn parse_planner(s: &str) -> Result<LorrPlanner, String> {
 
 fn parse_assignment(s: &str) -> Result<TaskAssignment, String> {
     s.parse()
+}
+
+fn parse_on_off(s: &str) -> Result<bool, String> {
+    match s {
+        "on" => Ok(true),
+        "off" => Ok(false),
+        _ => Err("expected on or off".to_string()),
+    }
 }
 
 fn parse_model(s: &str) -> Result<ActionModel, String> {
@@ -118,6 +133,7 @@ pub fn run(args: LorrArgs) -> anyhow::Result<ExitCode> {
     for (flag, given) in [
         ("--window-steps", args.window_steps.is_some()),
         ("--window-iterations", args.window_iterations.is_some()),
+        ("--window-lanes", args.window_lanes.is_some()),
     ] {
         if given && planner != LorrPlanner::Window {
             anyhow::bail!("{flag} applies to the window planner only (this run plays {planner})");
@@ -155,6 +171,7 @@ pub fn run(args: LorrArgs) -> anyhow::Result<ExitCode> {
             .window_iterations
             .map_or(defaults.window_iterations, |n| n as u32),
         assignment: args.assignment,
+        window_lanes: args.window_lanes,
         ..defaults
     };
     let mut pool = rayon::ThreadPoolBuilder::new();
@@ -214,6 +231,24 @@ pub fn run(args: LorrArgs) -> anyhow::Result<ExitCode> {
             "planner        {planner} on {} threads",
             pool.current_num_threads()
         )?;
+        if let Some(lanes) = report.window_lanes {
+            let why = match args.window_lanes {
+                Some(_) => "--window-lanes".to_string(),
+                None => format!(
+                    "the map's choice: free cells {:.0} steps apart on average, {} {} windows \
+                     of {}",
+                    throng::lorr::lanes::mean_free_distance(&problem.grid),
+                    if lanes { "over" } else { "within" },
+                    throng::lorr::lanes::WINDOWS_APART,
+                    config.window_steps
+                ),
+            };
+            writeln!(
+                out,
+                "lanes          {} ({why})",
+                if lanes { "on" } else { "off" }
+            )?;
+        }
         writeln!(out, "steps          {}", report.steps)?;
         writeln!(out, "tasks finished {}", report.tasks_finished)?;
         writeln!(out, "errands done   {}", report.errands_done)?;

@@ -9,6 +9,11 @@
 //! the map has one-cell-wide corridors (walls on both sides), the corridors alternate among
 //! themselves (so that two neighbouring aisles of a warehouse run opposite ways whatever
 //! their spacing); open ground alternates by row and column.
+//!
+//! The `window` planner settles head-on meetings within its window by search, so lanes pay
+//! there only where trips are much longer than the window: [`for_window`] turns them on when
+//! two free cells lie more than [`WINDOWS_APART`] windows apart on average
+//! ([`mean_free_distance`]).
 
 use crate::grid::{CellId, Grid};
 use crate::sim::Heading;
@@ -76,6 +81,58 @@ pub fn crisscross(grid: &Grid, against: u8) -> Vec<[u8; 4]> {
     cost
 }
 
+/// How many windows apart two free cells must lie on average (see [`mean_free_distance`])
+/// for the `window` planner to use lanes ([`for_window`]).
+pub const WINDOWS_APART: f64 = 4.0;
+
+/// The mean Manhattan distance between two free cells of `grid` (walls ignored; pairs drawn
+/// independently, a cell with itself included): a map's typical trip length, cheap to know.
+/// 0 on a map without free cells.
+///
+/// ```
+/// use throng::grid::Grid;
+///
+/// // Two free cells 3 apart: pairs (a, a), (a, b), (b, a), (b, b) average 1.5.
+/// let grid = Grid::from_ascii(".@@.").unwrap();
+/// assert_eq!(throng::lorr::lanes::mean_free_distance(&grid), 1.5);
+/// ```
+pub fn mean_free_distance(grid: &Grid) -> f64 {
+    let mut columns = vec![0u64; grid.width() as usize];
+    let mut rows = vec![0u64; grid.height() as usize];
+    for cell in 0..grid.len() as CellId {
+        if grid.is_walkable(cell) {
+            let (x, y) = grid.coords(cell);
+            columns[x as usize] += 1;
+            rows[y as usize] += 1;
+        }
+    }
+    let free: u64 = columns.iter().sum();
+    if free == 0 {
+        return 0.0;
+    }
+    // Sum over ordered pairs of |i - j|, by the counts before each index.
+    let spread = |counts: &[u64]| -> f64 {
+        let (mut before, mut weighted, mut sum) = (0f64, 0f64, 0f64);
+        for (i, &c) in counts.iter().enumerate() {
+            let c = c as f64;
+            sum += c * (i as f64 * before - weighted);
+            before += c;
+            weighted += c * i as f64;
+        }
+        2.0 * sum
+    };
+    let pairs = (free as f64) * (free as f64);
+    (spread(&columns) + spread(&rows)) / pairs
+}
+
+/// Whether the `window` planner with a window of `window_steps` steps uses lanes on `grid`:
+/// when its free cells lie more than [`WINDOWS_APART`] windows apart on average
+/// ([`mean_free_distance`]). The 2024 problems: the 32 x 32 random map (21 steps, 1.4
+/// windows of 15) plays without, the 256 x 256 city (about 170 steps, 11 windows) with them.
+pub fn for_window(grid: &Grid, window_steps: usize) -> bool {
+    mean_free_distance(grid) > WINDOWS_APART * window_steps as f64
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -96,5 +153,18 @@ mod tests {
         let r0 = cost[grid.cell(3, 0).unwrap() as usize];
         let r3 = cost[grid.cell(3, 3).unwrap() as usize];
         assert_ne!(r0[Heading::East.index()], r3[Heading::East.index()]);
+    }
+
+    #[test]
+    fn the_window_planner_takes_lanes_on_a_map_whose_trips_outgrow_its_window() {
+        // An open 8 x 8 map: |dx| averages (64 - 1) / 24 = 2.625 along each axis.
+        let open = Grid::from_ascii(&["........"; 8].join("\n")).unwrap();
+        assert!((mean_free_distance(&open) - 5.25).abs() < 1e-9);
+        assert!(!for_window(&open, 15));
+        assert!(for_window(&open, 1));
+        // A long corridor, 200 cells: trips of about 67 steps, more than 4 windows of 15.
+        let corridor = Grid::from_ascii(&".".repeat(200)).unwrap();
+        assert!(for_window(&corridor, 15));
+        assert!(!for_window(&corridor, 20));
     }
 }

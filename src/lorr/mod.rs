@@ -9,8 +9,9 @@
 //! - [`distance`]: distance tables by errand cell, shared read-only by the `pibt` planner.
 //! - [`lanes`]: the crisscross lanes that make a step against them dearer in those tables.
 //! - `pibt_rotate`, `pibt_driver`: PIBT with rotations, the default planner.
-//! - `window_driver`, `window_plan`, `window_search`: the `window` planner, PIBT rolled out
-//!   over a window of steps and improved by large neighbourhood search.
+//! - `window_driver`, `window_plan`, `window_search`, `window_lns`: the `window` planner, PIBT
+//!   rolled out over a window of steps and improved by large neighbourhood search (in rounds of
+//!   groups on every thread).
 //! - `sim_driver`: the general [`crate::sim::Simulation`] as a planner (`sim`).
 //! - `driver`: the interface of the planners.
 //! - `task_index`: the tasks not opened yet by map block, for the assignment.
@@ -42,6 +43,7 @@ mod task_index;
 mod tasks;
 mod validate;
 mod window_driver;
+mod window_lns;
 mod window_plan;
 mod window_search;
 

@@ -55,15 +55,22 @@ pub struct LorrConfig {
     /// never). Default: 1 (the most tasks on RANDOM-01 and RANDOM-02 of 0, 1 and 2:
     /// `docs/performance.md`).
     pub reroute_after: u32,
-    /// `window` planner: what a step against a lane costs in its distance tables (as
-    /// [`LorrConfig::lane_cost`] for `pibt`). Default: 2. Without lanes (1) it finishes more
-    /// tasks on the small random map (RANDOM-01, means of seeds 0-5: 613 -> 655) and fewer on
-    /// the city (CITY-01: 7,134 -> 6,027; `docs/performance.md`).
+    /// `window` planner: what a step against a lane costs in its distance tables when it uses
+    /// lanes (as [`LorrConfig::lane_cost`] for `pibt`; see [`LorrConfig::window_lanes`]).
+    /// Default: 2.
     pub window_lane_cost: u8,
+    /// `window` planner: whether it uses lanes (`None`: chosen by the map,
+    /// [`super::lanes::for_window`]: where trips outgrow the window: on the 256 x 256 city,
+    /// not on the 32 x 32 random map). Without lanes it finishes more tasks on the small
+    /// random map (RANDOM-01, means of seeds 0-5: 613 -> 655) and fewer on the city (CITY-01:
+    /// 7,134 -> 6,027; `docs/performance.md`). Default: `None`.
+    pub window_lanes: Option<bool>,
     /// `window` planner: steps in the window planned ahead. Default: 15.
     pub window_steps: usize,
-    /// `window` planner: attempts of the neighbourhood search a step without a time limit
-    /// (with one, it searches until the step's deadline). Default: 500.
+    /// `window` planner: attempts of the neighbourhood search a step without a time limit, an
+    /// attempt being one group of robots searched again (in rounds of up to 16 groups: 500 attempts
+    /// are 32 rounds); with a time limit it searches in rounds until the step's deadline.
+    /// Default: 500.
     pub window_iterations: u32,
     /// How tasks go to robots. Default: [`TaskAssignment::Reassign`].
     pub assignment: TaskAssignment,
@@ -83,6 +90,7 @@ impl Default for LorrConfig {
             table_cache_mib: 256,
             lane_cost: 2,
             window_lane_cost: 2,
+            window_lanes: None,
             window_steps: 15,
             window_iterations: 500,
             assignment: TaskAssignment::Reassign,
@@ -126,6 +134,9 @@ pub struct LorrReport {
     pub errands_done: u64,
     /// Agent moves (`F`) over the run.
     pub moves: u64,
+    /// `window` planner: whether its distance tables have lanes ([`LorrConfig::window_lanes`],
+    /// or the map's choice); `None` for the other planners.
+    pub window_lanes: Option<bool>,
 }
 
 /// A problem being played.
@@ -143,6 +154,7 @@ pub struct LorrRun {
     headings: Vec<Heading>,
     changed: Vec<u32>,
     moves: u64,
+    window_lanes: Option<bool>,
 }
 
 impl LorrRun {
@@ -154,6 +166,11 @@ impl LorrRun {
     /// [`Problem`]).
     pub fn new(problem: &Problem, config: LorrConfig) -> Result<LorrRun> {
         let agents = problem.starts.len();
+        let window_lanes = (config.planner == LorrPlanner::Window).then(|| {
+            config
+                .window_lanes
+                .unwrap_or_else(|| super::lanes::for_window(&problem.grid, config.window_steps))
+        });
         let planner: Box<dyn StepPlanner> = match (config.planner, config.action_model) {
             (LorrPlanner::Sim, _) => {
                 Box::new(SimDriver::new(&problem.grid, &problem.starts, config)?)
@@ -172,7 +189,11 @@ impl LorrRun {
                     agents,
                     config.seed,
                     config.parallel,
-                    config.window_lane_cost,
+                    if window_lanes == Some(true) {
+                        config.window_lane_cost
+                    } else {
+                        1
+                    },
                     config.table_cache_mib.saturating_mul(1 << 20),
                 );
                 Box::new(WindowDriver::new(
@@ -182,6 +203,7 @@ impl LorrRun {
                     config.window_steps,
                     config.window_iterations,
                     config.seed,
+                    config.parallel,
                 ))
             }
             (planner @ (LorrPlanner::Pibt | LorrPlanner::Window), ActionModel::Free) => {
@@ -210,6 +232,7 @@ impl LorrRun {
             headings: vec![Heading::East; agents],
             changed: Vec::new(),
             moves: 0,
+            window_lanes,
         })
     }
 
@@ -308,6 +331,7 @@ impl LorrRun {
             peak_memory_mib: peak_memory_mib(),
             errands_done: self.board.events().len() as u64,
             moves: self.moves,
+            window_lanes: self.window_lanes,
         }
     }
 

@@ -7,40 +7,37 @@
 //! 1. Two first solutions: the `pibt` planner ([`PibtDriver`]) played `h` steps ahead on copies
 //!    of the robots (its state rewound afterwards), and the window of the step before moved
 //!    on one step (each robot waiting at its end). The cheaper one is kept.
-//! 2. Large neighbourhood search: a robot that is late (its path costs more than its distance
-//!    table's estimate from where it stands) and the robots in the way of its ideal path (and
-//!    theirs, up to [`GROUP`] robots) are taken out and searched again one after another in a
-//!    random order by space-time A* against the rest ([`WindowSearch`]); the new paths are
-//!    kept if their costs add up to less. The objective is [`path_cost`] summed over robots.
+//! 2. Large neighbourhood search (`super::window_lns`): groups of a late robot (its path costs
+//!    more than its distance table's estimate from where it stands) and the robots in the way
+//!    of its ideal path are taken out and searched again by space-time A* against the rest;
+//!    their new paths are kept if their costs add up to less. The objective is [`path_cost`]
+//!    summed over robots. The groups go in rounds of several, searched on every thread.
 //! 3. The first action of every path is played; the window is kept for the next step.
 //!
 //! Without a time limit the search makes a fixed number of attempts a step
 //! ([`super::LorrConfig::window_iterations`]), so runs are the same on any machine; with one
 //! it stops at the step's deadline, and the rollout at half the step (the robots then wait to
-//! the window's end in it). The attempts are sequential and seeded by the run's seed
-//! and the step: the same actions on any thread count (the rollouts' rankings use the pool).
+//! the window's end in it). The groups are seeded by the run's seed and the step and merged
+//! in a fixed order: the same actions on any thread count.
 
 use std::time::Instant;
 
 use super::driver::{PlannerFigures, StepInput, StepPlanner};
 use super::pibt_driver::{PibtDriver, RESTLESS_AFTER};
+use super::window_lns::{Lns, LnsInput, ROUND, mix, table_of};
 use super::window_plan::{NONE, State, WindowPlan};
-use super::window_search::{WindowSearch, path_cost};
+use super::window_search::path_cost;
 use crate::grid::{CellId, Grid};
 use crate::sim::{Action, Heading};
-
-/// Most robots searched again together.
-pub(crate) const GROUP: usize = 8;
-
-/// Most states one space-time search expands.
-const MAX_EXPANDED: usize = 4_000;
 
 /// The windowed planner.
 #[derive(Debug)]
 pub(crate) struct WindowDriver {
     pibt: PibtDriver,
     plan: WindowPlan,
-    search: WindowSearch,
+    lns: Lns,
+    /// Whether the search may use every thread of the pool (the same actions either way).
+    parallel: bool,
     /// Attempts a step without a time limit.
     iterations: u32,
     seed: u64,
@@ -54,11 +51,6 @@ pub(crate) struct WindowDriver {
     headings: Vec<Heading>,
     stuck: Vec<u32>,
     scratch: String,
-    group: Vec<u32>,
-    in_group: Vec<bool>,
-    saved: Vec<State>,
-    found: Vec<State>,
-    late: Vec<u32>,
     actions: Vec<Action>,
     attempts: u64,
     improvements: u64,
@@ -66,7 +58,8 @@ pub(crate) struct WindowDriver {
 
 impl WindowDriver {
     /// The planner over `pibt` (which rolls the first solutions out), `h` steps ahead, making
-    /// `iterations` attempts a step without a time limit.
+    /// `iterations` attempts a step without a time limit, searching on every thread of the
+    /// pool when `parallel`.
     pub(crate) fn new(
         grid: &Grid,
         agents: usize,
@@ -74,12 +67,14 @@ impl WindowDriver {
         h: usize,
         iterations: u32,
         seed: u64,
+        parallel: bool,
     ) -> WindowDriver {
         let h = h.max(1);
         WindowDriver {
             pibt,
             plan: WindowPlan::new(grid, agents, h),
-            search: WindowSearch::default(),
+            lns: Lns::default(),
+            parallel,
             iterations,
             seed,
             carried: false,
@@ -89,17 +84,6 @@ impl WindowDriver {
             headings: Vec::with_capacity(agents),
             stuck: Vec::with_capacity(agents),
             scratch: String::new(),
-            group: Vec::with_capacity(GROUP),
-            in_group: vec![false; agents],
-            saved: Vec::new(),
-            found: vec![
-                State {
-                    cell: 0,
-                    heading: Heading::East
-                };
-                h + 1
-            ],
-            late: Vec::with_capacity(agents),
             actions: Vec::with_capacity(agents),
             attempts: 0,
             improvements: 0,
@@ -240,144 +224,6 @@ impl WindowDriver {
             self.costs[a] = self.cost(a);
         }
     }
-
-    /// One attempt of the search from robot `seed`; whether it improved the plan.
-    fn attempt(&mut self, grid: &Grid, seed: usize, rng: &mut u64) -> bool {
-        self.gather(grid, seed);
-        let h = self.plan.steps();
-        let old: u64 = self
-            .group
-            .iter()
-            .map(|&a| u64::from(self.costs[a as usize]))
-            .sum();
-        // Random order: shuffle the group.
-        for i in (1..self.group.len()).rev() {
-            let j = (next(rng) % (i as u64 + 1)) as usize;
-            self.group.swap(i, j);
-        }
-        self.saved.clear();
-        for &a in &self.group {
-            self.saved.extend_from_slice(self.plan.path(a as usize));
-            self.plan.unreserve(a as usize);
-        }
-        let mut total = 0u64;
-        let mut placed = 0;
-        for i in 0..self.group.len() {
-            let a = self.group[i] as usize;
-            let goal = self.pibt.goal(a);
-            let Some(table) = table_of(&self.pibt, a) else {
-                break;
-            };
-            let start = self.saved[i * (h + 1)];
-            let found = self.search.search(
-                grid,
-                &self.plan,
-                self.pibt.tables(),
-                table,
-                start,
-                goal,
-                MAX_EXPANDED,
-                &mut self.found,
-            );
-            let Some(cost) = found else {
-                break;
-            };
-            total += u64::from(cost);
-            self.plan.path_mut(a).copy_from_slice(&self.found);
-            self.plan.reserve(a);
-            placed += 1;
-            if total >= old {
-                break;
-            }
-        }
-        if placed == self.group.len() && total < old {
-            for &a in &self.group {
-                self.costs[a as usize] = self.cost(a as usize);
-            }
-            true
-        } else {
-            for &a in &self.group[..placed] {
-                self.plan.unreserve(a as usize);
-            }
-            for (i, &a) in self.group.iter().enumerate() {
-                self.plan
-                    .path_mut(a as usize)
-                    .copy_from_slice(&self.saved[i * (h + 1)..(i + 1) * (h + 1)]);
-                self.plan.reserve(a as usize);
-            }
-            false
-        }
-    }
-
-    /// The group of an attempt: `seed`, then the robots in the way of each member's ideal
-    /// path (its cheapest ignoring the others), breadth first, up to [`GROUP`].
-    fn gather(&mut self, grid: &Grid, seed: usize) {
-        for &a in &self.group {
-            self.in_group[a as usize] = false;
-        }
-        self.group.clear();
-        self.group.push(seed as u32);
-        self.in_group[seed] = true;
-        let h = self.plan.steps();
-        let tables = self.pibt.tables();
-        let mut i = 0;
-        while i < self.group.len() && self.group.len() < GROUP {
-            let a = self.group[i] as usize;
-            i += 1;
-            let goal = self.pibt.goal(a);
-            let Some(table) = table_of(&self.pibt, a) else {
-                continue;
-            };
-            let mut s = self.plan.path(a)[0];
-            for t in 0..h {
-                if s.cell == goal {
-                    break;
-                }
-                // The cheapest next state by its action and the estimate after it; a move
-                // first among equals.
-                let mut best = (u32::MAX, s);
-                if let Some(ahead) = s.heading.ahead(grid, s.cell) {
-                    let next = State {
-                        cell: ahead,
-                        heading: s.heading,
-                    };
-                    best = (
-                        tables.enter_cost(ahead, s.heading)
-                            + tables.actions(table, ahead, s.heading),
-                        next,
-                    );
-                }
-                for heading in [s.heading.clockwise(), s.heading.counter_clockwise()] {
-                    let k = 1 + tables.actions(table, s.cell, heading);
-                    if k < best.0 {
-                        best = (
-                            k,
-                            State {
-                                cell: s.cell,
-                                heading,
-                            },
-                        );
-                    }
-                }
-                let next = best.1;
-                for b in [
-                    self.plan.holder(t + 1, next.cell),
-                    self.plan.holder(t, next.cell),
-                ] {
-                    if b != NONE
-                        && !self.in_group[b as usize]
-                        && self.stuck[b as usize] < RESTLESS_AFTER
-                        && self.group.len() < GROUP
-                        && table_of(&self.pibt, b as usize).is_some()
-                    {
-                        self.in_group[b as usize] = true;
-                        self.group.push(b);
-                    }
-                }
-                s = next;
-            }
-        }
-    }
 }
 
 impl StepPlanner for WindowDriver {
@@ -400,44 +246,29 @@ impl StepPlanner for WindowDriver {
         self.first_solution(input);
         let n = input.positions.len();
         let mut rng = mix(self.seed ^ mix(input.step.wrapping_add(0x5eed)));
-        let mut attempts = 0u32;
-        loop {
-            match input.deadline {
-                Some(d) if Instant::now() >= d => break,
-                None if attempts >= self.iterations => break,
-                _ => {}
-            }
-            // A late robot, at random.
-            self.late.clear();
-            let (tables, plan, costs) = (self.pibt.tables(), &self.plan, &self.costs);
-            for (a, (&cost, &stuck)) in costs.iter().zip(&self.stuck).enumerate().take(n) {
-                let goal = self.pibt.goal(a);
-                let Some(table) = (goal != NONE).then(|| tables.get(goal)).flatten() else {
-                    continue;
-                };
-                let s = plan.path(a)[0];
-                if cost > tables.actions(table, s.cell, s.heading) && stuck < RESTLESS_AFTER {
-                    self.late.push(a as u32);
-                }
-            }
-            if self.late.is_empty() {
-                break;
-            }
-            // Several attempts per list of late robots.
-            for _ in 0..16 {
-                match input.deadline {
-                    Some(d) if Instant::now() >= d => break,
-                    None if attempts >= self.iterations => break,
-                    _ => {}
-                }
-                attempts += 1;
-                let seed = self.late[(next(&mut rng) % self.late.len() as u64) as usize];
-                if self.attempt(input.grid, seed as usize, &mut rng) {
-                    self.improvements += 1;
-                }
-            }
-        }
-        self.attempts += u64::from(attempts);
+        let threads = if self.parallel {
+            rayon::current_num_threads()
+        } else {
+            1
+        };
+        let (iterations, deadline) = (u64::from(self.iterations), input.deadline);
+        let figures = self.lns.run(
+            &LnsInput {
+                grid: input.grid,
+                pibt: &self.pibt,
+                stuck: &self.stuck,
+            },
+            &mut self.plan,
+            &mut self.costs,
+            &mut rng,
+            threads,
+            |attempts| match deadline {
+                Some(d) => (Instant::now() < d).then_some(ROUND),
+                None => (attempts < iterations).then(|| (iterations - attempts) as usize),
+            },
+        );
+        self.attempts += figures.attempts;
+        self.improvements += figures.improvements;
         self.actions.clear();
         for a in 0..n {
             let p = self.plan.path(a);
@@ -460,23 +291,4 @@ impl StepPlanner for WindowDriver {
     fn figures(&self) -> PlannerFigures {
         self.pibt.figures()
     }
-}
-
-/// Robot `a`'s distance table in `pibt`, when it has an errand and its table is ready.
-fn table_of(pibt: &PibtDriver, a: usize) -> Option<&[u16]> {
-    let goal = pibt.goal(a);
-    (goal != NONE).then(|| pibt.tables().get(goal)).flatten()
-}
-
-/// The next number of a SplitMix64 sequence.
-fn next(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    mix(*state)
-}
-
-/// SplitMix64's finaliser.
-fn mix(mut x: u64) -> u64 {
-    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    x ^ (x >> 31)
 }

@@ -7,6 +7,10 @@
 //! table as it went in: no two robots on one cell at one step (vertex), no two robots
 //! trading cells between two steps (swap); a robot may enter a cell its robot leaves in the
 //! same step (as the competition allows). Flat vectors by robot and step, and by step and cell.
+//!
+//! The neighbourhood search re-plans several groups of robots against one plan at once
+//! (`super::window_lns`): each group sees the table through an [`Occupancy`], its own robots
+//! taken out and its new paths laid over, without writing to the shared plan.
 
 use crate::grid::{CellId, Grid};
 use crate::sim::{Action, Heading};
@@ -88,6 +92,24 @@ impl WindowPlan {
         self.holder[t * self.cells + cell as usize]
     }
 
+    /// Cells of the map (the table's stride per step).
+    pub(crate) fn cells(&self) -> usize {
+        self.cells
+    }
+
+    /// Index of (step `t`, `cell`) in a table laid out as the plan's (per step, per cell).
+    #[inline]
+    pub(crate) fn slot(&self, t: usize, cell: CellId) -> usize {
+        t * self.cells + cell as usize
+    }
+
+    /// Whether robot `a`'s states `path` (steps 0..=h) meet none of the paths in the table:
+    /// no cell held at a step, no swap (take its own path out first).
+    pub(crate) fn admits(&self, path: &[State]) -> bool {
+        (0..self.h).all(|t| self.may_step(t, path[t].cell, path[t + 1].cell))
+            && self.holder(0, path[0].cell) == NONE
+    }
+
     /// Empties the table.
     pub(crate) fn clear_table(&mut self) {
         self.holder.fill(NONE);
@@ -139,6 +161,57 @@ impl WindowPlan {
     }
 }
 
+/// The plan's table as one group of robots being searched again sees it: the group's robots
+/// (those whose `marks` entry is `mine`) taken out, the new paths it has placed so far (in
+/// `overlay`, laid out as the table) in.
+#[derive(Clone, Copy)]
+pub(crate) struct Occupancy<'a> {
+    /// The plan.
+    pub plan: &'a WindowPlan,
+    /// Per (step, cell) as the plan's table: the group's robot placed there, or [`NONE`].
+    pub overlay: &'a [u32],
+    /// Per robot: the mark of the group it belongs to this round.
+    pub marks: &'a [u64],
+    /// The mark of this group.
+    pub mine: u64,
+}
+
+impl Occupancy<'_> {
+    /// Steps in the window.
+    pub(crate) fn steps(&self) -> usize {
+        self.plan.h
+    }
+
+    /// The robot holding `cell` at step `t` as the group sees it, or [`NONE`].
+    #[inline]
+    pub(crate) fn holder(&self, t: usize, cell: CellId) -> u32 {
+        let slot = self.plan.slot(t, cell);
+        let placed = self.overlay[slot];
+        if placed != NONE {
+            return placed;
+        }
+        let b = self.plan.holder[slot];
+        if b != NONE && self.marks[b as usize] == self.mine {
+            NONE
+        } else {
+            b
+        }
+    }
+
+    /// [`WindowPlan::may_step`] as the group sees the table.
+    #[inline]
+    pub(crate) fn may_step(&self, t: usize, from: CellId, to: CellId) -> bool {
+        if self.holder(t + 1, to) != NONE {
+            return false;
+        }
+        if from == to {
+            return true;
+        }
+        let b = self.holder(t, to);
+        b == NONE || self.holder(t + 1, from) != b
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -176,6 +249,49 @@ mod tests {
             state(1, Heading::East).action_to(state(2, Heading::East)),
             Action::Forward
         );
+    }
+
+    #[test]
+    fn a_group_sees_its_robots_out_and_its_new_paths_in_and_merging_refuses_a_meeting() {
+        let grid = Grid::from_ascii("....")
+            .unwrap()
+            .with_neighborhood(Neighborhood::Four);
+        let mut plan = WindowPlan::new(&grid, 2, 1);
+        // Robot 0 waits on cell 0, robot 1 waits on cell 3.
+        plan.path_mut(0)
+            .copy_from_slice(&[state(0, Heading::East), state(0, Heading::East)]);
+        plan.path_mut(1)
+            .copy_from_slice(&[state(3, Heading::West), state(3, Heading::West)]);
+        plan.reserve(0);
+        plan.reserve(1);
+        let mut overlay = vec![NONE; 2 * grid.len()];
+        // Robot 0 in group 5, robot 1 in another: the group sees cell 0 free, cell 3 held.
+        let marks = [5, 6];
+        let group = Occupancy {
+            plan: &plan,
+            overlay: &overlay,
+            marks: &marks,
+            mine: 5,
+        };
+        assert_eq!(group.holder(1, 0), NONE);
+        assert_eq!(group.holder(1, 3), 1);
+        assert!(group.may_step(0, 1, 0) && !group.may_step(0, 2, 3));
+        // A path the group placed on cell 1 at step 1 holds it for the group, not the plan.
+        overlay[plan.slot(1, 1)] = 0;
+        let group = Occupancy {
+            plan: &plan,
+            overlay: &overlay,
+            marks: &marks,
+            mine: 5,
+        };
+        assert_eq!(group.holder(1, 1), 0);
+        assert_eq!(plan.holder(1, 1), NONE);
+        // Merging: robot 1 moving onto cell 2 fits; onto cell 0 at step 1 it would not.
+        plan.unreserve(1);
+        assert!(plan.admits(&[state(3, Heading::West), state(2, Heading::West)]));
+        plan.path_mut(1)
+            .copy_from_slice(&[state(1, Heading::West), state(1, Heading::West)]);
+        assert!(!plan.admits(&[state(1, Heading::West), state(0, Heading::West)]));
     }
 
     #[test]

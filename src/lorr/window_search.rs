@@ -1,5 +1,6 @@
 //! Space-time A* of the `window` planner: one robot's cheapest path over (cell, heading,
-//! step) up to the window's end, against the paths of the others in a [`WindowPlan`]'s table
+//! step) up to the window's end, against the paths of the others in a window plan's table
+//! (as the robot's group sees it, an [`Occupancy`])
 //! (no shared cell at a step, no swap), with the rotate model's actions: forward, a quarter
 //! turn either way, wait.
 //!
@@ -22,7 +23,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use super::distance::{DistanceTables, UNREACHABLE};
-use super::window_plan::{NONE, State, WindowPlan};
+use super::window_plan::{NONE, Occupancy, State};
 use crate::grid::{CellId, Grid};
 use crate::sim::Heading;
 
@@ -96,13 +97,13 @@ impl WindowSearch {
     }
 
     /// The cheapest path from `start` toward `goal` (distance table `table`) over the window
-    /// of `plan` against its table (the robot's own path taken out), written into `out`
+    /// against the table as `occupancy` shows it (the robot's own path taken out), written into `out`
     /// (`h + 1` states); its cost, or `None` when none is found within `max_expanded` states.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn search(
         &mut self,
         grid: &Grid,
-        plan: &WindowPlan,
+        occupancy: &Occupancy,
         tables: &DistanceTables,
         table: &[u16],
         start: State,
@@ -110,7 +111,7 @@ impl WindowSearch {
         max_expanded: usize,
         out: &mut [State],
     ) -> Option<u32> {
-        let h = plan.steps();
+        let h = occupancy.steps();
         let size = (h + 1) * grid.len() * 4;
         if self.stamp.len() != size {
             self.cells = grid.len();
@@ -129,7 +130,7 @@ impl WindowSearch {
         self.open.clear();
         let estimate = |s: State| tables.actions(table, s.cell, s.heading);
         let e0 = estimate(start);
-        if e0 >= u32::from(UNREACHABLE) || plan.holder(0, start.cell) != NONE {
+        if e0 >= u32::from(UNREACHABLE) || occupancy.holder(0, start.cell) != NONE {
             return None;
         }
         let n0 = self.node(0, start.cell, start.heading);
@@ -149,7 +150,8 @@ impl WindowSearch {
             let cell = ((n / 4) % self.cells) as CellId;
             let t = n / 4 / self.cells;
             let g = self.g[n];
-            let rests = cell == goal && (t + 1..=h).all(|s| plan.holder(s, goal) == NONE) && e == 0;
+            let rests =
+                cell == goal && (t + 1..=h).all(|s| occupancy.holder(s, goal) == NONE) && e == 0;
             if t == h || rests {
                 self.write_path(n, t, h, out);
                 self.expanded += expanded as u64;
@@ -174,7 +176,7 @@ impl WindowSearch {
                 len = 4;
             }
             for &(s, cost) in &next[..len] {
-                if !plan.may_step(t, cell, s.cell) {
+                if !occupancy.may_step(t, cell, s.cell) {
                     continue;
                 }
                 let e = estimate(s);

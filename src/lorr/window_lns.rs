@@ -1,0 +1,426 @@
+//! The large neighbourhood search of the `window` planner, on every thread of the run: in
+//! rounds of [`ROUND`] groups of robots, each group re-planned against the same plan (the
+//! round's snapshot) on any thread, then merged in group order (after the design of WPPL's
+//! parallel LNS; no code of it used).
+//!
+//! A round: up to [`ROUND`] groups with no robot in two, each a late robot (its path costs more than
+//! its distance table's estimate from where it stands), chosen from the run's seed, the step
+//! and the round, and the robots in the way of its members' ideal paths (breadth first, up to
+//! [`GROUP`]). Each group is searched again one robot after another in a shuffled order by
+//! space-time A* ([`WindowSearch`]) against the plan as the group sees it ([`Occupancy`]: its
+//! own robots out, its new paths in), writing nothing shared. Then, in group order, a group's
+//! new paths replace its old ones when they cost less in all and meet none of the paths in
+//! the plan by then (those of the groups accepted before it in the round included).
+//!
+//! The groups of a round, their order and their searches depend on the snapshot only, so the
+//! actions are the same on any thread count; threads only share the work. Each thread keeps
+//! its own search memory and overlay ([`Workspace`]), reused from round to round.
+
+use rayon::prelude::*;
+
+use super::pibt_driver::{PibtDriver, RESTLESS_AFTER};
+use super::window_plan::{NONE, Occupancy, State, WindowPlan};
+use super::window_search::{WindowSearch, path_cost};
+use crate::grid::Grid;
+use crate::sim::Heading;
+
+/// Most robots searched again together.
+pub(crate) const GROUP: usize = 8;
+
+/// Groups searched against one snapshot of the plan, a round (fewer where the late robots
+/// run out). An attempt (of the attempt budget, [`super::LorrConfig::window_iterations`]) is
+/// one group: 500 attempts are 32 rounds. A round is the work handed to the threads at once:
+/// rounds of 4 groups (about 0.3 ms on RANDOM-02) often left the pool's second thread too
+/// little to pick up before the first had done it all (16 groups: 22% more attempts in a time
+/// limit in one trial; at a fixed budget, RANDOM-02 seeds 0 / 1: 1,103 / 1,107 tasks with
+/// rounds of 4, 1,109 / 1,117 with 16).
+pub(crate) const ROUND: usize = 16;
+
+/// Most threads a search uses (each keeps 13 bytes per (step, cell, heading) of search
+/// memory: 55 MB on a 256 x 256 map).
+const MAX_THREADS: usize = 8;
+
+/// Tries at a late robot not yet in a group of the round before a round makes fewer groups.
+const SEED_TRIES: usize = 8;
+
+/// Most states one space-time search expands.
+const MAX_EXPANDED: usize = 4_000;
+
+/// One thread's working memory.
+#[derive(Debug, Default)]
+struct Workspace {
+    search: WindowSearch,
+    /// Per (step, cell) as the plan's table: the robot of the group being searched placed
+    /// there, or [`NONE`].
+    overlay: Vec<u32>,
+    /// Overlay slots written by the group being searched (cleared after it).
+    written: Vec<usize>,
+    found: Vec<State>,
+}
+
+/// A group of a round and its outcome.
+#[derive(Debug, Default)]
+struct Group {
+    /// Its robots, in the order they are searched.
+    robots: Vec<u32>,
+    /// Its mark in [`Lns::marks`].
+    mark: u64,
+    /// The cost of its robots' paths in the plan.
+    old: u64,
+    /// The new paths, `h + 1` states per robot in `robots`' order, when `better`.
+    paths: Vec<State>,
+    /// Whether all its robots got new paths that cost less than `old` in all.
+    better: bool,
+}
+
+/// What a step's search did.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct LnsFigures {
+    /// Groups searched.
+    pub attempts: u64,
+    /// Groups whose new paths were kept.
+    pub improvements: u64,
+}
+
+/// The search's memory, kept between steps.
+#[derive(Debug, Default)]
+pub(crate) struct Lns {
+    workspaces: Vec<Workspace>,
+    groups: Vec<Group>,
+    /// Per robot: the mark of the group it is in (a round's marks are `round * ROUND + group`;
+    /// older marks mean none).
+    marks: Vec<u64>,
+    round: u64,
+    /// The late robots.
+    late: Vec<u32>,
+}
+
+/// What the search may see of the planner.
+pub(crate) struct LnsInput<'a> {
+    /// The map.
+    pub grid: &'a Grid,
+    /// The distance tables and the robots' goals.
+    pub pibt: &'a PibtDriver,
+    /// Per robot: steps it has not moved.
+    pub stuck: &'a [u32],
+}
+
+impl Lns {
+    /// Searches `plan` (every path in its table, costs in `costs`) in rounds while `more`
+    /// says so (called with the attempts made; it may look at a clock), from the random
+    /// sequence `rng`, on `threads` threads of the pool.
+    pub(crate) fn run(
+        &mut self,
+        input: &LnsInput,
+        plan: &mut WindowPlan,
+        costs: &mut [u32],
+        rng: &mut u64,
+        threads: usize,
+        mut more: impl FnMut(u64) -> Option<usize>,
+    ) -> LnsFigures {
+        let n = costs.len();
+        let h = plan.steps();
+        let threads = threads.clamp(1, MAX_THREADS);
+        let slots = (h + 1) * plan.cells();
+        if self.workspaces.len() != threads
+            || self
+                .workspaces
+                .first()
+                .is_some_and(|w| w.overlay.len() != slots)
+        {
+            self.workspaces = (0..threads)
+                .map(|_| Workspace {
+                    overlay: vec![NONE; slots],
+                    found: vec![
+                        State {
+                            cell: 0,
+                            heading: Heading::East,
+                        };
+                        h + 1
+                    ],
+                    ..Workspace::default()
+                })
+                .collect();
+        }
+        if self.groups.len() != ROUND {
+            self.groups = (0..ROUND).map(|_| Group::default()).collect();
+        }
+        if self.marks.len() != n {
+            self.marks = vec![0; n];
+            self.round = 0;
+        }
+        let mut figures = LnsFigures::default();
+        while let Some(wanted) = more(figures.attempts) {
+            self.find_late(input, plan, costs);
+            if self.late.is_empty() {
+                break;
+            }
+            self.round += 1;
+            let formed = self.form_groups(input, plan, costs, rng, wanted.min(ROUND));
+            if formed == 0 {
+                break;
+            }
+            figures.attempts += formed as u64;
+            let groups = &mut self.groups[..formed];
+            let snapshot = &*plan;
+            let marks = &self.marks;
+            if threads == 1 {
+                for group in groups.iter_mut() {
+                    search_group(input, snapshot, marks, group, &mut self.workspaces[0]);
+                }
+            } else {
+                let chunk = formed.div_ceil(threads);
+                groups
+                    .par_chunks_mut(chunk)
+                    .zip(self.workspaces.par_iter_mut())
+                    .for_each(|(groups, workspace)| {
+                        for group in groups {
+                            search_group(input, snapshot, marks, group, workspace);
+                        }
+                    });
+            }
+            for group in &self.groups[..formed] {
+                if group.better && merge(input, plan, costs, group) {
+                    figures.improvements += 1;
+                }
+            }
+        }
+        figures
+    }
+
+    /// The late robots of `plan` into `self.late`: with a table, not stuck for long, their
+    /// path dearer than their table's estimate.
+    fn find_late(&mut self, input: &LnsInput, plan: &WindowPlan, costs: &[u32]) {
+        self.late.clear();
+        let tables = input.pibt.tables();
+        for (a, (&cost, &stuck)) in costs.iter().zip(input.stuck).enumerate() {
+            let Some(table) = table_of(input.pibt, a) else {
+                continue;
+            };
+            let s = plan.path(a)[0];
+            if cost > tables.actions(table, s.cell, s.heading) && stuck < RESTLESS_AFTER {
+                self.late.push(a as u32);
+            }
+        }
+    }
+
+    /// Forms up to `wanted` groups of the round with no robot in two, each shuffled from
+    /// `rng`; how many.
+    fn form_groups(
+        &mut self,
+        input: &LnsInput,
+        plan: &WindowPlan,
+        costs: &[u32],
+        rng: &mut u64,
+        wanted: usize,
+    ) -> usize {
+        let mut formed = 0;
+        for g in 0..wanted {
+            let mark = self.round * ROUND as u64 + g as u64;
+            let mut seed = None;
+            for _ in 0..SEED_TRIES {
+                let a = self.late[(next(rng) % self.late.len() as u64) as usize];
+                if self.marks[a as usize] < self.round * ROUND as u64 {
+                    seed = Some(a);
+                    break;
+                }
+            }
+            let Some(seed) = seed else {
+                break;
+            };
+            let mut group = std::mem::take(&mut self.groups[g]);
+            self.gather(input, plan, seed as usize, mark, &mut group.robots);
+            for i in (1..group.robots.len()).rev() {
+                let j = (next(rng) % (i as u64 + 1)) as usize;
+                group.robots.swap(i, j);
+            }
+            group.mark = mark;
+            group.old = group
+                .robots
+                .iter()
+                .map(|&a| u64::from(costs[a as usize]))
+                .sum();
+            group.better = false;
+            self.groups[g] = group;
+            formed += 1;
+        }
+        formed
+    }
+
+    /// The robots of a group into `robots`, marked `mark`: `seed`, then the robots in the way
+    /// of each member's ideal path (its cheapest ignoring the others) that are in no group of
+    /// the round yet, breadth first, up to [`GROUP`].
+    fn gather(
+        &mut self,
+        input: &LnsInput,
+        plan: &WindowPlan,
+        seed: usize,
+        mark: u64,
+        robots: &mut Vec<u32>,
+    ) {
+        let first_of_round = self.round * ROUND as u64;
+        robots.clear();
+        robots.push(seed as u32);
+        self.marks[seed] = mark;
+        let h = plan.steps();
+        let tables = input.pibt.tables();
+        let mut i = 0;
+        while i < robots.len() && robots.len() < GROUP {
+            let a = robots[i] as usize;
+            i += 1;
+            let goal = input.pibt.goal(a);
+            let Some(table) = table_of(input.pibt, a) else {
+                continue;
+            };
+            let mut s = plan.path(a)[0];
+            for t in 0..h {
+                if s.cell == goal {
+                    break;
+                }
+                // The cheapest next state by its action and the estimate after it; a move
+                // first among equals.
+                let mut best = (u32::MAX, s);
+                if let Some(ahead) = s.heading.ahead(input.grid, s.cell) {
+                    let next = State {
+                        cell: ahead,
+                        heading: s.heading,
+                    };
+                    best = (
+                        tables.enter_cost(ahead, s.heading)
+                            + tables.actions(table, ahead, s.heading),
+                        next,
+                    );
+                }
+                for heading in [s.heading.clockwise(), s.heading.counter_clockwise()] {
+                    let k = 1 + tables.actions(table, s.cell, heading);
+                    if k < best.0 {
+                        best = (
+                            k,
+                            State {
+                                cell: s.cell,
+                                heading,
+                            },
+                        );
+                    }
+                }
+                let next = best.1;
+                for b in [plan.holder(t + 1, next.cell), plan.holder(t, next.cell)] {
+                    if b != NONE
+                        && self.marks[b as usize] < first_of_round
+                        && input.stuck[b as usize] < RESTLESS_AFTER
+                        && robots.len() < GROUP
+                        && table_of(input.pibt, b as usize).is_some()
+                    {
+                        self.marks[b as usize] = mark;
+                        robots.push(b);
+                    }
+                }
+                s = next;
+            }
+        }
+    }
+}
+
+/// Searches `group` again against `plan` as it sees it: its robots one after another, each
+/// against the others' paths and the group's new ones; sets its `paths` and `better`.
+fn search_group(
+    input: &LnsInput,
+    plan: &WindowPlan,
+    marks: &[u64],
+    group: &mut Group,
+    workspace: &mut Workspace,
+) {
+    let h = plan.steps();
+    group.paths.clear();
+    let mut total = 0u64;
+    for &a in &group.robots {
+        let a = a as usize;
+        let Some(table) = table_of(input.pibt, a) else {
+            break;
+        };
+        let occupancy = Occupancy {
+            plan,
+            overlay: &workspace.overlay,
+            marks,
+            mine: group.mark,
+        };
+        let found = workspace.search.search(
+            input.grid,
+            &occupancy,
+            input.pibt.tables(),
+            table,
+            plan.path(a)[0],
+            input.pibt.goal(a),
+            MAX_EXPANDED,
+            &mut workspace.found,
+        );
+        let Some(cost) = found else {
+            break;
+        };
+        total += u64::from(cost);
+        if total >= group.old {
+            break;
+        }
+        for (t, s) in workspace.found.iter().enumerate() {
+            let slot = plan.slot(t, s.cell);
+            workspace.overlay[slot] = a as u32;
+            workspace.written.push(slot);
+        }
+        group.paths.extend_from_slice(&workspace.found);
+    }
+    for &slot in &workspace.written {
+        workspace.overlay[slot] = NONE;
+    }
+    workspace.written.clear();
+    group.better = group.paths.len() == group.robots.len() * (h + 1) && total < group.old;
+}
+
+/// Puts `group`'s new paths into `plan` in place of its robots' old ones when they meet none
+/// of the paths there; whether it did.
+fn merge(input: &LnsInput, plan: &mut WindowPlan, costs: &mut [u32], group: &Group) -> bool {
+    let h = plan.steps();
+    for &a in &group.robots {
+        plan.unreserve(a as usize);
+    }
+    let fits = group
+        .paths
+        .chunks_exact(h + 1)
+        .all(|path| plan.admits(path));
+    if fits {
+        for (&a, path) in group.robots.iter().zip(group.paths.chunks_exact(h + 1)) {
+            plan.path_mut(a as usize).copy_from_slice(path);
+        }
+    }
+    for &a in &group.robots {
+        let a = a as usize;
+        plan.reserve(a);
+        if fits {
+            costs[a] = path_cost(
+                input.pibt.tables(),
+                table_of(input.pibt, a),
+                input.pibt.goal(a),
+                plan.path(a),
+            );
+        }
+    }
+    fits
+}
+
+/// Robot `a`'s distance table in `pibt`, when it has an errand and its table is ready.
+pub(crate) fn table_of(pibt: &PibtDriver, a: usize) -> Option<&[u16]> {
+    let goal = pibt.goal(a);
+    (goal != NONE).then(|| pibt.tables().get(goal)).flatten()
+}
+
+/// The next number of a SplitMix64 sequence.
+pub(crate) fn next(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    mix(*state)
+}
+
+/// SplitMix64's finaliser.
+pub(crate) fn mix(mut x: u64) -> u64 {
+    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
+}
