@@ -4,23 +4,14 @@
 
 mod common;
 
+use common::{check_mapf_plan, plan_sum_of_costs};
+
 use throng::error::Error;
 use throng::grid::{CellId, Grid, Neighborhood};
 use throng::mapf::Scatter;
 use throng::mapf::lacam::{LacamOptions, LacamOutcome, PIBT_RUNS, SCATTER_MARGIN, solve};
-use throng::mapf::{GoalDistances, Pibt, check_step, rank_candidates};
+use throng::mapf::{GoalDistances, Pibt, rank_candidates};
 use throng::movingai::{ScenFile, load_map};
-
-/// Checks a plan independently of the solver: starts first, goals last, every step valid.
-fn check_plan(grid: &Grid, plan: &[Vec<CellId>], starts: &[CellId], goals: &[CellId]) {
-    assert_eq!(plan.first().map(Vec::as_slice), Some(starts));
-    assert_eq!(plan.last().map(Vec::as_slice), Some(goals));
-    for (t, pair) in plan.windows(2).enumerate() {
-        if let Err(e) = check_step(grid, &pair[0], &pair[1]) {
-            panic!("step {t}: {e}");
-        }
-    }
-}
 
 fn maze_instance(agents: usize) -> (Grid, Vec<CellId>, Vec<CellId>) {
     common::mapf_instance(
@@ -73,7 +64,7 @@ fn lacam_solves_a_maze_instance_pibt_alone_does_not() {
     let LacamOutcome::Solved(plan) = outcome else {
         panic!("unsolved: {outcome:?}")
     };
-    check_plan(&grid, &plan, &starts, &goals);
+    check_mapf_plan(&grid, &plan, &starts, &goals);
     assert!(stats.nodes >= plan.len());
 }
 
@@ -91,7 +82,7 @@ fn lacam_branches_where_no_pibt_step_leads_on() {
     let LacamOutcome::Solved(plan) = outcome else {
         panic!("solvable: {outcome:?}")
     };
-    check_plan(&grid, &plan, &starts, &goals);
+    check_mapf_plan(&grid, &plan, &starts, &goals);
     assert!(
         stats.generated > plan.len(),
         "the search had to branch: {stats:?}"
@@ -113,7 +104,7 @@ fn lacam_passes_agents_through_the_maze_at_300() {
         let LacamOutcome::Solved(plan) = outcome else {
             panic!("{agents} agents: {outcome:?}")
         };
-        check_plan(&grid, &plan, &starts, &goals);
+        check_mapf_plan(&grid, &plan, &starts, &goals);
     }
 }
 
@@ -131,7 +122,7 @@ fn lacam_solves_the_shipped_random_map_at_400_agents_in_both_neighbourhoods() {
         let LacamOutcome::Solved(plan) = outcome else {
             panic!("{neighbourhood:?}: {outcome:?}")
         };
-        check_plan(&grid, &plan, &starts, &goals);
+        check_mapf_plan(&grid, &plan, &starts, &goals);
         // No agent can arrive before its own distance: the makespan is at least the largest.
         let dist = GoalDistances::new(&grid, &goals);
         let longest = (0..400u32)
@@ -171,7 +162,7 @@ fn lacam_proves_an_impossible_swap_unsolvable() {
     let LacamOutcome::Solved(plan) = outcome else {
         panic!("solvable with the bay: {outcome:?}")
     };
-    check_plan(&bay, &plan, &[b(1), b(2)], &[b(2), b(1)]);
+    check_mapf_plan(&bay, &plan, &[b(1), b(2)], &[b(2), b(1)]);
 }
 
 #[test]
@@ -262,7 +253,7 @@ fn anytime_lacam_improves_on_its_first_plan() {
     let LacamOutcome::Solved(better) = better else {
         panic!("{better:?}")
     };
-    check_plan(&grid, &better, &starts, &goals);
+    check_mapf_plan(&grid, &better, &starts, &goals);
     assert!(stats.improvements > 0, "{stats:?}");
     assert!(
         soc(&better) < soc(&first),
@@ -286,25 +277,14 @@ fn random_map_instance(agents: usize) -> (Grid, Vec<CellId>, Vec<CellId>) {
     )
 }
 
-/// Sum of costs: per agent, the timestep after which it stays on its goal.
-fn sum_of_costs(plan: &[Vec<CellId>], goals: &[CellId]) -> usize {
-    (0..goals.len())
-        .map(|a| {
-            plan.iter()
-                .rposition(|c| c[a] != goals[a])
-                .map_or(0, |t| t + 1)
-        })
-        .sum()
-}
-
 /// The sum of costs of LaCAM's plan under `options`, the plan checked first.
-fn checked_soc(grid: &Grid, starts: &[CellId], goals: &[CellId], options: &LacamOptions) -> usize {
+fn checked_soc(grid: &Grid, starts: &[CellId], goals: &[CellId], options: &LacamOptions) -> u64 {
     let (outcome, _) = solve(grid, starts, goals, options).unwrap();
     let LacamOutcome::Solved(plan) = outcome else {
         panic!("{outcome:?}")
     };
-    check_plan(grid, &plan, starts, goals);
-    sum_of_costs(&plan, goals)
+    check_mapf_plan(grid, &plan, starts, goals);
+    plan_sum_of_costs(&plan, goals)
 }
 
 #[test]

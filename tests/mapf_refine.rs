@@ -6,9 +6,9 @@
 mod common;
 
 use common::cli::throng;
+use common::{check_mapf_plan, plan_sum_of_costs};
 use throng::error::Error;
 use throng::grid::{CellId, Grid, Neighborhood};
-use throng::mapf::check_step;
 use throng::mapf::lacam::{LacamOptions, LacamOutcome, PIBT_RUNS, SCATTER_MARGIN, solve};
 use throng::mapf::refine::{RefineOptions, refine};
 
@@ -23,28 +23,6 @@ fn first_solution(grid: &Grid, starts: &[CellId], goals: &[CellId]) -> Vec<Vec<C
         LacamOutcome::Solved(plan) => plan,
         other => panic!("{other:?}"),
     }
-}
-
-/// Checks a plan independently of the solvers: starts first, goals last, every step valid.
-fn check_plan(grid: &Grid, plan: &[Vec<CellId>], starts: &[CellId], goals: &[CellId]) {
-    assert_eq!(plan.first().map(Vec::as_slice), Some(starts));
-    assert_eq!(plan.last().map(Vec::as_slice), Some(goals));
-    for (t, pair) in plan.windows(2).enumerate() {
-        if let Err(e) = check_step(grid, &pair[0], &pair[1]) {
-            panic!("step {t}: {e}");
-        }
-    }
-}
-
-/// Sum of costs: per agent, the timestep from which it stays on its goal.
-fn sum_of_costs(plan: &[Vec<CellId>], goals: &[CellId]) -> u64 {
-    (0..goals.len())
-        .map(|a| {
-            plan.iter()
-                .rposition(|c| c[a] != goals[a])
-                .map_or(0, |t| t as u64 + 1)
-        })
-        .sum()
 }
 
 #[test]
@@ -78,8 +56,11 @@ fn refined_plans_are_valid_and_cheaper_in_both_neighbourhoods() {
             ..RefineOptions::default()
         };
         let (refined, stats) = refine(&grid, &first, &goals, &options).unwrap();
-        check_plan(&grid, &refined, &starts, &goals);
-        let (before, after) = (sum_of_costs(&first, &goals), sum_of_costs(&refined, &goals));
+        check_mapf_plan(&grid, &refined, &starts, &goals);
+        let (before, after) = (
+            plan_sum_of_costs(&first, &goals),
+            plan_sum_of_costs(&refined, &goals),
+        );
         assert_eq!((stats.initial_soc, stats.soc), (before, after), "{map}");
         assert!(
             after < before,
@@ -255,12 +236,12 @@ fn an_expansion_budget_stops_the_refinement_the_same_way_on_any_machine() {
     let (small, small_stats) = refined(2_000);
     let (again, _) = refined(2_000);
     assert_eq!(small, again, "the same plan for the same budget");
-    check_plan(&grid, &small, &starts, &goals);
+    check_mapf_plan(&grid, &small, &starts, &goals);
     // It stops in the neighbourhood that reaches the budget, not before.
     assert!(small_stats.expanded >= 2_000, "{small_stats:?}");
     let (large, large_stats) = refined(200_000);
-    check_plan(&grid, &large, &starts, &goals);
+    check_mapf_plan(&grid, &large, &starts, &goals);
     assert!(large_stats.iterations > small_stats.iterations);
     assert!(large_stats.soc <= small_stats.soc && small_stats.soc <= small_stats.initial_soc);
-    assert_eq!(sum_of_costs(&large, &goals), large_stats.soc);
+    assert_eq!(plan_sum_of_costs(&large, &goals), large_stats.soc);
 }

@@ -140,14 +140,7 @@ impl WindowPlan {
     /// table: `to` free at `t + 1`, and no robot coming the other way.
     #[inline]
     pub(crate) fn may_step(&self, t: usize, from: CellId, to: CellId) -> bool {
-        if self.holder(t + 1, to) != NONE {
-            return false;
-        }
-        if from == to {
-            return true;
-        }
-        let b = self.holder(t, to);
-        b == NONE || self.holder(t + 1, from) != b
+        step_allowed(|t, c| self.holder(t, c), t, from, to)
     }
 
     /// Moves the window one step on: each robot's states from step 1 become its states from
@@ -201,15 +194,22 @@ impl Occupancy<'_> {
     /// [`WindowPlan::may_step`] as the group sees the table.
     #[inline]
     pub(crate) fn may_step(&self, t: usize, from: CellId, to: CellId) -> bool {
-        if self.holder(t + 1, to) != NONE {
-            return false;
-        }
-        if from == to {
-            return true;
-        }
-        let b = self.holder(t, to);
-        b == NONE || self.holder(t + 1, from) != b
+        step_allowed(|t, c| self.holder(t, c), t, from, to)
     }
+}
+
+/// The step rule of both views of the table, given who holds a cell at a step: `to` free at
+/// `t + 1`, and no robot coming from `to` into `from` (a swap).
+#[inline]
+fn step_allowed(holder: impl Fn(usize, CellId) -> u32, t: usize, from: CellId, to: CellId) -> bool {
+    if holder(t + 1, to) != NONE {
+        return false;
+    }
+    if from == to {
+        return true;
+    }
+    let b = holder(t, to);
+    b == NONE || holder(t + 1, from) != b
 }
 
 #[cfg(test)]

@@ -95,6 +95,36 @@ pub(crate) struct StuckResolution {
     pub(crate) agents: u64,
 }
 
+/// The cell nearest `from` (breadth first over `grid`'s moves, `from` itself first) not marked
+/// in `taken`, if its connected area has one. `seen` is all `false` and left so.
+fn nearest_untaken(grid: &Grid, from: CellId, taken: &[bool], seen: &mut [bool]) -> Option<CellId> {
+    if !taken[from as usize] {
+        return Some(from);
+    }
+    let mut queue = std::collections::VecDeque::from([from]);
+    let mut touched = vec![from];
+    seen[from as usize] = true;
+    let mut found = None;
+    while let Some(c) = queue.pop_front() {
+        if !taken[c as usize] {
+            found = Some(c);
+            break;
+        }
+        for dir in grid.moves(c).iter() {
+            let n = grid.step(c, dir);
+            if !seen[n as usize] {
+                seen[n as usize] = true;
+                touched.push(n);
+                queue.push_back(n);
+            }
+        }
+    }
+    for c in touched {
+        seen[c as usize] = false;
+    }
+    found
+}
+
 /// Whether a run with `config` is watched and resolved.
 pub(crate) fn applies(config: &SimConfig) -> bool {
     config.resolve_stuck != Some(false)
@@ -328,30 +358,12 @@ impl StuckResolution {
                     taken[goals[k] as usize] = true;
                 }
             }
-            let mut queue = std::collections::VecDeque::new();
             let mut seen = vec![false; grid.len()];
             for (k, (_, agent)) in agents.iter().enumerate() {
                 if agent.goal.is_none() || agent.state == AgentState::NoPath {
                     continue;
                 }
-                let mut target = None;
-                queue.clear();
-                seen.fill(false);
-                queue.push_back(goals[k]);
-                seen[goals[k] as usize] = true;
-                while let Some(c) = queue.pop_front() {
-                    if !taken[c as usize] {
-                        target = Some(c);
-                        break;
-                    }
-                    for dir in grid.moves(c).iter() {
-                        let n = grid.step(c, dir);
-                        if !seen[n as usize] {
-                            seen[n as usize] = true;
-                            queue.push_back(n);
-                        }
-                    }
-                }
+                let target = nearest_untaken(grid, goals[k], &taken, &mut seen);
                 let Some(target) = target else {
                     // No cell left for it: no plan this time; the next try waits longer.
                     self.slots.clear();

@@ -27,6 +27,29 @@ pub fn mapf_instance(
     (i.grid, i.starts, i.goals)
 }
 
+/// Checks a MAPF plan independently of the solvers: starts first, goals last, every step valid
+/// by `mapf::check_step`.
+pub fn check_mapf_plan(grid: &Grid, plan: &[Vec<CellId>], starts: &[CellId], goals: &[CellId]) {
+    assert_eq!(plan.first().map(Vec::as_slice), Some(starts));
+    assert_eq!(plan.last().map(Vec::as_slice), Some(goals));
+    for (t, pair) in plan.windows(2).enumerate() {
+        if let Err(e) = throng::mapf::check_step(grid, &pair[0], &pair[1]) {
+            panic!("step {t}: {e}");
+        }
+    }
+}
+
+/// A MAPF plan's sum of costs: per agent, the timestep from which it stays on its goal.
+pub fn plan_sum_of_costs(plan: &[Vec<CellId>], goals: &[CellId]) -> u64 {
+    (0..goals.len())
+        .map(|a| {
+            plan.iter()
+                .rposition(|c| c[a] != goals[a])
+                .map_or(0, |t| t as u64 + 1)
+        })
+        .sum()
+}
+
 /// Path to a file under `sims/maps`.
 pub fn shipped(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
