@@ -15,9 +15,11 @@
 //! count), and unreferenced tables stay in a least-recently-used cache under a byte budget.
 //! The tables a step misses are computed on the rayon pool in the order of their goals' cell
 //! ids and inserted in that order, so that the same goals give the same tables on any thread
-//! count; a deadline stops the work between batches, leaving the rest for later steps.
+//! count; each thread takes the next goal as it finishes one, and a deadline stops the taking,
+//! leaving the rest for later steps.
 
 use std::cell::RefCell;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use rayon::prelude::*;
@@ -287,6 +289,12 @@ pub struct DistanceTables {
     recycled: Vec<Box<[u16]>>,
 }
 
+/// One table's distances, by free cell.
+type Table16 = Box<[u16]>;
+
+/// A table computed by [`DistanceTables::compute`]: the index of its goal, the table.
+type Computed = (usize, Table16);
+
 /// How many evicted tables are kept to be written over.
 const RECYCLED: usize = 64;
 
@@ -431,9 +439,13 @@ impl DistanceTables {
         done
     }
 
-    /// Computes the tables of `goals` in batches (on the rayon pool when `parallel`) until
-    /// `deadline`, giving a goal without an entry an unreferenced one used at `step`. Returns
-    /// how many of the first goals were computed.
+    /// Computes the tables of `goals` (on the rayon pool when `parallel`) until `deadline`,
+    /// giving a goal without an entry an unreferenced one used at `step`. Returns how many of
+    /// the first goals were computed.
+    ///
+    /// Each thread takes the next goal in order until the deadline, with no wait between
+    /// tables: a goal is taken only before the deadline and a goal taken is computed, so the
+    /// goals computed are always the first ones.
     fn compute(
         &mut self,
         goals: &[CellId],
@@ -441,40 +453,54 @@ impl DistanceTables {
         deadline: Option<Instant>,
         parallel: bool,
     ) -> usize {
-        let batch = (rayon::current_num_threads() * 4).max(4);
-        let mut done = 0;
-        while done < goals.len() {
-            if deadline.is_some_and(|d| Instant::now() >= d) {
-                break;
-            }
-            let end = (done + batch).min(goals.len());
-            let goals = &goals[done..end];
-            let free = &self.free;
-            let mut results: Vec<Box<[u16]>> = (0..goals.len())
-                .map(|_| {
-                    self.recycled
-                        .pop()
-                        .unwrap_or_else(|| vec![UNREACHABLE; free.len()].into_boxed_slice())
-                })
-                .collect();
-            if parallel {
-                goals
-                    .par_iter()
-                    .zip(results.par_iter_mut())
-                    .for_each(|(&g, t)| free.fill_distances(g, t));
-            } else {
-                for (&g, t) in goals.iter().zip(results.iter_mut()) {
-                    free.fill_distances(g, t);
+        let workers = if parallel {
+            rayon::current_num_threads().clamp(1, goals.len().max(1))
+        } else {
+            1
+        };
+        // Each worker starts with its share of the recycled tables.
+        let mut shares: Vec<Vec<Table16>> = (0..workers).map(|_| Vec::new()).collect();
+        for (i, table) in self.recycled.drain(..).enumerate() {
+            shares[i % workers].push(table);
+        }
+        let next = AtomicUsize::new(0);
+        let free = &self.free;
+        let work = |mut spare: Vec<Table16>| {
+            let mut out: Vec<Computed> = Vec::new();
+            while deadline.is_none_or(|d| Instant::now() < d) {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                if i >= goals.len() {
+                    break;
                 }
+                let mut table = spare
+                    .pop()
+                    .unwrap_or_else(|| vec![UNREACHABLE; free.len()].into_boxed_slice());
+                free.fill_distances(goals[i], &mut table);
+                out.push((i, table));
             }
-            for (&goal, table) in goals.iter().zip(results) {
-                let mut slot = self.slot_of[goal as usize];
-                if slot == NONE {
-                    slot = self.entry(goal, 0, step);
-                }
-                self.tables[slot as usize].distances = table;
+            (out, spare)
+        };
+        let results: Vec<(Vec<Computed>, Vec<Table16>)> = if workers > 1 {
+            shares.into_par_iter().map(work).collect()
+        } else {
+            shares.into_iter().map(work).collect()
+        };
+        let mut computed: Vec<Computed> = Vec::new();
+        for (out, spare) in results {
+            computed.extend(out);
+            self.recycled.extend(spare);
+        }
+        // In the goals' order, whichever thread computed them.
+        computed.sort_unstable_by_key(|&(i, _)| i);
+        let done = computed.len();
+        debug_assert!(computed.iter().enumerate().all(|(k, &(i, _))| k == i));
+        for (i, table) in computed {
+            let goal = goals[i];
+            let mut slot = self.slot_of[goal as usize];
+            if slot == NONE {
+                slot = self.entry(goal, 0, step);
             }
-            done = end;
+            self.tables[slot as usize].distances = table;
         }
         self.computed += done as u64;
         done

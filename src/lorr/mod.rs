@@ -17,6 +17,7 @@
 //! - `task_index`: the tasks not opened yet by map block, for the assignment.
 //! - `validate`: an independent [`replay`] of a plan's actions, and of its tasks
 //!   ([`replay_schedule`]).
+//! - `checker`: that check fed one step at a time ([`PlanChecker`]), as a run plays.
 //! - `output`: the competition's output JSON, which PlanViz replays.
 //!
 //! ```no_run
@@ -30,6 +31,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod checker;
 pub mod distance;
 mod driver;
 pub mod lanes;
@@ -47,6 +49,7 @@ mod window_lns;
 mod window_plan;
 mod window_search;
 
+pub use checker::PlanChecker;
 pub use driver::{LorrPlanner, WINDOW_MAX_AGENTS};
 pub use problem::{MAX_ERRANDS, Problem};
 pub use run::{LorrConfig, LorrReport, LorrRun};

@@ -11,8 +11,10 @@
 //! ranks by Manhattan distance (a fallback, counted).
 //!
 //! Both cores: the tables a step misses are computed on the rayon pool, each robot's ranking
-//! too (it reads only shared state, so the same on any thread count); under a time limit the
-//! rest of the step computes ahead the tables of the errands robots head for next.
+//! and priority key too (they read only shared state, so the same on any thread count), and the
+//! keys are sorted there; under a time limit the other thread computes ahead the tables of the
+//! errands robots head for next while one runs the PIBT pass (then both, until the deadline or
+//! the last table).
 //!
 //! Lanes: the tables cost a step against a crisscross lane ([`super::lanes`]) more, so that
 //! robots going opposite ways keep to different corridors: on `warehouse_large_5000` the tasks
@@ -45,6 +47,9 @@ const NONE: u32 = u32::MAX;
 /// in 1,500 steps; 30 kept, `docs/performance.md`).
 pub(crate) const RESTLESS_AFTER: u32 = 30;
 
+/// The bits of a priority key that hold the robot's id.
+const AGENT_MASK: u128 = (1 << 30) - 1;
+
 /// Robots per task when the rankings are spread over the rayon pool.
 const RANK_CHUNK: usize = 256;
 
@@ -61,6 +66,8 @@ pub(crate) struct PibtDriver {
     stuck: Vec<u32>,
     /// Per robot: its fixed tie-break among equal priorities.
     tiebreak: Vec<u64>,
+    /// Per robot: its priority key ([`PibtDriver::priority`]); sorted, the planning order.
+    keys: Vec<u128>,
     order: Vec<u32>,
     candidates: Vec<Candidates>,
     /// Per cell: whether a robot stands on it (during a step's ranking).
@@ -84,6 +91,10 @@ impl PibtDriver {
         lane_cost: u8,
         cache_bytes: usize,
     ) -> PibtDriver {
+        assert!(
+            agents <= AGENT_MASK as usize + 1,
+            "a priority key holds robot ids below 2^30"
+        );
         let lanes = (lane_cost > 1).then(|| super::lanes::crisscross(grid, lane_cost));
         PibtDriver {
             tables: DistanceTables::new(grid, lanes.as_deref(), cache_bytes),
@@ -92,6 +103,7 @@ impl PibtDriver {
             elapsed: vec![0; agents],
             stuck: vec![0; agents],
             tiebreak: (0..agents as u64).map(|a| mix(seed ^ mix(a))).collect(),
+            keys: vec![0; agents],
             order: (0..agents as u32).collect(),
             candidates: vec![Candidates::default(); agents],
             occupied: vec![false; grid.len()],
@@ -119,21 +131,6 @@ impl PibtDriver {
             self.goal[a] = want;
             self.elapsed[a] = 0;
         }
-    }
-
-    /// Spends the rest of the step, up to `deadline`, on the tables of the errands the robots
-    /// head for next (after their current one), in the order of their cells.
-    fn prefetch(&mut self, input: &StepInput, deadline: std::time::Instant) {
-        if self.tables.pending() > 0 || std::time::Instant::now() >= deadline {
-            return;
-        }
-        self.upcoming.clear();
-        self.upcoming
-            .extend((0..self.goal.len() as u32).filter_map(|a| input.board.next_target(a)));
-        self.upcoming.sort_unstable();
-        self.upcoming.dedup();
-        self.tables
-            .prefetch(&self.upcoming, input.step, deadline, self.parallel);
     }
 
     /// The shared distance tables.
@@ -214,6 +211,21 @@ impl PibtDriver {
         }
         Candidates::ranked(&mut pairs[..len])
     }
+
+    /// Robot `a`'s priority key, ranked `c`: lower plans first. From the top bit down: no goal,
+    /// turning (its first choice beside or behind it), `u32::MAX` less the steps since its
+    /// errand changed, its tie-break, its id ([`AGENT_MASK`]): every key distinct.
+    fn priority(&self, input: &StepInput, a: usize, c: &Candidates) -> u128 {
+        let at = input.positions[a];
+        let turning = c.cells().first().is_some_and(|&first| {
+            first != at && input.headings[a].ahead(input.grid, at) != Some(first)
+        });
+        u128::from(self.goal[a] == NONE) << 127
+            | u128::from(turning) << 126
+            | u128::from(u32::MAX - self.elapsed[a]) << 94
+            | u128::from(self.tiebreak[a]) << 30
+            | a as u128
+    }
 }
 
 impl StepPlanner for PibtDriver {
@@ -226,22 +238,36 @@ impl StepPlanner for PibtDriver {
         for &p in input.positions {
             self.occupied[p as usize] = true;
         }
-        // Each robot's ranking reads only shared state: on the pool, the same on any count.
+        // Each robot's ranking and priority read only shared state: on the pool, the same on
+        // any count.
         let mut candidates = std::mem::take(&mut self.candidates);
+        let mut keys = std::mem::take(&mut self.keys);
         let this = &*self;
-        let rank = |(a, c): (usize, &mut Candidates)| {
+        let rank = |(a, (c, key)): (usize, (&mut Candidates, &mut u128))| {
             *c = this.rank(grid, input.step, a, input.positions[a], input.headings[a]);
+            *key = this.priority(input, a, c);
         };
         if self.parallel {
             candidates
                 .par_iter_mut()
+                .zip(keys.par_iter_mut())
                 .enumerate()
                 .with_min_len(RANK_CHUNK)
                 .for_each(rank);
+            keys.par_sort_unstable();
         } else {
-            candidates.iter_mut().enumerate().for_each(rank);
+            candidates
+                .iter_mut()
+                .zip(keys.iter_mut())
+                .enumerate()
+                .for_each(rank);
+            keys.sort_unstable();
         }
         self.candidates = candidates;
+        for (slot, &key) in self.order.iter_mut().zip(&keys) {
+            *slot = (key & AGENT_MASK) as u32;
+        }
+        self.keys = keys;
         for &p in input.positions {
             self.occupied[p as usize] = false;
         }
@@ -250,38 +276,40 @@ impl StepPlanner for PibtDriver {
             .iter()
             .filter(|&&g| g != NONE && self.tables.get(g).is_none())
             .count() as u64;
-        let (goal, elapsed, tiebreak) = (&self.goal, &self.elapsed, &self.tiebreak);
-        let candidates = &self.candidates;
-        // Whether robot `a` would turn rather than move: its first choice is beside or
-        // behind it.
-        let turning = |a: usize| {
-            let at = input.positions[a];
-            candidates[a].cells().first().is_some_and(|&first| {
-                first != at && input.headings[a].ahead(grid, at) != Some(first)
-            })
-        };
-        self.order.sort_unstable_by_key(|&a| {
-            let a = a as usize;
-            (
-                goal[a] == NONE,
-                turning(a),
-                u32::MAX - elapsed[a],
-                tiebreak[a],
-                a,
-            )
-        });
-        self.pibt.plan(
-            grid,
-            input.positions,
-            input.headings,
+        // The PIBT pass runs on one thread; under a time limit the other computes ahead the
+        // tables of the errands robots head for next meanwhile (and then both, until the
+        // deadline).
+        let (pibt, candidates, order, actions) = (
+            &mut self.pibt,
             &self.candidates,
             &self.order,
             &mut self.actions,
         );
-        letters.extend(self.actions.iter().map(|a| a.letter()));
-        if let Some(deadline) = input.deadline {
-            self.prefetch(input, deadline);
+        let mut pass = move || {
+            pibt.plan(
+                grid,
+                input.positions,
+                input.headings,
+                candidates,
+                order,
+                actions,
+            )
+        };
+        match input.deadline.filter(|&d| std::time::Instant::now() < d) {
+            Some(deadline) => {
+                let (tables, upcoming, parallel) =
+                    (&mut self.tables, &mut self.upcoming, self.parallel);
+                let mut ahead = move || prefetch(tables, upcoming, input, deadline, parallel);
+                if parallel {
+                    rayon::join(pass, ahead);
+                } else {
+                    pass();
+                    ahead();
+                }
+            }
+            None => pass(),
         }
+        letters.extend(self.actions.iter().map(|a| a.letter()));
         for (stuck, &act) in self.stuck.iter_mut().zip(&self.actions) {
             *stuck = if act == Action::Forward {
                 0
@@ -308,6 +336,25 @@ impl StepPlanner for PibtDriver {
             table_peak_bytes: self.tables.peak_bytes() as u64,
         }
     }
+}
+
+/// Spends the rest of the step, up to `deadline`, on the tables of the errands the robots head
+/// for next (after their current one), in the order of their cells (`upcoming`: scratch).
+fn prefetch(
+    tables: &mut DistanceTables,
+    upcoming: &mut Vec<CellId>,
+    input: &StepInput,
+    deadline: std::time::Instant,
+    parallel: bool,
+) {
+    if tables.pending() > 0 {
+        return;
+    }
+    upcoming.clear();
+    upcoming.extend((0..input.positions.len() as u32).filter_map(|a| input.board.next_target(a)));
+    upcoming.sort_unstable();
+    upcoming.dedup();
+    tables.prefetch(upcoming, input.step, deadline, parallel);
 }
 
 /// SplitMix64's finaliser: a well-mixed hash of `x`.

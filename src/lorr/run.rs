@@ -1,17 +1,19 @@
 //! Playing a League of Robot Runners problem: the task board gives each robot its next errand,
 //! a planner ([`LorrPlanner`]: PIBT with rotations over shared distance tables, or the general
 //! simulation) chooses one action per robot, and every step's actions are applied, timed and
-//! kept for the output file.
+//! kept for the output file. The independent checker ([`PlanChecker`]) replays each step while
+//! the next is planned, a task the pool's other thread takes.
 
 use std::time::{Duration, Instant};
 
+use super::checker::PlanChecker;
 use super::driver::{LorrPlanner, PlannerFigures, StepInput, StepPlanner};
 use super::output;
 use super::pibt_driver::PibtDriver;
 use super::problem::Problem;
 use super::sim_driver::SimDriver;
 use super::tasks::{AssignInput, TaskAssignment, TaskBoard};
-use super::validate::{PlanError, action_move, replay_schedule};
+use super::validate::{PlanError, action_move};
 use super::window_driver::WindowDriver;
 use crate::error::{Error, Result};
 use crate::grid::{CellId, Grid};
@@ -155,6 +157,10 @@ pub struct LorrRun {
     changed: Vec<u32>,
     moves: u64,
     window_lanes: Option<bool>,
+    /// The independent check, fed each step at the start of the next one.
+    checker: PlanChecker,
+    /// The schedule entries the checker has not read yet (scratch).
+    unread: Vec<(u64, u32, u32)>,
 }
 
 impl LorrRun {
@@ -220,7 +226,16 @@ impl LorrRun {
             problem.reveal,
             config.assignment,
         );
+        let checker = PlanChecker::new(
+            &problem.grid,
+            &problem.starts,
+            config.action_model,
+            board.lines(),
+            board.reveal(),
+        );
         Ok(LorrRun {
+            checker,
+            unread: Vec::new(),
             config,
             grid: problem.grid.clone(),
             starts: problem.starts.clone(),
@@ -245,24 +260,45 @@ impl LorrRun {
         // rest of the step for planning.
         let deadline = (self.config.step_ms > 0.0)
             .then(|| t0 + Duration::from_secs_f64(self.config.step_ms * 0.75 / 1e3));
-        let assign = AssignInput {
-            positions: &self.positions,
-            headings: &self.headings,
-            tables: self.planner.distances(),
-        };
-        self.board.assign(step, &assign, &mut self.changed);
+        // The step before is checked on one thread while this one is planned: the check is a
+        // task of the pool that the other thread takes, and then it helps with the planning.
+        self.unread.clear();
+        self.unread
+            .extend_from_slice(&self.board.assignments()[self.checker.entries_read()..]);
         let mut letters = String::with_capacity(self.positions.len());
-        {
+        let (board, changed, planner) = (&mut self.board, &mut self.changed, &mut self.planner);
+        let (grid, positions, headings) = (&self.grid, &self.positions, &self.headings);
+        let (checker, unread, last) = (&mut self.checker, &self.unread, self.actions.last());
+        let letters_out = &mut letters;
+        let mut plan = move || {
+            let assign = AssignInput {
+                positions,
+                headings,
+                tables: planner.distances(),
+            };
+            board.assign(step, &assign, changed);
             let input = StepInput {
-                grid: &self.grid,
+                grid,
                 step,
-                positions: &self.positions,
-                headings: &self.headings,
-                board: &self.board,
+                positions,
+                headings,
+                board,
                 deadline,
             };
-            self.planner.retarget(&input, &self.changed);
-            self.planner.plan(&input, &mut letters);
+            planner.retarget(&input, changed);
+            planner.plan(&input, letters_out);
+        };
+        let mut check = move || {
+            if let Some(letters) = last {
+                // An error stays in the checker until `validate`.
+                let _ = checker.step(letters, unread);
+            }
+        };
+        if self.config.parallel {
+            rayon::join(plan, check);
+        } else {
+            check();
+            plan();
         }
         for (a, letter) in letters.chars().enumerate() {
             let dir = action_move(self.config.action_model, letter, &mut self.headings[a])
@@ -336,23 +372,21 @@ impl LorrRun {
     }
 
     /// Replays the actions and the schedule so far with the independent checker
-    /// ([`replay_schedule`]) and checks that they end where the run (and the planner, if it
+    /// ([`PlanChecker`], fed each step as the next begins: this replays the last) and checks that they end where the run (and the planner, if it
     /// keeps its own state) has the robots, with the run's errands done and tasks finished.
     ///
     /// # Errors
     /// The checker's first [`PlanError`], [`PlanError::Shape`] when the ends differ, or
     /// [`PlanError::Schedule`] when the errands done differ.
     pub fn validate(&self) -> std::result::Result<(), PlanError> {
-        let steps: Vec<&str> = self.actions.iter().map(String::as_str).collect();
-        let replayed = replay_schedule(
-            &self.grid,
-            &self.starts,
-            self.config.action_model,
-            &steps,
-            self.board.lines(),
-            self.board.reveal(),
-            self.board.assignments(),
-        )?;
+        let schedule = self.board.assignments();
+        let mut checker = self.checker.clone();
+        for letters in &self.actions[checker.steps()..] {
+            let read = checker.entries_read();
+            checker.step(letters, &schedule[read..])?;
+        }
+        let read = checker.entries_read();
+        let replayed = checker.finish(&schedule[read..])?;
         if replayed.cells != self.positions
             || (self.config.action_model == ActionModel::Rotate
                 && replayed.headings != self.headings)

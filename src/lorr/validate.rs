@@ -11,10 +11,11 @@
 //! task) under the 2024 start kit's rules as this checker reads them (a task goes to one agent
 //! at a time; a task whose first errand its agent reached, "opened", stays with that agent
 //! until finished, so an agent with an opened task keeps it; only revealed, unfinished tasks
-//! are given), and the errands done from the replayed positions.
+//! are given), and the errands done from the replayed positions. Both feed the whole plan to
+//! [`super::PlanChecker`], which a run feeds step by step.
 
+use super::checker::PlanChecker;
 use crate::grid::{CellId, Direction, Grid};
-use crate::mapf::check_step;
 use crate::sim::{ActionModel, Heading};
 
 /// Why a plan is not valid.
@@ -90,65 +91,8 @@ pub fn replay(
     model: ActionModel,
     steps: &[&str],
 ) -> Result<(Vec<CellId>, Vec<Heading>), PlanError> {
-    replay_with(grid, starts, model, steps, |_, _| Ok(()))
-}
-
-/// [`replay`], calling `before_step(step, cells)` with the cells before each step's move and
-/// once more after the last (`step` = the steps played).
-fn replay_with(
-    grid: &Grid,
-    starts: &[CellId],
-    model: ActionModel,
-    steps: &[&str],
-    mut before_step: impl FnMut(usize, &[CellId]) -> Result<(), PlanError>,
-) -> Result<(Vec<CellId>, Vec<Heading>), PlanError> {
-    let mut cells = starts.to_vec();
-    let mut headings = vec![Heading::East; starts.len()];
-    check_step(grid, &cells, &cells)
-        .map_err(|conflict| PlanError::Conflict { step: 0, conflict })?;
-    let mut next = cells.clone();
-    for (step, letters) in steps.iter().enumerate() {
-        before_step(step, &cells)?;
-        if letters.chars().count() != starts.len() {
-            return Err(PlanError::Shape(format!(
-                "step {step}: {} actions for {} agents",
-                letters.chars().count(),
-                starts.len()
-            )));
-        }
-        for (agent, letter) in letters.chars().enumerate() {
-            let from = cells[agent];
-            let unknown = PlanError::UnknownAction {
-                step,
-                agent,
-                letter,
-                model,
-            };
-            let Some(dir) = action_move(model, letter, &mut headings[agent]) else {
-                return Err(unknown);
-            };
-            next[agent] = match dir {
-                None => from,
-                Some(dir) => {
-                    // The move's target by coordinates, checked against the map's bounds and
-                    // walls here rather than through the grid's move tables.
-                    let (x, y) = grid.coords(from);
-                    let (dx, dy) = dir.delta();
-                    let (tx, ty) = (i64::from(x) + i64::from(dx), i64::from(y) + i64::from(dy));
-                    if !grid.is_walkable_xy(tx, ty) {
-                        return Err(PlanError::Blocked { step, agent, from });
-                    }
-                    grid.cell(tx as u32, ty as u32)
-                        .expect("walkable cells are on the map")
-                }
-            };
-        }
-        check_step(grid, &cells, &next)
-            .map_err(|conflict| PlanError::Conflict { step, conflict })?;
-        std::mem::swap(&mut cells, &mut next);
-    }
-    before_step(steps.len(), &cells)?;
-    Ok((cells, headings))
+    let replay = replay_schedule(grid, starts, model, steps, &[], 0, &[])?;
+    Ok((replay.cells, replay.headings))
 }
 
 /// What [`replay_schedule`] gives: the tasks a plan finished and every errand done.
@@ -183,129 +127,12 @@ pub fn replay_schedule(
     reveal: usize,
     schedule: &[(u64, u32, u32)],
 ) -> Result<ScheduleReplay, PlanError> {
-    const NO: u32 = u32::MAX;
-    let agents = starts.len();
-    // Per agent its task; per task its agent and errands done.
-    let mut task_of = vec![NO; agents];
-    let mut holder: Vec<u32> = Vec::new();
-    let mut done: Vec<u32> = Vec::new();
-    let mut finished_at: Vec<bool> = Vec::new();
-    let mut revealed = reveal as u64;
-    let mut finished = 0u64;
-    let mut events = Vec::new();
-    let mut next_entry = 0;
-    let mut changes: Vec<(u32, u32)> = Vec::new();
-    let errands = |task: u32| &lines[task as usize % lines.len().max(1)];
-    let grow = |task: u32, holder: &mut Vec<u32>, done: &mut Vec<u32>, fin: &mut Vec<bool>| {
-        if holder.len() <= task as usize {
-            holder.resize(task as usize + 1, NO);
-            done.resize(task as usize + 1, 0);
-            fin.resize(task as usize + 1, false);
-        }
-    };
-    let (cells, headings) = replay_with(grid, starts, model, steps, |step, cells| {
-        let step = step as u64;
-        // Errands done by the move that led here (none before the first step).
-        if step > 0 {
-            for (agent, &at) in cells.iter().enumerate() {
-                let task = task_of[agent];
-                if task == NO {
-                    continue;
-                }
-                let list = errands(task);
-                let t = task as usize;
-                if list.get(done[t] as usize) != Some(&at) {
-                    continue;
-                }
-                done[t] += 1;
-                events.push((step, agent as u32, task, done[t]));
-                if done[t] as usize == list.len() {
-                    finished_at[t] = true;
-                    holder[t] = NO;
-                    task_of[agent] = NO;
-                    finished += 1;
-                    revealed += 1;
-                }
-            }
-        }
-        // This step's schedule entries: every agent's old task let go, then the new ones taken.
-        changes.clear();
-        while let Some(&(s, agent, task)) = schedule.get(next_entry) {
-            if s > step {
-                break;
-            }
-            let refuse = |reason: String| PlanError::Schedule {
-                step: s,
-                agent,
-                reason,
-            };
-            if s < step {
-                return Err(refuse("a schedule entry out of step order".into()));
-            }
-            if agent as usize >= agents {
-                return Err(refuse(format!("no such agent ({agents} agents)")));
-            }
-            if task != NO && u64::from(task) >= revealed {
-                return Err(refuse(format!(
-                    "task {task} is not revealed ({revealed} tasks revealed so far)"
-                )));
-            }
-            changes.push((agent, task));
-            next_entry += 1;
-        }
-        for &(agent, task) in &changes {
-            let old = task_of[agent as usize];
-            if old == NO || old == task {
-                continue;
-            }
-            if done[old as usize] > 0 {
-                return Err(PlanError::Schedule {
-                    step,
-                    agent,
-                    reason: format!("task {old} is opened (its first errand reached): it stays"),
-                });
-            }
-            holder[old as usize] = NO;
-            task_of[agent as usize] = NO;
-        }
-        for &(agent, task) in &changes {
-            if task == NO || task_of[agent as usize] == task {
-                continue;
-            }
-            grow(task, &mut holder, &mut done, &mut finished_at);
-            let t = task as usize;
-            let refuse = |reason: String| PlanError::Schedule {
-                step,
-                agent,
-                reason,
-            };
-            if finished_at[t] {
-                return Err(refuse(format!("task {task} is finished")));
-            }
-            if holder[t] != NO {
-                return Err(refuse(format!(
-                    "task {task} is agent {}'s at the same time",
-                    holder[t]
-                )));
-            }
-            holder[t] = agent;
-            task_of[agent as usize] = task;
-        }
-        Ok(())
-    })?;
-    if let Some(&(s, agent, _)) = schedule.get(next_entry) {
-        return Err(PlanError::Schedule {
-            step: s,
-            agent,
-            reason: format!("a schedule entry after the last step ({})", steps.len()),
-        });
+    let mut checker = PlanChecker::new(grid, starts, model, lines, reveal);
+    for letters in steps {
+        checker.step(letters, &schedule[checker.entries_read()..])?;
     }
-    Ok(ScheduleReplay {
-        finished,
-        events,
-        cells,
-        headings,
-    })
+    let read = checker.entries_read();
+    checker.finish(&schedule[read..])
 }
 
 /// What one action letter of an output file does under `model`: the direction the robot moves
