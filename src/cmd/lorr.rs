@@ -262,6 +262,12 @@ pub fn run(args: LorrArgs) -> anyhow::Result<ExitCode> {
             "step time      mean {:.2} ms, p99 {:.2} ms, max {:.2} ms",
             report.mean_step_ms, report.p99_step_ms, report.max_step_ms
         )?;
+        if let Some(cores) = report.step_cores {
+            writeln!(
+                out,
+                "cores busy     {cores:.2} during the steps (processor time over wall time)"
+            )?;
+        }
         if args.step_ms > 0 {
             writeln!(
                 out,

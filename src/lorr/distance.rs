@@ -246,6 +246,55 @@ impl FreeCells {
         }
     }
 
+    /// Computes the tables of `batch`'s goals (on the rayon pool when `parallel`) until
+    /// `deadline`, writing over its spare tables first.
+    ///
+    /// Each thread takes the next goal in order until the deadline, with no wait between
+    /// tables: a goal is taken only before the deadline and a goal taken is computed, so the
+    /// goals computed are always the first ones.
+    fn compute(&self, batch: &mut TableBatch, deadline: Option<Instant>, parallel: bool) {
+        let goals = &batch.goals;
+        let workers = if parallel {
+            rayon::current_num_threads().clamp(1, goals.len().max(1))
+        } else {
+            1
+        };
+        // Each worker starts with its share of the spare tables.
+        let mut shares: Vec<Vec<Table16>> = (0..workers).map(|_| Vec::new()).collect();
+        for (i, table) in batch.spare.drain(..).enumerate() {
+            shares[i % workers].push(table);
+        }
+        let next = AtomicUsize::new(0);
+        let work = |mut spare: Vec<Table16>| {
+            let mut out: Vec<Computed> = Vec::new();
+            while deadline.is_none_or(|d| Instant::now() < d) {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                if i >= goals.len() {
+                    break;
+                }
+                let mut table = spare
+                    .pop()
+                    .unwrap_or_else(|| vec![UNREACHABLE; self.len()].into_boxed_slice());
+                self.fill_distances(goals[i], &mut table);
+                out.push((i, table));
+            }
+            (out, spare)
+        };
+        let results: Vec<(Vec<Computed>, Vec<Table16>)> = if workers > 1 {
+            shares.into_par_iter().map(work).collect()
+        } else {
+            shares.into_iter().map(work).collect()
+        };
+        batch.computed.clear();
+        for (out, spare) in results {
+            batch.computed.extend(out);
+            batch.spare.extend(spare);
+        }
+        // In the goals' order, whichever thread computed them.
+        batch.computed.sort_unstable_by_key(|&(i, _)| i);
+        debug_assert!(batch.computed.iter().enumerate().all(|(k, &(i, _))| k == i));
+    }
+
     /// Manhattan distance between two cells: the fallback of a robot whose table is not
     /// computed yet.
     #[inline]
@@ -294,6 +343,18 @@ type Table16 = Box<[u16]>;
 
 /// A table computed by [`DistanceTables::compute`]: the index of its goal, the table.
 type Computed = (usize, Table16);
+
+/// Tables computed apart from [`DistanceTables`] ([`DistanceTables::compute_ahead`]) while the
+/// planner reads them, kept afterwards ([`DistanceTables::keep`]).
+#[derive(Debug, Default)]
+pub struct TableBatch {
+    /// The goals to compute, in order.
+    goals: Vec<CellId>,
+    /// The first goals' tables: (index in `goals`, table).
+    computed: Vec<Computed>,
+    /// Tables to write over.
+    spare: Vec<Table16>,
+}
 
 /// How many evicted tables are kept to be written over.
 const RECYCLED: usize = 64;
@@ -419,7 +480,8 @@ impl DistanceTables {
     /// Computes ahead, until `deadline`, the tables of `goals` (cells robots will head for
     /// soon) that are not held yet, in the order given; they stay unreferenced (in the cache,
     /// as used at `step`) until acquired. Then evicts as [`DistanceTables::fill`]. Returns how
-    /// many tables were computed.
+    /// many tables were computed. ([`DistanceTables::batch`], [`DistanceTables::compute_ahead`]
+    /// and [`DistanceTables::keep`] in one.)
     pub fn prefetch(
         &mut self,
         goals: &[CellId],
@@ -427,25 +489,50 @@ impl DistanceTables {
         deadline: Instant,
         parallel: bool,
     ) -> usize {
-        let wanted: Vec<CellId> = goals
-            .iter()
-            .copied()
-            .filter(|&g| {
-                self.slot_of.get(g as usize) == Some(&NONE) && self.free.number(g).is_some()
-            })
-            .collect();
-        let done = self.compute(&wanted, step, Some(deadline), parallel);
+        let mut batch = self.batch();
+        self.compute_ahead(&mut batch, goals, Some(deadline), parallel);
+        self.keep(batch, step)
+    }
+
+    /// An empty batch of tables to compute apart from these ([`DistanceTables::compute_ahead`]),
+    /// given the tables kept to be written over.
+    pub fn batch(&mut self) -> TableBatch {
+        TableBatch {
+            goals: Vec::new(),
+            computed: Vec::new(),
+            spare: std::mem::take(&mut self.recycled),
+        }
+    }
+
+    /// Computes into `batch`, until `deadline`, the tables of `goals` not held yet, in the
+    /// order given. It reads the tables only, so it may run while the planner reads them;
+    /// [`DistanceTables::keep`] then keeps what it computed.
+    pub fn compute_ahead(
+        &self,
+        batch: &mut TableBatch,
+        goals: &[CellId],
+        deadline: Option<Instant>,
+        parallel: bool,
+    ) {
+        batch.goals.clear();
+        batch.goals.extend(goals.iter().copied().filter(|&g| {
+            self.slot_of.get(g as usize) == Some(&NONE) && self.free.number(g).is_some()
+        }));
+        self.free.compute(batch, deadline, parallel);
+    }
+
+    /// Keeps the tables `batch` computed (a goal without an entry gets an unreferenced one used
+    /// at `step`) and the spare tables, then evicts as [`DistanceTables::fill`]. Returns how
+    /// many tables it kept.
+    pub fn keep(&mut self, batch: TableBatch, step: u64) -> usize {
+        let done = self.insert(batch, step);
         self.evict();
         done
     }
 
-    /// Computes the tables of `goals` (on the rayon pool when `parallel`) until `deadline`,
-    /// giving a goal without an entry an unreferenced one used at `step`. Returns how many of
-    /// the first goals were computed.
-    ///
-    /// Each thread takes the next goal in order until the deadline, with no wait between
-    /// tables: a goal is taken only before the deadline and a goal taken is computed, so the
-    /// goals computed are always the first ones.
+    /// Computes the tables of `goals` (on the rayon pool when `parallel`) until `deadline`
+    /// and keeps them as [`DistanceTables::keep`] without evicting. Returns how many of the
+    /// first goals were computed.
     fn compute(
         &mut self,
         goals: &[CellId],
@@ -453,47 +540,22 @@ impl DistanceTables {
         deadline: Option<Instant>,
         parallel: bool,
     ) -> usize {
-        let workers = if parallel {
-            rayon::current_num_threads().clamp(1, goals.len().max(1))
-        } else {
-            1
-        };
-        // Each worker starts with its share of the recycled tables.
-        let mut shares: Vec<Vec<Table16>> = (0..workers).map(|_| Vec::new()).collect();
-        for (i, table) in self.recycled.drain(..).enumerate() {
-            shares[i % workers].push(table);
-        }
-        let next = AtomicUsize::new(0);
-        let free = &self.free;
-        let work = |mut spare: Vec<Table16>| {
-            let mut out: Vec<Computed> = Vec::new();
-            while deadline.is_none_or(|d| Instant::now() < d) {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                if i >= goals.len() {
-                    break;
-                }
-                let mut table = spare
-                    .pop()
-                    .unwrap_or_else(|| vec![UNREACHABLE; free.len()].into_boxed_slice());
-                free.fill_distances(goals[i], &mut table);
-                out.push((i, table));
-            }
-            (out, spare)
-        };
-        let results: Vec<(Vec<Computed>, Vec<Table16>)> = if workers > 1 {
-            shares.into_par_iter().map(work).collect()
-        } else {
-            shares.into_iter().map(work).collect()
-        };
-        let mut computed: Vec<Computed> = Vec::new();
-        for (out, spare) in results {
-            computed.extend(out);
-            self.recycled.extend(spare);
-        }
-        // In the goals' order, whichever thread computed them.
-        computed.sort_unstable_by_key(|&(i, _)| i);
+        let mut batch = self.batch();
+        batch.goals.extend_from_slice(goals);
+        self.free.compute(&mut batch, deadline, parallel);
+        self.insert(batch, step)
+    }
+
+    /// The tables of `batch` placed under their goals, its spare tables kept to be written
+    /// over; the number placed.
+    fn insert(&mut self, batch: TableBatch, step: u64) -> usize {
+        let TableBatch {
+            goals,
+            computed,
+            spare,
+        } = batch;
+        self.recycled.extend(spare);
         let done = computed.len();
-        debug_assert!(computed.iter().enumerate().all(|(k, &(i, _))| k == i));
         for (i, table) in computed {
             let goal = goals[i];
             let mut slot = self.slot_of[goal as usize];

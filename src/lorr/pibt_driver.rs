@@ -238,36 +238,84 @@ impl StepPlanner for PibtDriver {
         for &p in input.positions {
             self.occupied[p as usize] = true;
         }
-        // Each robot's ranking and priority read only shared state: on the pool, the same on
-        // any count.
+        // Under a time limit, with every table of this step ready, the tables of the errands
+        // robots head for next are computed ahead beside the planning (below).
+        let ahead_until = input
+            .deadline
+            .filter(|&d| self.tables.pending() == 0 && std::time::Instant::now() < d);
+        let mut batch = ahead_until.map(|_| self.tables.batch());
         let mut candidates = std::mem::take(&mut self.candidates);
         let mut keys = std::mem::take(&mut self.keys);
-        let this = &*self;
-        let rank = |(a, (c, key)): (usize, (&mut Candidates, &mut u128))| {
-            *c = this.rank(grid, input.step, a, input.positions[a], input.headings[a]);
-            *key = this.priority(input, a, c);
+        let mut order = std::mem::take(&mut self.order);
+        let mut pibt = std::mem::take(&mut self.pibt);
+        let mut actions = std::mem::take(&mut self.actions);
+        let mut upcoming = std::mem::take(&mut self.upcoming);
+        let (this, parallel) = (&*self, self.parallel);
+        // Each robot's ranking and priority read only shared state: on the pool, the same on
+        // any count. Then the PIBT pass in priority order, on one thread.
+        let mut plan = || {
+            let rank = |(a, (c, key)): (usize, (&mut Candidates, &mut u128))| {
+                *c = this.rank(grid, input.step, a, input.positions[a], input.headings[a]);
+                *key = this.priority(input, a, c);
+            };
+            if parallel {
+                candidates
+                    .par_iter_mut()
+                    .zip(keys.par_iter_mut())
+                    .enumerate()
+                    .with_min_len(RANK_CHUNK)
+                    .for_each(rank);
+                keys.par_sort_unstable();
+            } else {
+                candidates
+                    .iter_mut()
+                    .zip(keys.iter_mut())
+                    .enumerate()
+                    .for_each(rank);
+                keys.sort_unstable();
+            }
+            for (slot, &key) in order.iter_mut().zip(&keys) {
+                *slot = (key & AGENT_MASK) as u32;
+            }
+            pibt.plan(
+                grid,
+                input.positions,
+                input.headings,
+                &candidates,
+                &order,
+                &mut actions,
+            );
         };
-        if self.parallel {
-            candidates
-                .par_iter_mut()
-                .zip(keys.par_iter_mut())
-                .enumerate()
-                .with_min_len(RANK_CHUNK)
-                .for_each(rank);
-            keys.par_sort_unstable();
+        // The errands robots head for after their current one, in the order of their cells.
+        let join = parallel && batch.is_some();
+        let mut ahead = || {
+            let Some(batch) = batch.as_mut() else {
+                return;
+            };
+            upcoming.clear();
+            upcoming.extend(
+                (0..input.positions.len() as u32).filter_map(|a| input.board.next_target(a)),
+            );
+            upcoming.sort_unstable();
+            upcoming.dedup();
+            this.tables
+                .compute_ahead(batch, &upcoming, ahead_until, parallel);
+        };
+        if join {
+            rayon::join(plan, ahead);
         } else {
-            candidates
-                .iter_mut()
-                .zip(keys.iter_mut())
-                .enumerate()
-                .for_each(rank);
-            keys.sort_unstable();
+            plan();
+            ahead();
         }
         self.candidates = candidates;
-        for (slot, &key) in self.order.iter_mut().zip(&keys) {
-            *slot = (key & AGENT_MASK) as u32;
-        }
         self.keys = keys;
+        self.order = order;
+        self.pibt = pibt;
+        self.actions = actions;
+        self.upcoming = upcoming;
+        if let Some(batch) = batch {
+            self.tables.keep(batch, input.step);
+        }
         for &p in input.positions {
             self.occupied[p as usize] = false;
         }
@@ -276,39 +324,6 @@ impl StepPlanner for PibtDriver {
             .iter()
             .filter(|&&g| g != NONE && self.tables.get(g).is_none())
             .count() as u64;
-        // The PIBT pass runs on one thread; under a time limit the other computes ahead the
-        // tables of the errands robots head for next meanwhile (and then both, until the
-        // deadline).
-        let (pibt, candidates, order, actions) = (
-            &mut self.pibt,
-            &self.candidates,
-            &self.order,
-            &mut self.actions,
-        );
-        let mut pass = move || {
-            pibt.plan(
-                grid,
-                input.positions,
-                input.headings,
-                candidates,
-                order,
-                actions,
-            )
-        };
-        match input.deadline.filter(|&d| std::time::Instant::now() < d) {
-            Some(deadline) => {
-                let (tables, upcoming, parallel) =
-                    (&mut self.tables, &mut self.upcoming, self.parallel);
-                let mut ahead = move || prefetch(tables, upcoming, input, deadline, parallel);
-                if parallel {
-                    rayon::join(pass, ahead);
-                } else {
-                    pass();
-                    ahead();
-                }
-            }
-            None => pass(),
-        }
         letters.extend(self.actions.iter().map(|a| a.letter()));
         for (stuck, &act) in self.stuck.iter_mut().zip(&self.actions) {
             *stuck = if act == Action::Forward {
@@ -336,25 +351,6 @@ impl StepPlanner for PibtDriver {
             table_peak_bytes: self.tables.peak_bytes() as u64,
         }
     }
-}
-
-/// Spends the rest of the step, up to `deadline`, on the tables of the errands the robots head
-/// for next (after their current one), in the order of their cells (`upcoming`: scratch).
-fn prefetch(
-    tables: &mut DistanceTables,
-    upcoming: &mut Vec<CellId>,
-    input: &StepInput,
-    deadline: std::time::Instant,
-    parallel: bool,
-) {
-    if tables.pending() > 0 {
-        return;
-    }
-    upcoming.clear();
-    upcoming.extend((0..input.positions.len() as u32).filter_map(|a| input.board.next_target(a)));
-    upcoming.sort_unstable();
-    upcoming.dedup();
-    tables.prefetch(upcoming, input.step, deadline, parallel);
 }
 
 /// SplitMix64's finaliser: a well-mixed hash of `x`.

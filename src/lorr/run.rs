@@ -132,6 +132,11 @@ pub struct LorrReport {
     pub table_peak_mib: f64,
     /// The process's peak resident memory so far in mebibytes (Linux: `VmHWM`), when known.
     pub peak_memory_mib: Option<f64>,
+    /// The process's processor time (user and system, every thread) during the steps over
+    /// their wall time: 2.0 is both cores busy throughout on two threads. Linux only (read
+    /// from `/proc/self/stat` before and after each step, in hundredths of a second), `None`
+    /// elsewhere or while the steps have taken less than a second in all.
+    pub step_cores: Option<f64>,
     /// Errands done (a task's errands count one each).
     pub errands_done: u64,
     /// Agent moves (`F`) over the run.
@@ -161,6 +166,9 @@ pub struct LorrRun {
     checker: PlanChecker,
     /// The schedule entries the checker has not read yet (scratch).
     unread: Vec<(u64, u32, u32)>,
+    /// The process's processor time during the steps, in `/proc/self/stat` ticks (`None`
+    /// where that file cannot be read).
+    step_cpu_ticks: Option<u64>,
 }
 
 impl LorrRun {
@@ -236,6 +244,7 @@ impl LorrRun {
         Ok(LorrRun {
             checker,
             unread: Vec::new(),
+            step_cpu_ticks: Some(0),
             config,
             grid: problem.grid.clone(),
             starts: problem.starts.clone(),
@@ -254,6 +263,7 @@ impl LorrRun {
     /// Plays one step: free agents get tasks, the planner chooses every agent's action, the
     /// actions are applied, errands reached are recorded.
     pub fn step(&mut self) {
+        let cpu0 = process_cpu_ticks();
         let t0 = Instant::now();
         let step = self.actions.len() as u64;
         // Optional work (distance tables) stops at three quarters of the limit, leaving the
@@ -321,6 +331,10 @@ impl LorrRun {
         };
         self.planner.moved(&input, &mut self.changed);
         self.step_ms.push(t0.elapsed().as_secs_f64() * 1e3);
+        self.step_cpu_ticks = match (self.step_cpu_ticks, cpu0, process_cpu_ticks()) {
+            (Some(sum), Some(before), Some(after)) => Some(sum + after.saturating_sub(before)),
+            _ => None,
+        };
     }
 
     /// Plays `steps` steps.
@@ -341,6 +355,7 @@ impl LorrRun {
             n => sorted[(n * 99).div_ceil(100).max(1) - 1],
         };
         let limit = self.config.step_ms;
+        let wall_ms: f64 = self.step_ms.iter().sum();
         let PlannerFigures {
             fallback_plans,
             tables_computed,
@@ -353,7 +368,7 @@ impl LorrRun {
             tasks_finished: self.board.finished(),
             steps: steps as u64,
             agents: self.positions.len(),
-            mean_step_ms: self.step_ms.iter().sum::<f64>() / steps.max(1) as f64,
+            mean_step_ms: wall_ms / steps.max(1) as f64,
             p99_step_ms: p99,
             max_step_ms: sorted.last().copied().unwrap_or(0.0),
             steps_over_limit: if limit > 0.0 {
@@ -365,6 +380,10 @@ impl LorrRun {
             tables_computed,
             table_peak_mib: table_peak_bytes as f64 / f64::from(1 << 20),
             peak_memory_mib: peak_memory_mib(),
+            step_cores: self
+                .step_cpu_ticks
+                .filter(|_| wall_ms >= 1e3)
+                .map(|ticks| ticks as f64 / CPU_TICKS_PER_SECOND / (wall_ms / 1e3)),
             errands_done: self.board.events().len() as u64,
             moves: self.moves,
             window_lanes: self.window_lanes,
@@ -478,6 +497,29 @@ impl LorrRun {
     }
 }
 
+/// Ticks of `/proc/self/stat`'s times per second (Linux's `USER_HZ`, 100 on every
+/// architecture it runs on).
+const CPU_TICKS_PER_SECOND: f64 = 100.0;
+
+/// The process's user and system time so far in ticks ([`CPU_TICKS_PER_SECOND`]), `None`
+/// where `/proc/self/stat` is not there.
+fn process_cpu_ticks() -> Option<u64> {
+    cpu_ticks_of(&std::fs::read_to_string("/proc/self/stat").ok()?)
+}
+
+/// User plus system ticks of a `/proc/PID/stat` line.
+fn cpu_ticks_of(stat: &str) -> Option<u64> {
+    // The fields after the command name (in parentheses, which may hold spaces): state is
+    // the first, utime the 12th, stime the 13th.
+    let mut fields = stat
+        .get(stat.rfind(')')? + 1..)?
+        .split_whitespace()
+        .skip(11);
+    let user: u64 = fields.next()?.parse().ok()?;
+    let system: u64 = fields.next()?.parse().ok()?;
+    Some(user + system)
+}
+
 /// The process's peak resident memory in mebibytes (`VmHWM` of `/proc/self/status`), `None`
 /// where that file is not there.
 fn peak_memory_mib() -> Option<f64> {
@@ -485,4 +527,23 @@ fn peak_memory_mib() -> Option<f64> {
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
     let kib: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kib / 1024.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn processor_ticks_are_user_plus_system_after_any_command_name() {
+        // pid (comm) state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt
+        // utime stime ...
+        let line = "42 (a (b) c) R 1 42 42 0 -1 4194560 900 0 3 0 1234 56 0 0 20 0 3 0";
+        assert_eq!(cpu_ticks_of(line), Some(1290));
+        assert_eq!(cpu_ticks_of("42 (x) R 1 2"), None);
+        assert_eq!(cpu_ticks_of("no parenthesis"), None);
+        // This process's own: Linux has the file.
+        if cfg!(target_os = "linux") {
+            assert!(process_cpu_ticks().is_some());
+        }
+    }
 }
