@@ -594,8 +594,11 @@ impl DistanceTables {
         if idle.len() <= keep {
             return;
         }
-        idle.sort_unstable();
-        for &(_, goal, slot) in &idle[..idle.len() - keep] {
+        // The oldest first: the least (last use, goal), distinct keys, so the same set on any
+        // order of `tables`.
+        let excess = idle.len() - keep;
+        idle.select_nth_unstable(excess - 1);
+        for &(_, goal, slot) in &idle[..excess] {
             self.slot_of[goal as usize] = NONE;
             let old = std::mem::replace(
                 &mut self.tables[slot as usize],

@@ -286,27 +286,34 @@ impl StepPlanner for PibtDriver {
                 &mut actions,
             );
         };
-        // The errands robots head for after their current one, in the order of their cells.
-        let join = parallel && batch.is_some();
+        // Beside the planning: the robots planned without their table (not ready by the
+        // deadline) counted, and the tables of the errands robots head for after their current
+        // one computed ahead, in the order of their cells.
         let mut ahead = || {
-            let Some(batch) = batch.as_mut() else {
-                return;
-            };
-            upcoming.clear();
-            upcoming.extend(
-                (0..input.positions.len() as u32).filter_map(|a| input.board.next_target(a)),
-            );
-            upcoming.sort_unstable();
-            upcoming.dedup();
-            this.tables
-                .compute_ahead(batch, &upcoming, ahead_until, parallel);
+            let fallbacks = this
+                .goal
+                .iter()
+                .filter(|&&g| g != NONE && this.tables.get(g).is_none())
+                .count() as u64;
+            if let Some(batch) = batch.as_mut() {
+                upcoming.clear();
+                upcoming.extend(
+                    (0..input.positions.len() as u32).filter_map(|a| input.board.next_target(a)),
+                );
+                upcoming.sort_unstable();
+                upcoming.dedup();
+                this.tables
+                    .compute_ahead(batch, &upcoming, ahead_until, parallel);
+            }
+            fallbacks
         };
-        if join {
-            rayon::join(plan, ahead);
+        let fallbacks = if parallel {
+            rayon::join(plan, ahead).1
         } else {
             plan();
-            ahead();
-        }
+            ahead()
+        };
+        self.fallback_plans += fallbacks;
         self.candidates = candidates;
         self.keys = keys;
         self.order = order;
@@ -319,11 +326,6 @@ impl StepPlanner for PibtDriver {
         for &p in input.positions {
             self.occupied[p as usize] = false;
         }
-        self.fallback_plans += self
-            .goal
-            .iter()
-            .filter(|&&g| g != NONE && self.tables.get(g).is_none())
-            .count() as u64;
         letters.extend(self.actions.iter().map(|a| a.letter()));
         for (stuck, &act) in self.stuck.iter_mut().zip(&self.actions) {
             *stuck = if act == Action::Forward {

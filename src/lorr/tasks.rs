@@ -151,6 +151,9 @@ pub struct TaskBoard {
     width: u32,
     /// Per agent: its task id, or [`NONE`].
     agent_task: Vec<u32>,
+    /// Per agent: the errand it heads for (of its task), or [`NONE`]; kept with `agent_task`
+    /// so that a step reads every agent's target from one array.
+    agent_target: Vec<CellId>,
     reveal: usize,
     open: usize,
     finished: u64,
@@ -191,6 +194,7 @@ impl TaskBoard {
             reassignments: 0,
             width: grid.width(),
             agent_task: vec![NONE; agents],
+            agent_target: vec![NONE; agents],
             reveal,
             open: 0,
             finished: 0,
@@ -358,7 +362,7 @@ impl TaskBoard {
             return;
         }
         self.tasks[task as usize].agent = NONE;
-        self.agent_task[agent] = NONE;
+        self.set_task(agent, NONE);
         self.free += 1;
         self.reassignments += 1;
         out.push(agent as u32);
@@ -374,11 +378,11 @@ impl TaskBoard {
     fn give(&mut self, task: u32, agent: usize) -> u32 {
         let holder = self.tasks[task as usize].agent;
         self.tasks[task as usize].agent = agent as u32;
-        self.agent_task[agent] = task;
+        self.set_task(agent, task);
         if holder == NONE {
             self.free -= 1;
         } else {
-            self.agent_task[holder as usize] = NONE;
+            self.set_task(holder as usize, NONE);
             self.reassignments += 1;
         }
         holder
@@ -386,9 +390,10 @@ impl TaskBoard {
 
     /// The errand agent `agent` is heading for, if it has a task.
     pub fn target(&self, agent: u32) -> Option<CellId> {
-        let task = *self.agent_task.get(agent as usize)?;
-        let t = self.tasks.get(task as usize)?;
-        self.lines[t.line as usize].get(t.done as usize).copied()
+        self.agent_target
+            .get(agent as usize)
+            .copied()
+            .filter(|&c| c != NONE)
     }
 
     /// The errand agent `agent` heads for after its current one, if its task has one more.
@@ -404,16 +409,20 @@ impl TaskBoard {
     /// tasks finished (and as many revealed). Puts the agents whose target changed in `out`.
     pub fn arrive(&mut self, step: u64, positions: &[CellId], out: &mut Vec<u32>) {
         out.clear();
-        for (agent, &at) in positions.iter().enumerate().take(self.agent_task.len()) {
+        // A scan of two flat arrays; the few agents on their errand are then recorded.
+        out.extend(
+            positions
+                .iter()
+                .zip(&self.agent_target)
+                .enumerate()
+                .filter(|&(_, (&at, &target))| at == target)
+                .map(|(agent, _)| agent as u32),
+        );
+        for &agent in out.iter() {
+            let agent = agent as usize;
             let task = self.agent_task[agent];
-            if task == NONE {
-                continue;
-            }
             let t = &mut self.tasks[task as usize];
             let errands = &self.lines[t.line as usize];
-            if at != errands[t.done as usize] {
-                continue;
-            }
             t.done += 1;
             if t.done == 1 {
                 self.unopened.remove(task, errands[0]);
@@ -426,13 +435,26 @@ impl TaskBoard {
             });
             if t.done as usize == errands.len() {
                 t.finished_at = Some(step);
-                self.agent_task[agent] = NONE;
                 self.open -= 1;
                 self.finished += 1;
+                self.set_task(agent, NONE);
+            } else {
+                self.agent_target[agent] = errands[t.done as usize];
             }
-            out.push(agent as u32);
         }
         self.reveal_up_to(step);
+    }
+
+    /// Sets `agent`'s task (or none) and the errand it heads for.
+    fn set_task(&mut self, agent: usize, task: u32) {
+        self.agent_task[agent] = task;
+        self.agent_target[agent] = match self.tasks.get(task as usize) {
+            Some(t) => self.lines[t.line as usize]
+                .get(t.done as usize)
+                .copied()
+                .unwrap_or(NONE),
+            None => NONE,
+        };
     }
 
     /// Tasks finished so far.
