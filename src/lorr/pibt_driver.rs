@@ -239,7 +239,7 @@ impl StepPlanner for PibtDriver {
             self.occupied[p as usize] = true;
         }
         // Under a time limit, with every table of this step ready, the tables of the errands
-        // robots head for next are computed ahead beside the planning (below).
+        // robots head for next are computed ahead beside the PIBT pass (below).
         let ahead_until = input
             .deadline
             .filter(|&d| self.tables.pending() == 0 && std::time::Instant::now() < d);
@@ -252,8 +252,8 @@ impl StepPlanner for PibtDriver {
         let mut upcoming = std::mem::take(&mut self.upcoming);
         let (this, parallel) = (&*self, self.parallel);
         // Each robot's ranking and priority read only shared state: on the pool, the same on
-        // any count. Then the PIBT pass in priority order, on one thread.
-        let mut plan = || {
+        // any count.
+        {
             let rank = |(a, (c, key)): (usize, (&mut Candidates, &mut u128))| {
                 *c = this.rank(grid, input.step, a, input.positions[a], input.headings[a]);
                 *key = this.priority(input, a, c);
@@ -277,6 +277,9 @@ impl StepPlanner for PibtDriver {
             for (slot, &key) in order.iter_mut().zip(&keys) {
                 *slot = (key & AGENT_MASK) as u32;
             }
+        }
+        // Then the PIBT pass in priority order, on one thread.
+        let mut plan = || {
             pibt.plan(
                 grid,
                 input.positions,
@@ -286,9 +289,10 @@ impl StepPlanner for PibtDriver {
                 &mut actions,
             );
         };
-        // Beside the planning: the robots planned without their table (not ready by the
+        // Beside the PIBT pass: the robots planned without their table (not ready by the
         // deadline) counted, and the tables of the errands robots head for after their current
-        // one computed ahead, in the order of their cells.
+        // one computed ahead, in the order of their cells (then on both threads, until the
+        // deadline or the last table).
         let mut ahead = || {
             let fallbacks = this
                 .goal
