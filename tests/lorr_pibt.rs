@@ -171,6 +171,22 @@ fn step_limits_and_threads_are_checked() {
         if limit == "0" {
             assert_eq!(v["steps_over_limit"], 0);
         }
+        // Cores busy: none before the steps have taken a second, then at most every core
+        // (and the waiting main thread) of the machine.
+        let steps_ms = v["mean_step_ms"].as_f64().unwrap() * 20.0;
+        let cpus = std::thread::available_parallelism().map_or(1, |n| n.get()) as f64;
+        match v["step_cores"].as_f64() {
+            None => {
+                assert!(
+                    v["step_cores"].is_null()
+                        && (steps_ms < 1e3 + 1e-6 || !cfg!(target_os = "linux"))
+                )
+            }
+            Some(cores) => assert!(
+                steps_ms >= 1e3 - 1e-6 && cores >= 0.0 && cores <= cpus + 1.0,
+                "{cores}"
+            ),
+        }
     }
 }
 
