@@ -3,7 +3,7 @@
 //! schedule rules ([`super::validate`]'s module docs). [`super::replay`] and
 //! [`super::replay_schedule`] feed it a whole plan; a run ([`super::LorrRun`]) feeds it each
 //! step as it is played, so that the check of a long run does not wait for its end (a run on
-//! the pool checks a step on one thread while it assigns the next step's tasks on the other).
+//! the pool checks a step on one thread while it assigns and plans the next on the other).
 //!
 //! It keeps its own copies of the map, the starts and the tasks' errands, and reads nothing of
 //! the planner's or the task board's state.
@@ -83,6 +83,11 @@ impl PlanChecker {
     /// Steps replayed so far.
     pub fn steps(&self) -> usize {
         self.steps
+    }
+
+    /// The first error found so far, if any (every later step returns it).
+    pub fn error(&self) -> Option<&PlanError> {
+        self.error.as_ref()
     }
 
     /// Schedule entries read so far: the next call takes the schedule from this index on.

@@ -247,7 +247,7 @@ impl FreeCells {
     }
 
     /// Computes the tables of `batch`'s goals (on the rayon pool when `parallel`) until
-    /// `deadline`, writing over its spare tables first.
+    /// `deadline`, writing over its spare tables (shared out among the threads) before new ones.
     ///
     /// Each thread takes the next goal in order until the deadline, with no wait between
     /// tables: a goal is taken only before the deadline and a goal taken is computed, so the
@@ -260,12 +260,12 @@ impl FreeCells {
             1
         };
         // Each worker starts with its share of the spare tables.
-        let mut shares: Vec<Vec<Table16>> = (0..workers).map(|_| Vec::new()).collect();
+        let mut shares: Vec<Vec<Distances>> = (0..workers).map(|_| Vec::new()).collect();
         for (i, table) in batch.spare.drain(..).enumerate() {
             shares[i % workers].push(table);
         }
         let next = AtomicUsize::new(0);
-        let work = |mut spare: Vec<Table16>| {
+        let work = |mut spare: Vec<Distances>| {
             let mut out: Vec<Computed> = Vec::new();
             while deadline.is_none_or(|d| Instant::now() < d) {
                 let i = next.fetch_add(1, Ordering::Relaxed);
@@ -280,7 +280,7 @@ impl FreeCells {
             }
             (out, spare)
         };
-        let results: Vec<(Vec<Computed>, Vec<Table16>)> = if workers > 1 {
+        let results: Vec<(Vec<Computed>, Vec<Distances>)> = if workers > 1 {
             shares.into_par_iter().map(work).collect()
         } else {
             shares.into_iter().map(work).collect()
@@ -339,21 +339,21 @@ pub struct DistanceTables {
 }
 
 /// One table's distances, by free cell.
-type Table16 = Box<[u16]>;
+type Distances = Box<[u16]>;
 
-/// A table computed by [`DistanceTables::compute`]: the index of its goal, the table.
-type Computed = (usize, Table16);
+/// A table computed by [`FreeCells::compute`]: the index of its goal, the table.
+type Computed = (usize, Distances);
 
 /// Tables computed apart from [`DistanceTables`] ([`DistanceTables::compute_ahead`]) while the
 /// planner reads them, kept afterwards ([`DistanceTables::keep`]).
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct TableBatch {
     /// The goals to compute, in order.
     goals: Vec<CellId>,
     /// The first goals' tables: (index in `goals`, table).
     computed: Vec<Computed>,
     /// Tables to write over.
-    spare: Vec<Table16>,
+    spare: Vec<Distances>,
 }
 
 /// How many evicted tables are kept to be written over.
@@ -454,10 +454,10 @@ impl DistanceTables {
         self.peak_bytes
     }
 
-    /// Computes the referenced tables still missing, in the order of their goals' cell ids, in
-    /// batches on the rayon pool (`parallel`) or on this thread, until `deadline` (none: all of
-    /// them). Then drops unreferenced tables, least recently used first, past the cache's
-    /// budget. Returns how many tables were computed.
+    /// Computes the referenced tables still missing, in the order of their goals' cell ids, on
+    /// the rayon pool (`parallel`) or on this thread, until `deadline` (none: all of them).
+    /// Then drops unreferenced tables, least recently used first, past the cache's budget.
+    /// Returns how many tables were computed.
     pub fn fill(&mut self, deadline: Option<Instant>, parallel: bool) -> usize {
         self.missing.sort_unstable();
         self.missing.dedup();

@@ -73,7 +73,7 @@ pub(crate) struct PibtDriver {
     /// Per cell: whether a robot stands on it (during a step's ranking).
     occupied: Vec<bool>,
     actions: Vec<Action>,
-    /// The errands robots head for next (scratch of [`PibtDriver::prefetch`]).
+    /// The errands robots head for next (scratch of [`DistanceTables::compute_ahead`]).
     upcoming: Vec<CellId>,
     seed: u64,
     parallel: bool,

@@ -116,7 +116,9 @@ pub struct LorrReport {
     pub steps: u64,
     /// Agents.
     pub agents: usize,
-    /// Mean time of a step (assignment, planning and movement), milliseconds.
+    /// Mean time of a step (assignment, planning and movement; on the pool, the independent
+    /// check of the step before runs beside the planning, on one thread after the step's
+    /// time), milliseconds.
     pub mean_step_ms: f64,
     /// The 99th percentile of the step times (nearest rank), milliseconds.
     pub p99_step_ms: f64,
@@ -270,15 +272,22 @@ impl LorrRun {
         // rest of the step for planning.
         let deadline = (self.config.step_ms > 0.0)
             .then(|| t0 + Duration::from_secs_f64(self.config.step_ms * 0.75 / 1e3));
-        // The step before is checked on one thread while this one is planned: the check is a
-        // task of the pool that the other thread takes, and then it helps with the planning.
+        // On the pool, the steps not checked yet (the step before) are checked on one thread
+        // while this one is planned: the check is a task that the other thread takes, and then
+        // it helps with the planning. On one thread they are checked after the step's time.
+        let check_now = self.config.parallel
+            && self.checker.error().is_none()
+            && self.checker.steps() < self.actions.len();
+        let base = self.checker.entries_read();
         self.unread.clear();
-        self.unread
-            .extend_from_slice(&self.board.assignments()[self.checker.entries_read()..]);
+        if check_now {
+            self.unread
+                .extend_from_slice(&self.board.assignments()[base..]);
+        }
         let mut letters = String::with_capacity(self.positions.len());
         let (board, changed, planner) = (&mut self.board, &mut self.changed, &mut self.planner);
         let (grid, positions, headings) = (&self.grid, &self.positions, &self.headings);
-        let (checker, unread, last) = (&mut self.checker, &self.unread, self.actions.last());
+        let (checker, unread, played) = (&mut self.checker, &self.unread, &self.actions);
         let letters_out = &mut letters;
         let mut plan = move || {
             let assign = AssignInput {
@@ -298,16 +307,18 @@ impl LorrRun {
             planner.retarget(&input, changed);
             planner.plan(&input, letters_out);
         };
-        let mut check = move || {
-            if let Some(letters) = last {
+        let check = move || {
+            for letters in &played[checker.steps()..] {
                 // An error stays in the checker until `validate`.
-                let _ = checker.step(letters, unread);
+                let read = checker.entries_read() - base;
+                if checker.step(letters, &unread[read..]).is_err() {
+                    break;
+                }
             }
         };
-        if self.config.parallel {
+        if check_now {
             rayon::join(plan, check);
         } else {
-            check();
             plan();
         }
         for (a, letter) in letters.chars().enumerate() {
@@ -331,10 +342,24 @@ impl LorrRun {
         };
         self.planner.moved(&input, &mut self.changed);
         self.step_ms.push(t0.elapsed().as_secs_f64() * 1e3);
+        if !self.config.parallel {
+            self.check_played();
+        }
         self.step_cpu_ticks = match (self.step_cpu_ticks, cpu0, process_cpu_ticks()) {
             (Some(sum), Some(before), Some(after)) => Some(sum + after.saturating_sub(before)),
             _ => None,
         };
+    }
+
+    /// Feeds the checker every step played that it has not checked, until its first error.
+    fn check_played(&mut self) {
+        let schedule = self.board.assignments();
+        for letters in &self.actions[self.checker.steps()..] {
+            let read = self.checker.entries_read();
+            if self.checker.step(letters, &schedule[read..]).is_err() {
+                break;
+            }
+        }
     }
 
     /// Plays `steps` steps.
@@ -391,7 +416,8 @@ impl LorrRun {
     }
 
     /// Replays the actions and the schedule so far with the independent checker
-    /// ([`PlanChecker`], fed each step as the next begins: this replays the last) and checks that they end where the run (and the planner, if it
+    /// ([`PlanChecker`], fed the steps as they are played: this replays the steps it has not
+    /// seen, at most the last) and checks that they end where the run (and the planner, if it
     /// keeps its own state) has the robots, with the run's errands done and tasks finished.
     ///
     /// # Errors
@@ -497,8 +523,8 @@ impl LorrRun {
     }
 }
 
-/// Ticks of `/proc/self/stat`'s times per second (Linux's `USER_HZ`, 100 on every
-/// architecture it runs on).
+/// Ticks of `/proc/self/stat`'s times per second (Linux's `USER_HZ`: 100 on x86-64 and
+/// ARM64).
 const CPU_TICKS_PER_SECOND: f64 = 100.0;
 
 /// The process's user and system time so far in ticks ([`CPU_TICKS_PER_SECOND`]), `None`
