@@ -114,6 +114,25 @@ impl PlanChecker {
         }
     }
 
+    /// Replays the steps of `steps` (every step of the plan so far, from the first) that it
+    /// has not replayed yet, as [`PlanChecker::step`], `schedule` being the schedule from entry
+    /// `first_entry` on (it must hold the entries from [`PlanChecker::entries_read`]).
+    ///
+    /// # Errors
+    /// The first [`PlanError`] of the plan so far.
+    pub fn catch_up(
+        &mut self,
+        steps: &[impl AsRef<str>],
+        schedule: &[(u64, u32, u32)],
+        first_entry: usize,
+    ) -> Result<(), PlanError> {
+        for letters in steps.get(self.steps..).unwrap_or_default() {
+            let read = self.entries_read - first_entry;
+            self.step(letters.as_ref(), &schedule[read..])?;
+        }
+        Ok(())
+    }
+
     /// Ends the check after the steps given: the errands of the last move, then the rest of
     /// `schedule` (from the first entry not read yet), which may only be of the step after the
     /// last.

@@ -307,14 +307,9 @@ impl LorrRun {
             planner.retarget(&input, changed);
             planner.plan(&input, letters_out);
         };
+        // An error stays in the checker until `validate`.
         let check = move || {
-            for letters in &played[checker.steps()..] {
-                // An error stays in the checker until `validate`.
-                let read = checker.entries_read() - base;
-                if checker.step(letters, &unread[read..]).is_err() {
-                    break;
-                }
-            }
+            let _ = checker.catch_up(played, unread, base);
         };
         if check_now {
             rayon::join(plan, check);
@@ -343,23 +338,14 @@ impl LorrRun {
         self.planner.moved(&input, &mut self.changed);
         self.step_ms.push(t0.elapsed().as_secs_f64() * 1e3);
         if !self.config.parallel {
-            self.check_played();
+            let _ = self
+                .checker
+                .catch_up(&self.actions, self.board.assignments(), 0);
         }
         self.step_cpu_ticks = match (self.step_cpu_ticks, cpu0, process_cpu_ticks()) {
             (Some(sum), Some(before), Some(after)) => Some(sum + after.saturating_sub(before)),
             _ => None,
         };
-    }
-
-    /// Feeds the checker every step played that it has not checked, until its first error.
-    fn check_played(&mut self) {
-        let schedule = self.board.assignments();
-        for letters in &self.actions[self.checker.steps()..] {
-            let read = self.checker.entries_read();
-            if self.checker.step(letters, &schedule[read..]).is_err() {
-                break;
-            }
-        }
     }
 
     /// Plays `steps` steps.
@@ -426,10 +412,7 @@ impl LorrRun {
     pub fn validate(&self) -> std::result::Result<(), PlanError> {
         let schedule = self.board.assignments();
         let mut checker = self.checker.clone();
-        for letters in &self.actions[checker.steps()..] {
-            let read = checker.entries_read();
-            checker.step(letters, &schedule[read..])?;
-        }
+        checker.catch_up(&self.actions, schedule, 0)?;
         let read = checker.entries_read();
         let replayed = checker.finish(&schedule[read..])?;
         if replayed.cells != self.positions
