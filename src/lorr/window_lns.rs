@@ -14,9 +14,9 @@
 //!
 //! The groups of a round, their order and their searches depend on the snapshot only, so the
 //! actions are the same on any thread count; threads only share the work, each taking the next
-//! group of the round as it finishes one (RANDOM-02 at `--step-ms 100`: 1.61 -> 1.76 cores
-//! against a fixed half of the groups per thread). Each thread keeps its own search memory
-//! and overlay ([`Workspace`]), reused from round to round.
+//! group of the round as it finishes one (RANDOM-02 at `--step-ms 100`: 1.63 -> 1.79 cores
+//! busy against a fixed half of the groups per thread, idle machine). Each thread keeps its
+//! own search memory and overlay ([`Workspace`]), reused from round to round.
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
