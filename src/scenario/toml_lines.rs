@@ -16,8 +16,12 @@ pub(super) fn line_of(text: &str, offset: usize) -> usize {
 }
 
 /// The line where `key` is assigned inside the byte range `within` (a table or inline table),
-/// if it can be found: refines the line of errors serde reports for a whole table.
+/// if it can be found: refines the line of errors serde reports for a whole table. `None` for
+/// the empty key (`'' = ...`), which no text search can place.
 pub(super) fn key_line_in(text: &str, within: std::ops::Range<usize>, key: &str) -> Option<usize> {
+    if key.is_empty() {
+        return None;
+    }
     let start = within.start.min(text.len());
     let end = within.end.clamp(start, text.len());
     let region = text.get(start..end)?;
@@ -132,5 +136,16 @@ mod tests {
         assert_eq!(table_key_line(text, "sim", "lifelong"), Some(2));
         assert_eq!(table_key_line(text, "sim", "seed"), None);
         assert_eq!(table_key_line("sim.seed = 3\n", "sim", "seed"), Some(1));
+        assert_eq!(key_line_in("a = 1\n[t]\nb = 2\n", 6..17, "b"), Some(3));
+        // The empty key has no place to find (the search once looped on it for ever).
+        assert_eq!(key_line_in("''=''", 0..5, ""), None);
+    }
+
+    #[test]
+    fn an_empty_key_is_an_error_naming_the_file() {
+        let err = crate::scenario::Scenario::parse("''=''", "s.toml", std::path::Path::new("."))
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("s.toml"), "{err}");
     }
 }
