@@ -85,6 +85,7 @@ pub mod error;
 #[cfg_attr(not(feature = "cli"), allow(dead_code))]
 mod file_kind;
 pub mod grid;
+mod hash;
 pub mod lorr;
 pub mod mapf;
 pub mod movingai;

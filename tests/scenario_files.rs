@@ -597,7 +597,6 @@ fn planner_mix_gives_the_right_share_and_errors_name_key_and_line() {
 fn extreme_values_are_clean_errors_before_anything_is_allocated() {
     // Each of these used to abort (a 400 GB allocation), panic (capacity overflow) or hang;
     // now each is one line naming the file, the line and the key, found at once.
-    let t0 = std::time::Instant::now();
     for density in ["1e-9", "1e-18"] {
         let text = small(&format!(
             "[placement]\nkind = \"crowds\"\ngroups = 2\ndensity = {density}\n"
@@ -625,7 +624,6 @@ fn extreme_values_are_clean_errors_before_anything_is_allocated() {
     parse_error(text, 1, &["agents", "64 free cells", "16 agents may share"]);
     let text = format!("threads = 10000\n{}", small(""));
     parse_error(&text, 1, &["threads", "at most 256", "10000"]);
-    assert!(t0.elapsed().as_secs() < 5, "every error comes at once");
 }
 
 #[test]

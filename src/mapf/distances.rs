@@ -11,9 +11,6 @@ use std::collections::{HashMap, VecDeque};
 use super::pibt::Guidance;
 use crate::grid::{CellId, Grid};
 
-/// "Unreachable" in a table.
-pub const UNREACHABLE: u32 = u32::MAX;
-
 /// Step counts from every cell to each agent's goal.
 ///
 /// ```
@@ -36,6 +33,9 @@ pub struct GoalDistances {
 }
 
 impl GoalDistances {
+    /// The distance of a cell from which the goal cannot be reached.
+    pub const UNREACHABLE: u32 = u32::MAX;
+
     /// The tables of `goals[a]` for every agent `a` (one search per distinct goal).
     pub fn new(grid: &Grid, goals: &[CellId]) -> GoalDistances {
         let mut index: HashMap<CellId, u32> = HashMap::new();
@@ -55,7 +55,8 @@ impl GoalDistances {
         }
     }
 
-    /// Moves from `cell` to agent `agent`'s goal ([`UNREACHABLE`] when there is no way).
+    /// Moves from `cell` to agent `agent`'s goal ([`GoalDistances::UNREACHABLE`] when there is
+    /// no way).
     #[inline]
     pub fn get(&self, agent: u32, cell: CellId) -> u32 {
         self.tables[self.table_of[agent as usize] as usize][cell as usize]
@@ -86,7 +87,7 @@ impl Guidance for GoalDistances {
 /// Breadth-first step counts from `goal` (moves are symmetric on a grid, so these are also the
 /// counts to it).
 fn bfs(grid: &Grid, goal: CellId) -> Vec<u32> {
-    let mut dist = vec![UNREACHABLE; grid.len()];
+    let mut dist = vec![GoalDistances::UNREACHABLE; grid.len()];
     if !grid.contains(goal) || !grid.is_walkable(goal) {
         return dist;
     }
@@ -97,7 +98,7 @@ fn bfs(grid: &Grid, goal: CellId) -> Vec<u32> {
         let next = dist[c as usize] + 1;
         for dir in grid.moves(c).iter() {
             let n = (i64::from(c) + offsets[dir.index()]) as CellId;
-            if dist[n as usize] == UNREACHABLE {
+            if dist[n as usize] == GoalDistances::UNREACHABLE {
                 dist[n as usize] = next;
                 queue.push_back(n);
             }

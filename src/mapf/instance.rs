@@ -5,7 +5,7 @@
 use std::io::{self, Write};
 use std::path::Path;
 
-use super::distances::{GoalDistances, UNREACHABLE};
+use super::distances::GoalDistances;
 use super::lacam::LacamStats;
 use crate::error::{Error, ParseError, Result};
 use crate::grid::{CellId, Grid, Neighborhood};
@@ -121,7 +121,7 @@ pub fn plan_costs(
             .filter(|w| w[0][a] != goal || w[1][a] != goal)
             .count() as u64;
         let d = distances.get(a as u32, start);
-        if d != UNREACHABLE {
+        if d != GoalDistances::UNREACHABLE {
             costs.soc_lb += u64::from(d);
             costs.makespan_lb = costs.makespan_lb.max(u64::from(d));
         }

@@ -36,7 +36,7 @@ use std::time::{Duration, Instant};
 use rand::{Rng, RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use super::distances::{GoalDistances, UNREACHABLE};
+use super::distances::GoalDistances;
 use super::pibt::{Candidates, MAX_CANDIDATES, Pibt, rank_candidates};
 use super::scatter::Scatter;
 use super::validate::check_step;
@@ -193,7 +193,7 @@ pub fn solve(
     check_instance(grid, starts, goals)?;
     let dist = GoalDistances::new(grid, goals);
     for (a, &s) in starts.iter().enumerate() {
-        if dist.get(a as u32, s) == UNREACHABLE {
+        if dist.get(a as u32, s) == GoalDistances::UNREACHABLE {
             let ((sx, sy), (gx, gy)) = (grid.coords(s), grid.coords(goals[a]));
             return Err(Error::Invalid(format!(
                 "agent {a}: goal ({gx}, {gy}) cannot be reached from start ({sx}, {sy})"
@@ -207,15 +207,10 @@ pub fn solve(
         let deadline = options.time_limit.map(|l| t0 + l / 2);
         Scatter::new(grid, starts, &dist, margin, deadline)
     });
-    let mut pibt = Pibt::new(grid.len());
-    // A successor that goes nowhere is just one the search moves past (see the setter).
-    pibt.set_swap_needs_room(false);
+    let mut successors = Successors::new(grid, &dist, scatter.as_ref(), n);
     let mut nodes: Vec<Node> = Vec::new();
     let mut explored: HashMap<Vec<CellId>, u32> = HashMap::new();
     let mut open: Vec<u32> = Vec::new();
-    let mut candidates = vec![Candidates::default(); n];
-    let mut order_buf: Vec<u32> = Vec::with_capacity(n);
-    let mut bound = vec![false; n];
 
     // The start: priorities break ties by distance (farther first), as LaCAM does.
     let priorities: Vec<f64> = (0..n)
@@ -316,18 +311,7 @@ pub fn solve(
         let mut chosen: Option<(bool, u64, Vec<CellId>)> = None;
         for _ in 0..options.pibt_runs.max(1) {
             let salt = rng.next_u64();
-            let Some(next) = generate(
-                grid,
-                &dist,
-                scatter.as_ref(),
-                &mut pibt,
-                &nodes[top as usize],
-                &constraint,
-                salt,
-                &mut candidates,
-                &mut order_buf,
-                &mut bound,
-            ) else {
+            let Some(next) = successors.generate(&nodes[top as usize], &constraint, salt) else {
                 continue;
             };
             let key = (explored.contains_key(&next), distance_sum(&dist, &next));
@@ -482,46 +466,79 @@ fn rewire(nodes: &mut [Node], goals: &[CellId], from: u32, best: Option<u32>) ->
     improved
 }
 
-/// The next configuration from `node` with the constrained agents bound to their cells (PIBT
-/// for the others), or `None` when PIBT cannot honour the constraints.
-#[allow(clippy::too_many_arguments)]
-fn generate(
-    grid: &Grid,
-    dist: &GoalDistances,
-    scatter: Option<&Scatter>,
-    pibt: &mut Pibt,
-    node: &Node,
-    constraint: &Constraint,
-    salt: u64,
-    candidates: &mut [Candidates],
-    order: &mut Vec<u32>,
-    bound: &mut [bool],
-) -> Option<Vec<CellId>> {
-    bound.fill(false);
-    order.clear();
-    for (&agent, &cell) in constraint.who.iter().zip(&constraint.to) {
-        bound[agent as usize] = true;
-        candidates[agent as usize] = Candidates::from_cells(&[cell]);
-        order.push(agent);
-    }
-    for &agent in &node.order {
-        if !bound[agent as usize] {
-            let at = node.config[agent as usize];
-            let mut ranked = rank_candidates(grid, dist, agent, at, salt);
-            if let Some(to) = scatter.and_then(|s| s.next_cell(agent, at)) {
-                ranked = follow_first(&ranked, to);
-            }
-            candidates[agent as usize] = ranked;
-            order.push(agent);
+/// What makes a node's successors: PIBT toward the goals (along the scatter's paths where there
+/// are some), with its buffers kept from one successor to the next.
+struct Successors<'a> {
+    grid: &'a Grid,
+    dist: &'a GoalDistances,
+    scatter: Option<&'a Scatter>,
+    pibt: Pibt,
+    /// Per agent: the cells PIBT tries, best first.
+    candidates: Vec<Candidates>,
+    /// The agents in the order PIBT decides them.
+    order: Vec<u32>,
+    /// Per agent: whether the constraint binds it.
+    bound: Vec<bool>,
+}
+
+impl<'a> Successors<'a> {
+    fn new(
+        grid: &'a Grid,
+        dist: &'a GoalDistances,
+        scatter: Option<&'a Scatter>,
+        agents: usize,
+    ) -> Self {
+        let mut pibt = Pibt::new(grid.len());
+        // A successor that goes nowhere is just one the search moves past (see the setter).
+        pibt.set_swap_needs_room(false);
+        Successors {
+            grid,
+            dist,
+            scatter,
+            pibt,
+            candidates: vec![Candidates::default(); agents],
+            order: Vec::with_capacity(agents),
+            bound: vec![false; agents],
         }
     }
-    let next = pibt.step(grid, &node.config, candidates, order, dist, salt);
-    constraint
-        .who
-        .iter()
-        .zip(&constraint.to)
-        .all(|(&a, &cell)| next[a as usize] == cell)
-        .then(|| next.to_vec())
+
+    /// The next configuration from `node` with the constrained agents bound to their cells
+    /// (PIBT for the others), or `None` when PIBT cannot honour the constraints.
+    fn generate(&mut self, node: &Node, constraint: &Constraint, salt: u64) -> Option<Vec<CellId>> {
+        let (grid, dist, scatter) = (self.grid, self.dist, self.scatter);
+        let Successors {
+            pibt,
+            candidates,
+            order,
+            bound,
+            ..
+        } = self;
+        bound.fill(false);
+        order.clear();
+        for (&agent, &cell) in constraint.who.iter().zip(&constraint.to) {
+            bound[agent as usize] = true;
+            candidates[agent as usize] = Candidates::from_cells(&[cell]);
+            order.push(agent);
+        }
+        for &agent in &node.order {
+            if !bound[agent as usize] {
+                let at = node.config[agent as usize];
+                let mut ranked = rank_candidates(grid, dist, agent, at, salt);
+                if let Some(to) = scatter.and_then(|s| s.next_cell(agent, at)) {
+                    ranked = follow_first(&ranked, to);
+                }
+                candidates[agent as usize] = ranked;
+                order.push(agent);
+            }
+        }
+        let next = pibt.step(grid, &node.config, candidates, order, dist, salt);
+        constraint
+            .who
+            .iter()
+            .zip(&constraint.to)
+            .all(|(&a, &cell)| next[a as usize] == cell)
+            .then(|| next.to_vec())
+    }
 }
 
 /// `ranked` with `to` moved to the front (unchanged when `to` is not among them).

@@ -21,7 +21,7 @@ pub mod refine;
 mod scatter;
 mod validate;
 
-pub use distances::{GoalDistances, UNREACHABLE};
+pub use distances::GoalDistances;
 pub use instance::{Instance, PlanCosts, plan_costs, write_plan};
 pub use pibt::{Candidates, Guidance, MAX_CANDIDATES, NO_AGENT, NO_CELL, Pibt, rank_candidates};
 pub use scatter::Scatter;

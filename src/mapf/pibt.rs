@@ -180,10 +180,7 @@ pub fn rank_candidates(
 /// A well-mixed 32-bit hash of a step's salt, an agent and a cell.
 #[inline]
 fn tie_break(salt: u64, agent: u32, cell: CellId) -> u32 {
-    let mut x = salt ^ (u64::from(agent) << 32 | u64::from(cell));
-    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    (x ^ (x >> 31)) as u32
+    crate::hash::mix64(salt ^ (u64::from(agent) << 32 | u64::from(cell))) as u32
 }
 
 /// One agent's decision in progress (a frame of PIBT's recursion).

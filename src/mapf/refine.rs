@@ -35,7 +35,7 @@ mod state_table;
 
 use self::neighbourhood::HEURISTICS;
 use self::state_table::{State, StateTable};
-use super::distances::{GoalDistances, UNREACHABLE};
+use super::distances::GoalDistances;
 use super::validate::check_step;
 use crate::error::{Error, Result};
 use crate::grid::{CellId, Grid};
@@ -527,7 +527,7 @@ impl<'a> Refiner<'a> {
             .map_or(0, |w| w as u32 * 64 + 64 - row[w].leading_zeros());
         let budget = budget.min(self.window as u64 - 1) as u32;
         let h0 = self.dist.get(a, start);
-        if h0 == UNREACHABLE || h0 > budget || free_after > budget {
+        if h0 == GoalDistances::UNREACHABLE || h0 > budget || free_after > budget {
             return false;
         }
         self.states.clear();
@@ -559,7 +559,7 @@ impl<'a> Refiner<'a> {
             for dir in self.grid.moves(c).iter() {
                 let n = (i64::from(c) + offsets[dir.index()]) as CellId;
                 let h = self.dist.get(a, n);
-                if h == UNREACHABLE || g + 1 + h > budget {
+                if h == GoalDistances::UNREACHABLE || g + 1 + h > budget {
                     continue;
                 }
                 let cap = budget - h;

@@ -14,7 +14,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::time::Instant;
 
-use super::distances::{GoalDistances, UNREACHABLE};
+use super::distances::GoalDistances;
 use crate::grid::{CellId, Direction, Grid, Neighborhood};
 
 /// What meeting another path costs, in moves: a cell it holds at the same timestep, a move it
@@ -60,7 +60,7 @@ impl Scatter {
             .iter()
             .enumerate()
             .map(|(a, &s)| dist.get(a as u32, s))
-            .filter(|&d| d != UNREACHABLE)
+            .filter(|&d| d != GoalDistances::UNREACHABLE)
             .max()
             .unwrap_or(0) as usize
             + margin as usize
@@ -239,7 +239,7 @@ impl<'a> Planner<'a> {
     fn path(&mut self, agent: u32, start: CellId) -> Vec<CellId> {
         let goal = self.dist.goal(agent);
         let shortest = self.dist.get(agent, start);
-        if shortest == UNREACHABLE {
+        if shortest == GoalDistances::UNREACHABLE {
             return vec![start];
         }
         let limit = shortest + self.margin;
@@ -262,7 +262,7 @@ impl<'a> Planner<'a> {
             for dir in self.grid.moves(c).iter() {
                 let to = (i64::from(c) + offsets[dir.index()]) as CellId;
                 let h = self.dist.get(agent, to);
-                if h == UNREACHABLE || t + 1 + h > limit {
+                if h == GoalDistances::UNREACHABLE || t + 1 + h > limit {
                     continue;
                 }
                 let cost = g + 1 + self.meetings(dir.index(), to, t as usize + 1);

@@ -6,6 +6,15 @@ use super::workspace::NO_PARENT;
 use super::{QueryError, SearchOptions, SearchOutcome, SearchWorkspace};
 use crate::grid::{CellId, Direction, Grid, Neighborhood};
 
+/// One search's question: from where to where, how many expansions at most, and which cells
+/// to treat as blocked besides the walls.
+struct Query<'a, F> {
+    start: CellId,
+    goal: CellId,
+    budget: u64,
+    avoid: &'a F,
+}
+
 impl SearchWorkspace {
     /// Optimal path from `start` to `goal` by A*, with no node budget.
     ///
@@ -56,25 +65,18 @@ impl SearchWorkspace {
         }
         let budget = options.node_budget.unwrap_or(u64::MAX);
         let neighborhood = grid.neighborhood();
+        let query = Query {
+            start,
+            goal,
+            budget,
+            avoid: &avoid,
+        };
         let found = match (grid.cost_table(), neighborhood) {
-            (None, Neighborhood::Eight) => {
-                self.astar(grid, start, goal, budget, &avoid, FixedCost::<true>, levels)
-            }
-            (None, Neighborhood::Four) => self.astar(
-                grid,
-                start,
-                goal,
-                budget,
-                &avoid,
-                FixedCost::<false>,
-                levels,
-            ),
+            (None, Neighborhood::Eight) => self.astar(grid, &query, FixedCost::<true>, levels),
+            (None, Neighborhood::Four) => self.astar(grid, &query, FixedCost::<false>, levels),
             (Some(costs), _) => self.astar(
                 grid,
-                start,
-                goal,
-                budget,
-                &avoid,
+                &query,
                 FloatCost {
                     neighborhood,
                     costs,
@@ -93,17 +95,19 @@ impl SearchWorkspace {
 
     /// The search loop, monomorphised per cost model so the uniform case never loads a cost.
     /// `Ok(())` when the goal was reached (the parents lead back to the start).
-    #[allow(clippy::too_many_arguments)]
     fn astar<F: Fn(CellId) -> bool, C: CostModel, Q: OpenQueue>(
         &mut self,
         grid: &Grid,
-        start: CellId,
-        goal: CellId,
-        budget: u64,
-        avoid: &F,
+        query: &Query<'_, F>,
         model: C,
         pick: for<'a> fn(&'a mut OpenList, &'a mut LevelHeap) -> &'a mut Q,
     ) -> Result<(), SearchOutcome> {
+        let &Query {
+            start,
+            goal,
+            budget,
+            avoid,
+        } = query;
         let width = grid.width();
         let moves = grid.move_table();
         let (gx, gy) = grid.coords(goal);
