@@ -8,9 +8,10 @@ mod common;
 use std::collections::{HashMap, VecDeque};
 
 use common::TestRng;
+use throng::grid::NO_CELL;
 use throng::grid::procgen::MapGenerator;
 use throng::grid::{CellId, Grid, Neighborhood};
-use throng::mapf::{Guidance, NO_CELL, Pibt, check_step, rank_candidates};
+use throng::mapf::{Guidance, Pibt, check_step, rank_candidates};
 use throng::sim::{AgentId, AgentState, ConflictMode, SimConfig, Simulation};
 
 /// Breadth-first step counts from `goal` over the grid's legal moves (written here, apart from

@@ -70,10 +70,10 @@ mod table;
 
 use serde::{Deserialize, Serialize};
 
-use crate::grid::{CellChange, CellId, Direction, Grid, Neighborhood};
+use crate::grid::{CellChange, CellId, Direction, Grid, NO_CELL, Neighborhood};
 use crate::search::{QueryError, SearchOutcome, validate_endpoints};
 use queue::{Key, Queue};
-use table::{INF, NONE, SlotTable};
+use table::{INF, NOT_QUEUED, SlotTable};
 
 /// Fixed-point units per straight step on uniform grids (as in the A*).
 const SCALE: u64 = 1 << 31;
@@ -436,9 +436,9 @@ impl DStarLite {
     }
 
     /// The cheapest move out of `u` (move cost plus `g` of the cell reached; the first in move
-    /// order among equals) and that cost; `(INF, NONE)` when every cell reached is at infinity.
+    /// order among equals) and that cost; `(INF, NO_CELL)` when every cell reached is at infinity.
     fn best_move(&self, grid: &Grid, u: CellId) -> (u64, CellId) {
-        let (mut best, mut best_next) = (INF, NONE);
+        let (mut best, mut best_next) = (INF, NO_CELL);
         let mut bits = grid.moves(u).0;
         while bits != 0 {
             let d = bits.trailing_zeros() as usize;
@@ -469,12 +469,12 @@ impl DStarLite {
         let s = self.table.slots[slot as usize];
         if s.g != s.rhs {
             let key = self.key(slot);
-            if s.pos == NONE {
+            if s.pos == NOT_QUEUED {
                 self.queue.insert(&mut self.table.slots, slot, key);
             } else {
                 self.queue.update(&mut self.table.slots, slot, key);
             }
-        } else if s.pos != NONE {
+        } else if s.pos != NOT_QUEUED {
             self.queue.remove(&mut self.table.slots, slot);
         }
     }
@@ -582,7 +582,7 @@ impl DStarLite {
                 break;
             }
             let (_, next) = self.best_move(grid, s);
-            if next == NONE {
+            if next == NO_CELL {
                 ok = false;
                 break;
             }

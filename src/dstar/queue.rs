@@ -1,7 +1,7 @@
 //! The D* Lite priority queue: an indexed binary min-heap over slot indices, keyed by
 //! `(k1, k2)`, with update and removal in place (each slot knows its heap position).
 
-use super::table::{NONE, Slot};
+use super::table::{NOT_QUEUED, Slot};
 
 /// A D* Lite key: `[min(g, rhs) + h(start, s) + k_m; min(g, rhs)]`, compared lexicographically.
 pub(crate) type Key = (u64, u64);
@@ -27,7 +27,7 @@ impl Queue {
 
     /// Adds `slot` (not queued) with `key`.
     pub fn insert(&mut self, slots: &mut [Slot], slot: u32, key: Key) {
-        debug_assert_eq!(slots[slot as usize].pos, NONE);
+        debug_assert_eq!(slots[slot as usize].pos, NOT_QUEUED);
         let i = self.heap.len();
         self.heap.push((key, slot));
         slots[slot as usize].pos = i as u32;
@@ -49,7 +49,7 @@ impl Queue {
     /// Takes a queued `slot` out.
     pub fn remove(&mut self, slots: &mut [Slot], slot: u32) {
         let i = slots[slot as usize].pos as usize;
-        slots[slot as usize].pos = NONE;
+        slots[slot as usize].pos = NOT_QUEUED;
         let last = self.heap.pop().expect("slot is queued");
         if i < self.heap.len() {
             let old = self.heap[i].0;
@@ -128,7 +128,7 @@ mod tests {
         let mut slots: Vec<Slot> = (0..200u32)
             .map(|cell| Slot {
                 cell,
-                pos: NONE,
+                pos: NOT_QUEUED,
                 g: INF,
                 rhs: INF,
             })
@@ -162,7 +162,7 @@ mod tests {
         while let Some((k, s)) = q.top() {
             assert_eq!(slots[s as usize].pos, 0);
             q.remove(&mut slots, s);
-            assert_eq!(slots[s as usize].pos, NONE);
+            assert_eq!(slots[s as usize].pos, NOT_QUEUED);
             popped.push(k);
         }
         assert_eq!(popped, expected);

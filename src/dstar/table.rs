@@ -4,8 +4,11 @@
 
 use crate::grid::CellId;
 
-/// "No slot" / "not in the queue" marker.
-pub(crate) const NONE: u32 = u32::MAX;
+/// "No slot": an empty bucket of the index.
+pub(crate) const NO_SLOT: u32 = u32::MAX;
+
+/// A slot's queue position when it is not in the queue.
+pub(crate) const NOT_QUEUED: u32 = u32::MAX;
 
 /// An infinite cost key.
 pub(crate) const INF: u64 = u64::MAX;
@@ -15,7 +18,7 @@ pub(crate) const INF: u64 = u64::MAX;
 pub(crate) struct Slot {
     /// The cell.
     pub cell: CellId,
-    /// Position in the queue's heap, or [`NONE`].
+    /// Position in the queue's heap, or [`NOT_QUEUED`].
     pub pos: u32,
     /// Cost-to-goal estimate (a cost key).
     pub g: u64,
@@ -27,7 +30,7 @@ pub(crate) struct Slot {
 /// vertices; starting over clears everything).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct SlotTable {
-    /// Slot index per bucket, [`NONE`] when empty. Length is 0 or a power of two.
+    /// Slot index per bucket, [`NO_SLOT`] when empty. Length is 0 or a power of two.
     index: Vec<u32>,
     /// The slots, in order of first touch.
     pub slots: Vec<Slot>,
@@ -51,7 +54,7 @@ impl SlotTable {
         let mut i = self.bucket(cell);
         loop {
             let s = self.index[i];
-            if s == NONE {
+            if s == NO_SLOT {
                 return None;
             }
             if self.slots[s as usize].cell == cell {
@@ -71,11 +74,11 @@ impl SlotTable {
         let mut i = self.bucket(cell);
         loop {
             let s = self.index[i];
-            if s == NONE {
+            if s == NO_SLOT {
                 let new = self.slots.len() as u32;
                 self.slots.push(Slot {
                     cell,
-                    pos: NONE,
+                    pos: NOT_QUEUED,
                     g: INF,
                     rhs: INF,
                 });
@@ -94,11 +97,11 @@ impl SlotTable {
         let len = (self.index.len() * 2).max(64);
         self.shift = 64 - len.trailing_zeros();
         self.index.clear();
-        self.index.resize(len, NONE);
+        self.index.resize(len, NO_SLOT);
         let mask = len - 1;
         for (s, slot) in self.slots.iter().enumerate() {
             let mut i = self.bucket(slot.cell);
-            while self.index[i] != NONE {
+            while self.index[i] != NO_SLOT {
                 i = (i + 1) & mask;
             }
             self.index[i] = s as u32;
@@ -117,7 +120,7 @@ impl SlotTable {
             *self = SlotTable::default();
         } else {
             self.slots.clear();
-            self.index.fill(NONE);
+            self.index.fill(NO_SLOT);
         }
     }
 

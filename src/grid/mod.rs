@@ -48,6 +48,10 @@ use crate::search::QueryError;
 /// Index of a cell in a [`Grid`]: `y * width + x`.
 pub type CellId = u32;
 
+/// "No cell" in per-agent and per-cell tables: an absent agent's position, a move not chosen
+/// yet, no goal. Never a cell of a grid ([`MAX_CELLS`] is far below it).
+pub const NO_CELL: CellId = CellId::MAX;
+
 /// The largest number of cells a grid may have: 2^28, e.g. 16384 x 16384. A grid that size
 /// takes about 1.7 GiB and each search workspace 3 GiB more, so larger inputs are refused with
 /// an error rather than allowed to exhaust memory.

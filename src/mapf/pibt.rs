@@ -37,13 +37,10 @@
 //! sequential part (callers rank them in parallel); a step is O(agents x moves) plus the
 //! corridor walks of the swap test, which stop at the first cell with a way around.
 
-use crate::grid::{CellId, Direction, Grid};
+use crate::grid::{CellId, Direction, Grid, NO_CELL};
 
 /// "No agent" in per-cell and per-agent tables.
 pub const NO_AGENT: u32 = u32::MAX;
-
-/// "No cell": an absent agent's position, or an agent not decided yet.
-pub const NO_CELL: CellId = CellId::MAX;
 
 /// The most candidates an agent has: eight moves and staying.
 pub const MAX_CANDIDATES: usize = 9;

@@ -36,6 +36,7 @@ mod state_table;
 use self::neighbourhood::HEURISTICS;
 use self::state_table::{State, StateTable};
 use super::distances::GoalDistances;
+use super::pibt::NO_AGENT;
 use super::validate::check_step;
 use crate::error::{Error, Result};
 use crate::grid::{CellId, Grid};
@@ -63,9 +64,6 @@ const MAX_TABLE_BYTES: usize = 2 << 30;
 
 /// How fast a heuristic's weight follows its last improvement (adaptive LNS's reaction factor).
 const REACTION: f64 = 0.1;
-
-/// No agent in a table entry.
-const NONE: u32 = u32::MAX;
 
 /// No timestep.
 const NEVER: u32 = u32::MAX;
@@ -296,7 +294,7 @@ struct Refiner<'a> {
     busy: Vec<u64>,
     /// Words of `busy` per cell.
     words: usize,
-    /// Per cell: the agent whose goal it is ([`NONE`] for none).
+    /// Per cell: the agent whose goal it is ([`NO_AGENT`] for none).
     goal_owner: Vec<u32>,
     /// Per cell: when that agent rests on it from ([`NEVER`] while its path is off the table).
     rests_from: Vec<u32>,
@@ -342,7 +340,7 @@ impl<'a> Refiner<'a> {
             .map(|(a, p)| u64::from(dist.get(a as u32, p[0])))
             .sum();
         let window = plan.len() + SLACK;
-        let mut goal_owner = vec![NONE; cells];
+        let mut goal_owner = vec![NO_AGENT; cells];
         for a in 0..n {
             goal_owner[dist.goal(a as u32) as usize] = a as u32;
         }
@@ -354,7 +352,7 @@ impl<'a> Refiner<'a> {
             paths: Vec::new(),
             lower_bound,
             window,
-            occupant: vec![NONE; window * cells],
+            occupant: vec![NO_AGENT; window * cells],
             busy: vec![0; window.div_ceil(64) * cells],
             words: window.div_ceil(64),
             goal_owner,
@@ -406,7 +404,7 @@ impl<'a> Refiner<'a> {
     fn release(&mut self, a: u32) {
         let path = &self.paths[a as usize];
         for (t, &c) in path.iter().enumerate() {
-            self.occupant[c as usize * self.window + t] = NONE;
+            self.occupant[c as usize * self.window + t] = NO_AGENT;
             self.busy[c as usize * self.words + t / 64] &= !(1 << (t % 64));
         }
         let end = path.len() - 1;
@@ -414,11 +412,11 @@ impl<'a> Refiner<'a> {
         self.cost -= end as u64;
     }
 
-    /// The agent on `cell` at timestep `t` (< the window), [`NONE`] for none.
+    /// The agent on `cell` at timestep `t` (< the window), [`NO_AGENT`] for none.
     #[inline]
     fn at(&self, t: usize, cell: CellId) -> u32 {
         let o = self.occupant[cell as usize * self.window + t];
-        if o != NONE || self.rests_from[cell as usize] > t as u32 {
+        if o != NO_AGENT || self.rests_from[cell as usize] > t as u32 {
             o
         } else {
             self.goal_owner[cell as usize]
@@ -430,7 +428,7 @@ impl<'a> Refiner<'a> {
     #[inline]
     fn next_taken(&self, cell: CellId, t: u32) -> u32 {
         let rest = self.rests_from[cell as usize].max(t);
-        let limit = if self.goal_owner[cell as usize] != NONE {
+        let limit = if self.goal_owner[cell as usize] != NO_AGENT {
             rest.min(self.window as u32)
         } else {
             self.window as u32
@@ -455,7 +453,7 @@ impl<'a> Refiner<'a> {
     #[inline]
     fn next_free(&self, cell: CellId, t: u32) -> u32 {
         let window = self.window as u32;
-        if self.goal_owner[cell as usize] != NONE && self.rests_from[cell as usize] <= t {
+        if self.goal_owner[cell as usize] != NO_AGENT && self.rests_from[cell as usize] <= t {
             return window; // its agent rests there for good
         }
         let row = &self.busy[cell as usize * self.words..][..self.words];
@@ -466,7 +464,7 @@ impl<'a> Refiner<'a> {
                 let s = w as u32 * 64 + free.trailing_zeros();
                 // Free of paths from `s`; taken again from the resting agent's arrival on.
                 return if s >= window
-                    || (self.goal_owner[cell as usize] != NONE
+                    || (self.goal_owner[cell as usize] != NO_AGENT
                         && self.rests_from[cell as usize] <= s)
                 {
                     window
@@ -493,7 +491,7 @@ impl<'a> Refiner<'a> {
     /// or cross another's move diagonally (the cell `to` itself is checked apart).
     fn blocked_move(&self, t: usize, from: CellId, to: CellId) -> bool {
         let b = self.at(t, to);
-        if b != NONE && self.cell_of(b, t + 1) == from {
+        if b != NO_AGENT && self.cell_of(b, t + 1) == from {
             return true;
         }
         let ((fx, fy), (tx, ty)) = (self.grid.coords(from), self.grid.coords(to));
@@ -503,7 +501,7 @@ impl<'a> Refiner<'a> {
             let (p, q) = (ty * w + fx, fy * w + tx);
             for (u, v) in [(p, q), (q, p)] {
                 let b = self.at(t, u);
-                if b != NONE && self.cell_of(b, t + 1) == v {
+                if b != NO_AGENT && self.cell_of(b, t + 1) == v {
                     return true;
                 }
             }

@@ -7,8 +7,8 @@
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
+use crate::grid::NO_CELL;
 use crate::grid::{CellId, Grid};
-use crate::mapf::NO_CELL;
 
 /// Why a joint step is not allowed. Agents are indices into the `from`/`to` slices.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]

@@ -22,8 +22,9 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::grid::NO_CELL;
 use crate::grid::{CellId, Direction, Grid, Neighborhood};
-use crate::mapf::{NO_AGENT, NO_CELL};
+use crate::mapf::NO_AGENT;
 
 /// What one agent may do in one tick (see the module docs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]

@@ -50,8 +50,9 @@ use super::metrics::StableHasher;
 use super::move_context::{Forced, MoveContext};
 use super::occupancy::Occupancy;
 use super::route::{self, MoveCosts, RANK_WINDOW, UNIT, WALK_WINDOW};
+use crate::grid::NO_CELL;
 use crate::grid::{CellId, Grid, Neighborhood};
-use crate::mapf::{Candidates, Guidance, NO_CELL, Pibt, rank_candidates};
+use crate::mapf::{Candidates, Guidance, Pibt, rank_candidates};
 
 /// Added to the value of a cell where an agent stands on its goal: a side step that still gains
 /// ground (a diagonal around it gains 0.59 of a step) then ranks before pushing the agent off

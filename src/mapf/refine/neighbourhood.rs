@@ -4,8 +4,9 @@
 
 use rand::RngExt;
 
-use super::{NONE, Refiner};
+use super::Refiner;
 use crate::grid::CellId;
+use crate::mapf::NO_AGENT;
 
 /// The neighbourhood heuristics (see the module docs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,7 +57,7 @@ impl Refiner<'_> {
     }
 
     fn add_member(&mut self, a: u32, members: &mut Vec<u32>) {
-        if a != NONE && !self.chosen[a as usize] {
+        if a != NO_AGENT && !self.chosen[a as usize] {
             self.chosen[a as usize] = true;
             members.push(a);
         }
