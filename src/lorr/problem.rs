@@ -221,26 +221,43 @@ impl Problem {
     }
 
     /// The same problem with `agents` robots placed on distinct free cells of the map, chosen
-    /// from `seed` (a shuffle of the free cells, ChaCha8): a team of any size on the problem's
-    /// map and tasks without an agents file (10,000 robots on `warehouse_large`, say). The
-    /// reveal pool scales with the team (the JSON's `numTasksReveal` per robot).
+    /// from `seed` (a shuffle of the cells, ChaCha8): a team of any size on the problem's map
+    /// and tasks without an agents file (10,000 robots on `warehouse_large`, say). Robots stand
+    /// only where every errand can be reached ([`Problem::reachable_area`]), so that any
+    /// planner, the start kit's included, finds a way to each task. The reveal pool scales with
+    /// the team (the JSON's `numTasksReveal` per robot).
     ///
     /// # Errors
-    /// [`Error::Invalid`] (one line) for 0 robots or more robots than the map's free cells.
+    /// [`Error::Invalid`] (one line) for 0 robots, more robots than that area's cells, or
+    /// errands that no one cell reaches all of.
     pub fn with_agents(mut self, agents: usize, seed: u64) -> Result<Problem> {
         use rand::{RngExt, SeedableRng};
-        let free: Vec<CellId> = (0..self.grid.len() as CellId)
-            .filter(|&c| self.grid.is_walkable(c))
-            .collect();
-        if agents == 0 || agents > free.len() {
+        let area = self.reachable_area().ok_or_else(|| {
+            Error::Invalid(format!(
+                "the errands of {} lie in parts of the map that do not connect: no cell \
+                 reaches them all",
+                self.name
+            ))
+        })?;
+        let walkable = self.grid.walkable_count();
+        if agents == 0 || agents > area.len() {
+            let apart = if area.len() < walkable {
+                format!(
+                    " ({} more lie apart from the errands)",
+                    walkable - area.len()
+                )
+            } else {
+                String::new()
+            };
             return Err(Error::Invalid(format!(
-                "the map of {} has {} free cells: 1 to {} robots fit, not {agents}",
+                "the map of {} has {} free cells that reach every errand{apart}: 1 to {} robots \
+                 fit, not {agents}",
                 self.name,
-                free.len(),
-                free.len()
+                area.len(),
+                area.len()
             )));
         }
-        let mut cells = free;
+        let mut cells = area;
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
         // A partial Fisher-Yates shuffle: the first `agents` cells.
         for i in 0..agents {
@@ -252,6 +269,27 @@ impl Problem {
         self.reveal = ((per_robot * agents as f64).floor() as usize).max(1);
         self.starts = cells;
         Ok(self)
+    }
+
+    /// The free cells from which every errand of every task can be reached, in cell order: the
+    /// connected area (4-neighbourhood: robots turn in place) that holds all the errands, or
+    /// the largest area when there is no errand. `None` when the errands lie in areas that do
+    /// not connect.
+    pub fn reachable_area(&self) -> Option<Vec<CellId>> {
+        let components = self.grid.components();
+        let mut errands = self.tasks.iter().flatten();
+        let area = match errands.next() {
+            Some(&first) => components.of(first)?,
+            None => components.largest()?,
+        };
+        if errands.any(|&e| components.of(e) != Some(area)) {
+            return None;
+        }
+        Some(
+            (0..self.grid.len() as CellId)
+                .filter(|&c| components.of(c) == Some(area))
+                .collect(),
+        )
     }
 
     /// Writes the agents file of this problem (`.agents`: a count line, then each robot's start
@@ -460,6 +498,54 @@ mod tests {
         Grid::from_ascii("...\n.@.\n...")
             .unwrap()
             .with_neighborhood(Neighborhood::Four)
+    }
+
+    /// A 5 x 3 map whose right column is walled off from the rest.
+    fn walled(tasks: Vec<Vec<CellId>>) -> Problem {
+        let grid = Grid::from_ascii("...@.\n...@.\n...@.")
+            .unwrap()
+            .with_neighborhood(Neighborhood::Four);
+        Problem {
+            name: "walled".into(),
+            grid,
+            starts: vec![0],
+            tasks,
+            reveal: 1,
+        }
+    }
+
+    #[test]
+    fn generated_teams_stand_only_where_every_errand_is_reached() {
+        // Errands on the left: nine cells reach them; the right column's three never get a
+        // robot, whatever the seed.
+        let left = walled(vec![vec![0, 12], vec![6]]);
+        assert_eq!(
+            left.reachable_area().unwrap(),
+            vec![0, 1, 2, 5, 6, 7, 10, 11, 12]
+        );
+        for seed in 0..20 {
+            let team = left.clone().with_agents(9, seed).unwrap();
+            assert!(
+                team.starts.iter().all(|&c| c % 5 < 3),
+                "seed {seed}: {:?}",
+                team.starts
+            );
+        }
+        let err = left.clone().with_agents(10, 0).unwrap_err().to_string();
+        assert_eq!(
+            err,
+            "the map of walled has 9 free cells that reach every errand (3 more lie apart from \
+             the errands): 1 to 9 robots fit, not 10"
+        );
+        // Errands on the right: the robots go there.
+        let right = walled(vec![vec![4, 14]]);
+        assert_eq!(right.clone().with_agents(3, 1).unwrap().starts.len(), 3);
+        assert!(right.with_agents(4, 1).is_err());
+        // Errands on both sides: no cell reaches them all.
+        let apart = walled(vec![vec![0], vec![4]]);
+        assert_eq!(apart.reachable_area(), None);
+        let err = apart.with_agents(1, 0).unwrap_err().to_string();
+        assert!(err.contains("do not connect"), "{err}");
     }
 
     #[test]
