@@ -1,5 +1,5 @@
 //! Space-time A* of the `window` planner: one robot's cheapest path over (cell, heading,
-//! step) up to the window's end, against the paths of the others in a window plan's table
+//! step) up to the window's end, against the paths of the others in a window's reservation table
 //! (as the robot's group sees it, an [`Occupancy`])
 //! (no shared cell at a step, no swap), with the rotate model's actions: forward, a quarter
 //! turn either way, wait.
@@ -22,9 +22,9 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use super::distance::{DistanceTables, UNREACHABLE};
-use super::window_plan::{NONE, Occupancy, State};
+use super::reservation::{NONE, Occupancy, State};
 use crate::grid::{CellId, Grid};
+use crate::lorr::distance::{DistanceTables, UNREACHABLE};
 use crate::sim::Heading;
 
 /// What robot `a`'s path costs (see the module docs) heading for `goal` with `table` (its

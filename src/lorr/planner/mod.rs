@@ -1,20 +1,28 @@
-//! The planners a League of Robot Runners run plays with, behind one interface: the run keeps
-//! the robots, the task board and the actions; a planner turns the robots' targets into one
-//! action letter per robot each step.
+//! The planners a League of Robot Runners run plays with, behind one interface
+//! ([`StepPlanner`]): the run keeps the robots, the task board and the actions; a planner
+//! turns the robots' targets into one [`LorrAction`] per robot each step.
 //!
-//! - [`LorrPlanner::Pibt`] (`super::pibt_driver`): PIBT with rotations guided by shared
-//!   distance tables, no route searches.
-//! - [`LorrPlanner::Sim`] (`super::sim_driver`): the general [`crate::sim::Simulation`] with
-//!   a turning A* route per robot and lane costs, kept for comparison and for the free model.
-//! - [`LorrPlanner::Window`] (`super::window_driver`): the `pibt` planner rolled out over a
-//!   window of steps, improved by large neighbourhood search.
+//! - [`LorrPlanner::Pibt`] (`pibt`): PIBT with rotations guided by shared distance tables, no
+//!   route searches.
+//! - [`LorrPlanner::Window`] (`window`): the `pibt` planner rolled out over a window of steps,
+//!   improved by large neighbourhood search.
+//! - [`LorrPlanner::Sim`] (`sim`): the general [`crate::sim::Simulation`] with a turning A*
+//!   route per robot and lane costs, kept for comparison and for the free model.
+
+pub(crate) mod pibt;
+pub(crate) mod sim;
+pub(crate) mod window;
 
 use std::time::Instant;
 
+use super::action::LorrAction;
+use super::config::LorrConfig;
 use super::distance::DistanceTables;
+use super::problem::Problem;
 use super::tasks::TaskBoard;
+use crate::error::{Error, Result};
 use crate::grid::{CellId, Grid};
-use crate::sim::{Heading, Simulation};
+use crate::sim::{ActionModel, Heading, Simulation};
 
 /// Which planner a run plays with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
@@ -31,7 +39,7 @@ pub enum LorrPlanner {
 }
 
 /// The most robots for which [`LorrPlanner::automatic`] picks the window planner: it plans
-/// [`crate::lorr::LorrConfig::window_steps`] steps of PIBT for every robot each step before
+/// [`crate::lorr::WindowConfig::steps`] steps of PIBT for every robot each step before
 /// its search, which in larger teams leaves the search little of a 100 ms step on 2 cores
 /// (and the one-step planner already finishes as many tasks as the best known on the
 /// 5,000-robot warehouse; `docs/performance.md`).
@@ -115,9 +123,9 @@ pub(crate) struct PlannerFigures {
 pub(crate) trait StepPlanner: std::fmt::Debug + Send {
     /// The robots in `changed` (sorted) have a new target, or none.
     fn retarget(&mut self, input: &StepInput, changed: &[u32]);
-    /// Appends one action letter per robot for this step to `letters`: a valid step for the
-    /// positions and headings of `input`.
-    fn plan(&mut self, input: &StepInput, letters: &mut String);
+    /// Fills `actions` with one action per robot for this step (cleared first): a valid step
+    /// for the positions and headings of `input`.
+    fn plan(&mut self, input: &StepInput, actions: &mut Vec<LorrAction>);
     /// After the move: `input` holds the new positions, `changed` the robots whose target
     /// changed (errands reached); the planner may add robots to it.
     fn moved(&mut self, input: &StepInput, changed: &mut Vec<u32>);
@@ -137,4 +145,61 @@ pub(crate) trait StepPlanner: std::fmt::Debug + Send {
     fn agrees(&self, _positions: &[CellId], _headings: &[Heading]) -> bool {
         true
     }
+}
+
+/// The planner `config` names for `problem`, and whether its distance tables have lanes (the
+/// `window` planner's; `None` for the others).
+///
+/// # Errors
+/// [`Error::Invalid`] for the `pibt` and `window` planners under the free action model (they
+/// plan turning robots only); the simulation's, should a start be refused (not for a loaded
+/// [`Problem`]).
+pub(crate) fn build(
+    problem: &Problem,
+    config: &LorrConfig,
+) -> Result<(Box<dyn StepPlanner>, Option<bool>)> {
+    let (grid, agents) = (&problem.grid, problem.starts.len());
+    let cache_bytes = config.table_cache_mib.saturating_mul(1 << 20);
+    Ok(match (config.planner, config.action_model) {
+        (LorrPlanner::Sim, model) => (
+            Box::new(sim::SimPlanner::new(
+                grid,
+                &problem.starts,
+                model,
+                config.seed,
+                config.parallel,
+                config.sim,
+            )?),
+            None,
+        ),
+        (LorrPlanner::Pibt, ActionModel::Rotate) => (
+            Box::new(pibt::PibtPlanner::new(
+                grid,
+                agents,
+                config.seed,
+                config.parallel,
+                config.pibt.lane_cost,
+                cache_bytes,
+            )),
+            None,
+        ),
+        (LorrPlanner::Window, ActionModel::Rotate) => {
+            let planner = window::WindowPlanner::new(
+                grid,
+                agents,
+                config.window,
+                config.seed,
+                config.parallel,
+                cache_bytes,
+            );
+            let lanes = planner.lanes();
+            (Box::new(planner), Some(lanes))
+        }
+        (planner @ (LorrPlanner::Pibt | LorrPlanner::Window), ActionModel::Free) => {
+            return Err(Error::Invalid(format!(
+                "the {planner} planner plans turning robots (the rotate action model); use the \
+                 sim planner for the free model"
+            )));
+        }
+    })
 }
