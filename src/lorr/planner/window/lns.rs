@@ -14,11 +14,11 @@
 //!
 //! The groups of a round, their order and their searches depend on the snapshot only, so the
 //! actions are the same on any thread count; threads only share the work, each taking the next
-//! group of the round as it finishes one (RANDOM-02 at `--step-ms 100`: 1.63 -> 1.79 cores
-//! busy against a fixed half of the groups per thread, idle machine). Each thread keeps its
-//! own search memory and overlay ([`Workspace`]), reused from round to round.
+//! group of the round as it finishes one (an atomic counter over the round's groups, which
+//! they only read; `docs/performance.md` for the cores it keeps busy). Each thread keeps its
+//! own search memory, overlay and found paths ([`Workspace`]), reused from round to round: no
+//! lock, and the merge reads each group's paths from the workspace that found them.
 
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use rayon::prelude::*;
@@ -61,9 +61,15 @@ struct Workspace {
     /// Overlay slots written by the group being searched (cleared after it).
     written: Vec<usize>,
     found: Vec<State>,
+    /// The new paths of the groups of the round it searched that cost less, one after another:
+    /// `h + 1` states per robot in the group's order.
+    paths: Vec<State>,
+    /// Per group of the round it searched whose new paths cost less: the group and where its
+    /// paths begin in `paths`.
+    better: Vec<(usize, usize)>,
 }
 
-/// A group of a round and its outcome.
+/// A group of a round, read by the thread that searches it.
 #[derive(Debug, Default)]
 struct Group {
     /// Its robots, in the order they are searched.
@@ -72,10 +78,6 @@ struct Group {
     mark: u64,
     /// The cost of its robots' paths in the table.
     old: u64,
-    /// The new paths, `h + 1` states per robot in `robots`' order, when `better`.
-    paths: Vec<State>,
-    /// Whether all its robots got new paths that cost less than `old` in all.
-    better: bool,
 }
 
 /// What a step's search did.
@@ -91,9 +93,11 @@ pub(crate) struct LnsFigures {
 #[derive(Debug, Default)]
 pub(crate) struct Lns {
     workspaces: Vec<Workspace>,
-    /// The round's groups, each taken by one thread at a time during the searches (a lock
-    /// taken once per group, uncontended: every group is claimed once).
-    groups: Vec<Mutex<Group>>,
+    /// The round's groups (each searched by the thread that claims it).
+    groups: Vec<Group>,
+    /// Per group of the round: the workspace holding its new paths and where they begin,
+    /// when they cost less.
+    found: Vec<Option<(usize, usize)>>,
     /// Per robot: the mark of the group it is in (a round's marks are `round * ROUND + group`;
     /// older marks mean none).
     marks: Vec<u64>,
@@ -150,7 +154,7 @@ impl Lns {
                 .collect();
         }
         if self.groups.len() != ROUND {
-            self.groups = (0..ROUND).map(|_| Mutex::default()).collect();
+            self.groups = (0..ROUND).map(|_| Group::default()).collect();
         }
         if self.marks.len() != n {
             self.marks = vec![0; n];
@@ -175,13 +179,19 @@ impl Lns {
             // widely), with its own workspace; the outcome of a group does not depend on which.
             let next = AtomicUsize::new(0);
             let work = |workspace: &mut Workspace| {
+                workspace.paths.clear();
+                workspace.better.clear();
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(group) = groups.get(i) else {
                         break;
                     };
-                    let mut group = group.lock().expect("a group's search panicked");
-                    search_group(input, snapshot, marks, &mut group, workspace);
+                    let start = workspace.paths.len();
+                    if search_group(input, snapshot, marks, group, workspace) {
+                        workspace.better.push((i, start));
+                    } else {
+                        workspace.paths.truncate(start);
+                    }
                 }
             };
             if threads == 1 {
@@ -189,9 +199,20 @@ impl Lns {
             } else {
                 self.workspaces.par_iter_mut().for_each(work);
             }
-            for group in &mut self.groups[..formed] {
-                let group = group.get_mut().expect("a group's search panicked");
-                if group.better && merge(input, reserved, costs, group) {
+            // In group order, whichever thread searched each group.
+            self.found.clear();
+            self.found.resize(formed, None);
+            for (w, workspace) in self.workspaces.iter().enumerate() {
+                for &(g, start) in &workspace.better {
+                    self.found[g] = Some((w, start));
+                }
+            }
+            for (group, found) in self.groups[..formed].iter().zip(&self.found) {
+                let Some((w, start)) = *found else {
+                    continue;
+                };
+                let paths = &self.workspaces[w].paths[start..][..group.robots.len() * (h + 1)];
+                if merge(input, reserved, costs, &group.robots, paths) {
                     figures.improvements += 1;
                 }
             }
@@ -239,8 +260,7 @@ impl Lns {
             let Some(seed) = seed else {
                 break;
             };
-            let mut group =
-                std::mem::take(self.groups[g].get_mut().expect("a group's search panicked"));
+            let mut group = std::mem::take(&mut self.groups[g]);
             self.gather(input, reserved, seed as usize, mark, &mut group.robots);
             for i in (1..group.robots.len()).rev() {
                 let j = (next(rng) % (i as u64 + 1)) as usize;
@@ -252,8 +272,7 @@ impl Lns {
                 .iter()
                 .map(|&a| u64::from(costs[a as usize]))
                 .sum();
-            group.better = false;
-            *self.groups[g].get_mut().expect("a group's search panicked") = group;
+            self.groups[g] = group;
             formed += 1;
         }
         formed
@@ -337,16 +356,17 @@ impl Lns {
 }
 
 /// Searches `group` again against `reserved` as it sees it: its robots one after another, each
-/// against the others' paths and the group's new ones; sets its `paths` and `better`.
+/// against the others' paths and the group's new ones, appending the new paths to the
+/// workspace's `paths`; whether all its robots got new paths that cost less in all.
 fn search_group(
     input: &LnsInput,
     reserved: &ReservationTable,
     marks: &[u64],
-    group: &mut Group,
+    group: &Group,
     workspace: &mut Workspace,
-) {
+) -> bool {
     let h = reserved.steps();
-    group.paths.clear();
+    let start = workspace.paths.len();
     let mut total = 0u64;
     for &a in &group.robots {
         let a = a as usize;
@@ -381,37 +401,36 @@ fn search_group(
             workspace.overlay[slot] = a as u32;
             workspace.written.push(slot);
         }
-        group.paths.extend_from_slice(&workspace.found);
+        workspace.paths.extend_from_slice(&workspace.found);
     }
     for &slot in &workspace.written {
         workspace.overlay[slot] = NONE;
     }
     workspace.written.clear();
-    group.better = group.paths.len() == group.robots.len() * (h + 1) && total < group.old;
+    workspace.paths.len() - start == group.robots.len() * (h + 1) && total < group.old
 }
 
-/// Puts `group`'s new paths into `reserved` in place of its robots' old ones when they meet none
-/// of the paths there; whether it did.
+/// Puts the new `paths` of a group's `robots` (`h + 1` states each, in their order) into
+/// `reserved` in place of their old ones when they meet none of the paths there; whether it
+/// did.
 fn merge(
     input: &LnsInput,
     reserved: &mut ReservationTable,
     costs: &mut [u32],
-    group: &Group,
+    robots: &[u32],
+    paths: &[State],
 ) -> bool {
     let h = reserved.steps();
-    for &a in &group.robots {
+    for &a in robots {
         reserved.unreserve(a as usize);
     }
-    let fits = group
-        .paths
-        .chunks_exact(h + 1)
-        .all(|path| reserved.admits(path));
+    let fits = paths.chunks_exact(h + 1).all(|path| reserved.admits(path));
     if fits {
-        for (&a, path) in group.robots.iter().zip(group.paths.chunks_exact(h + 1)) {
+        for (&a, path) in robots.iter().zip(paths.chunks_exact(h + 1)) {
             reserved.path_mut(a as usize).copy_from_slice(path);
         }
     }
-    for &a in &group.robots {
+    for &a in robots {
         let a = a as usize;
         reserved.reserve(a);
         if fits {
