@@ -71,8 +71,8 @@ impl SimPlanner {
             planner: PlannerKind::AStar,
             conflicts: ConflictMode::Pibt,
             action_model: model,
-            // Goals come one after the other, as in a lifelong run (free moves: RANDOM-01 /
-            // RANDOM-02 717 / 767 tasks with the check, 682 / 760 without).
+            // Goals come one after the other, as in a lifelong run (more tasks finished under
+            // the free model with the check: `docs/performance.md`).
             swap_needs_room: Some(true),
             seed,
             parallel,

@@ -24,7 +24,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use rayon::prelude::*;
 
 use super::reservation::{NONE, Occupancy, ReservationTable, State};
-use super::search::{WindowSearch, path_cost};
+use super::search::{Query, WindowSearch, path_cost};
 use crate::grid::Grid;
 use crate::lorr::planner::pibt::{PibtPlanner, RESTLESS_AFTER};
 use crate::sim::Heading;
@@ -35,14 +35,12 @@ pub(crate) const GROUP: usize = 8;
 /// Groups searched against one snapshot of the table, a round (fewer where the late robots
 /// run out). An attempt (of the attempt budget, [`super::WindowConfig::iterations`]) is
 /// one group: 500 attempts are 32 rounds. A round is the work handed to the threads at once:
-/// rounds of 4 groups (about 0.3 ms on RANDOM-02) often left the pool's second thread too
-/// little to pick up before the first had done it all (16 groups: 22% more attempts in a time
-/// limit in one trial; at a fixed budget, RANDOM-02 seeds 0 / 1: 1,103 / 1,107 tasks with
-/// rounds of 4, 1,109 / 1,117 with 16).
+/// smaller rounds left the pool's second thread too little to pick up before the first had
+/// done it all (`docs/performance.md`).
 pub(crate) const ROUND: usize = 16;
 
-/// Most threads a search uses (each keeps 13 bytes per (step, cell, heading) of search
-/// memory: 55 MB on a 256 x 256 map).
+/// Most threads a search uses (each keeps its own search memory, 13 bytes per (step, cell,
+/// heading) of the window).
 const MAX_THREADS: usize = 8;
 
 /// Tries at a late robot not yet in a group of the round before a round makes fewer groups.
@@ -383,10 +381,12 @@ fn search_group(
             input.grid,
             &occupancy,
             input.pibt.tables(),
-            table,
-            reserved.path(a)[0],
-            input.pibt.goal(a),
-            MAX_EXPANDED,
+            Query {
+                table,
+                start: reserved.path(a)[0],
+                goal: input.pibt.goal(a),
+                max_expanded: MAX_EXPANDED,
+            },
             &mut workspace.found,
         );
         let Some(cost) = found else {
