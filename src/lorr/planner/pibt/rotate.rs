@@ -250,77 +250,55 @@ mod tests {
     use super::*;
     use crate::grid::Neighborhood;
 
-    fn plan(
-        grid: &Grid,
-        positions: &[CellId],
-        headings: &[Heading],
-        wants: &[&[CellId]],
-    ) -> Vec<LorrAction> {
-        let candidates: Vec<RankedCells> = wants
+    use Heading::{East, West};
+
+    /// One step on the map drawn by `map`: per robot, its cell, its heading and the cells it
+    /// wants, best first; robots planned in their order.
+    fn plan(map: &str, robots: &[(CellId, Heading, &[CellId])]) -> Vec<LorrAction> {
+        let grid = Grid::from_ascii(map)
+            .unwrap()
+            .with_neighborhood(Neighborhood::Four);
+        let positions: Vec<CellId> = robots.iter().map(|r| r.0).collect();
+        let headings: Vec<Heading> = robots.iter().map(|r| r.1).collect();
+        let candidates: Vec<RankedCells> = robots
             .iter()
-            .map(|w| {
+            .map(|r| {
                 let mut pairs: Vec<(u64, CellId)> =
-                    w.iter().enumerate().map(|(i, &c)| (i as u64, c)).collect();
+                    r.2.iter()
+                        .enumerate()
+                        .map(|(i, &c)| (i as u64, c))
+                        .collect();
                 RankedCells::ranked(&mut pairs[..])
             })
             .collect();
-        let order: Vec<u32> = (0..positions.len() as u32).collect();
+        let order: Vec<u32> = (0..robots.len() as u32).collect();
         let mut out = Vec::new();
-        RotatePibt::new(false).plan(grid, positions, headings, &candidates, &order, &mut out);
+        RotatePibt::new(false).plan(&grid, &positions, &headings, &candidates, &order, &mut out);
         out
     }
 
     #[test]
     fn a_robot_facing_its_cell_moves_and_others_turn_or_wait() {
-        let grid = Grid::from_ascii("....\n....")
-            .unwrap()
-            .with_neighborhood(Neighborhood::Four);
         // Robot 0 at (0,0) facing east wants (1,0); robot 1 at (3,0) facing east wants (3,1)
         // (south: it turns clockwise).
-        let out = plan(
-            &grid,
-            &[0, 3],
-            &[Heading::East, Heading::East],
-            &[&[1, 0], &[7, 3]],
-        );
+        let out = plan("....\n....", &[(0, East, &[1, 0]), (3, East, &[7, 3])]);
         assert_eq!(out, vec![LorrAction::Forward, LorrAction::Clockwise]);
     }
 
     #[test]
     fn a_robot_behind_one_that_turns_waits() {
-        let grid = Grid::from_ascii("....")
-            .unwrap()
-            .with_neighborhood(Neighborhood::Four);
         // Robot 0 at 0 wants 1, where robot 1 stands; robot 1 wants 2 but faces west: it
         // turns, so robot 0 cannot enter its cell.
-        let out = plan(
-            &grid,
-            &[0, 1],
-            &[Heading::East, Heading::West],
-            &[&[1, 0], &[2, 1]],
-        );
+        let out = plan("....", &[(0, East, &[1, 0]), (1, West, &[2, 1])]);
         assert_eq!(out, vec![LorrAction::Wait, LorrAction::Clockwise]);
         // Facing east, robot 1 moves on and robot 0 follows.
-        let out = plan(
-            &grid,
-            &[0, 1],
-            &[Heading::East, Heading::East],
-            &[&[1, 0], &[2, 1]],
-        );
+        let out = plan("....", &[(0, East, &[1, 0]), (1, East, &[2, 1])]);
         assert_eq!(out, vec![LorrAction::Forward, LorrAction::Forward]);
     }
 
     #[test]
     fn robots_never_swap() {
-        let grid = Grid::from_ascii("..")
-            .unwrap()
-            .with_neighborhood(Neighborhood::Four);
-        let out = plan(
-            &grid,
-            &[0, 1],
-            &[Heading::East, Heading::West],
-            &[&[1, 0], &[0, 1]],
-        );
+        let out = plan("..", &[(0, East, &[1, 0]), (1, West, &[0, 1])]);
         assert!(out.contains(&LorrAction::Wait), "{out:?}");
     }
 }
