@@ -14,7 +14,7 @@ use super::planner::{self, LorrPlanner, PlannerFigures, StepInput, StepPlanner};
 use super::problem::Problem;
 use super::tasks::{AssignInput, TaskAssignment, TaskBoard};
 use super::validate::PlanError;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::grid::{CellId, Grid};
 use crate::sim::{ActionModel, Heading, Simulation};
 
@@ -107,7 +107,7 @@ impl LorrRun {
     /// refused (not for a loaded [`Problem`]).
     pub fn new(problem: &Problem, config: LorrConfig) -> Result<LorrRun> {
         let agents = problem.starts.len();
-        let (planner, window_lanes) = planner::build(problem, &config)?;
+        let (planner, window_lanes) = build_planner(problem, &config)?;
         let board = TaskBoard::new(
             &problem.grid,
             problem.tasks.clone(),
@@ -420,6 +420,63 @@ impl LorrRun {
             &self.board,
         )
     }
+}
+
+/// The planner `config` names for `problem`, and whether its distance tables have lanes (the
+/// `window` planner's; `None` for the others).
+///
+/// # Errors
+/// [`Error::Invalid`] for the `pibt` and `window` planners under the free action model (they
+/// plan turning robots only); the simulation's, should a start be refused (not for a loaded
+/// [`Problem`]).
+fn build_planner(
+    problem: &Problem,
+    config: &LorrConfig,
+) -> Result<(Box<dyn StepPlanner>, Option<bool>)> {
+    let (grid, agents) = (&problem.grid, problem.starts.len());
+    let cache_bytes = config.table_cache_mib.saturating_mul(1 << 20);
+    Ok(match (config.planner, config.action_model) {
+        (LorrPlanner::Sim, model) => (
+            Box::new(planner::sim::SimPlanner::new(
+                grid,
+                &problem.starts,
+                model,
+                config.seed,
+                config.parallel,
+                config.sim,
+            )?),
+            None,
+        ),
+        (LorrPlanner::Pibt, ActionModel::Rotate) => (
+            Box::new(planner::pibt::PibtPlanner::new(
+                grid,
+                agents,
+                config.seed,
+                config.parallel,
+                config.pibt.lane_cost,
+                cache_bytes,
+            )),
+            None,
+        ),
+        (LorrPlanner::Window, ActionModel::Rotate) => {
+            let planner = planner::window::WindowPlanner::new(
+                grid,
+                agents,
+                config.window,
+                config.seed,
+                config.parallel,
+                cache_bytes,
+            );
+            let lanes = planner.lanes();
+            (Box::new(planner), Some(lanes))
+        }
+        (planner @ (LorrPlanner::Pibt | LorrPlanner::Window), ActionModel::Free) => {
+            return Err(Error::Invalid(format!(
+                "the {planner} planner plans turning robots (the rotate action model); use the \
+                 sim planner for the free model"
+            )));
+        }
+    })
 }
 
 /// Feeds `checker` the steps of `actions` (every step played, `steps` of them, as many

@@ -16,13 +16,10 @@ pub(crate) mod window;
 use std::time::Instant;
 
 use super::action::LorrAction;
-use super::config::LorrConfig;
 use super::distance::DistanceTables;
-use super::problem::Problem;
 use super::tasks::TaskBoard;
-use crate::error::{Error, Result};
 use crate::grid::{CellId, Grid};
-use crate::sim::{ActionModel, Heading, Simulation};
+use crate::sim::{Heading, Simulation};
 
 /// Which planner a run plays with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
@@ -145,61 +142,4 @@ pub(crate) trait StepPlanner: std::fmt::Debug + Send {
     fn agrees(&self, _positions: &[CellId], _headings: &[Heading]) -> bool {
         true
     }
-}
-
-/// The planner `config` names for `problem`, and whether its distance tables have lanes (the
-/// `window` planner's; `None` for the others).
-///
-/// # Errors
-/// [`Error::Invalid`] for the `pibt` and `window` planners under the free action model (they
-/// plan turning robots only); the simulation's, should a start be refused (not for a loaded
-/// [`Problem`]).
-pub(crate) fn build(
-    problem: &Problem,
-    config: &LorrConfig,
-) -> Result<(Box<dyn StepPlanner>, Option<bool>)> {
-    let (grid, agents) = (&problem.grid, problem.starts.len());
-    let cache_bytes = config.table_cache_mib.saturating_mul(1 << 20);
-    Ok(match (config.planner, config.action_model) {
-        (LorrPlanner::Sim, model) => (
-            Box::new(sim::SimPlanner::new(
-                grid,
-                &problem.starts,
-                model,
-                config.seed,
-                config.parallel,
-                config.sim,
-            )?),
-            None,
-        ),
-        (LorrPlanner::Pibt, ActionModel::Rotate) => (
-            Box::new(pibt::PibtPlanner::new(
-                grid,
-                agents,
-                config.seed,
-                config.parallel,
-                config.pibt.lane_cost,
-                cache_bytes,
-            )),
-            None,
-        ),
-        (LorrPlanner::Window, ActionModel::Rotate) => {
-            let planner = window::WindowPlanner::new(
-                grid,
-                agents,
-                config.window,
-                config.seed,
-                config.parallel,
-                cache_bytes,
-            );
-            let lanes = planner.lanes();
-            (Box::new(planner), Some(lanes))
-        }
-        (planner @ (LorrPlanner::Pibt | LorrPlanner::Window), ActionModel::Free) => {
-            return Err(Error::Invalid(format!(
-                "the {planner} planner plans turning robots (the rotate action model); use the \
-                 sim planner for the free model"
-            )));
-        }
-    })
 }
