@@ -4,7 +4,7 @@
 //! kind of cell they stand on (one-cell aisle across or along, open ground, errand cell) and
 //! by whether they have a task; `--picture FILE.ppm` writes the map at the end (walls black,
 //! robots still for S steps red, moving robots green, robots without a task blue);
-//! `--lane-cost C` sets `LorrConfig::lane_cost`.
+//! `--lane-cost C` sets `PibtConfig::lane_cost`.
 //!
 //! ```sh
 //! cargo run --release --example lorr_jams -- PROBLEM.json --agents 10000 --steps 1000
@@ -85,7 +85,7 @@ fn main() {
     let names = ["open", "row aisle", "column aisle", "errand cell"];
     let mut config = LorrConfig::default();
     if let Some(c) = lane_cost {
-        config.lane_cost = c;
+        config.pibt.lane_cost = c;
     }
     let mut run = LorrRun::new(&problem, config).expect("a pibt run");
     let n = problem.starts.len();

@@ -137,7 +137,7 @@ fn shipped_lorr_problems_finish_their_recorded_tasks() {
     // (problem, planner, action model, tasks finished, errands done, moves) over the problem's
     // 600 steps. The sim planner's values predate the pibt planner (and changed only with the
     // task assignment, below); the pibt planner's are its own (no time limit, so the same on
-    // any machine). They changed with the crisscross lanes of its distance tables (2026-11-25, `LorrConfig::lane_cost`
+    // any machine). They changed with the crisscross lanes of its distance tables (2026-11-25, `PibtConfig::lane_cost`
     // 2): 505 -> 554 and 569 -> 669 tasks; and when robots that would move got planned
     // before robots that would turn (2026-11-25): 554 -> 557 and 669 -> 703; and when a robot
     // became restless after 30 steps without a move instead of 20 (2026-11-26: 10,000 robots

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use throng::lorr::{LorrConfig, LorrPlanner, LorrRun, Problem, replay};
+use throng::lorr::{LorrAction, LorrConfig, LorrPlanner, LorrRun, Problem, replay};
 use throng::sim::{ActionModel, Heading};
 
 fn shipped(name: &str) -> PathBuf {
@@ -52,7 +52,7 @@ fn run_and_check(planner: LorrPlanner, model: ActionModel, steps: u64) -> LorrRu
     let mut headings = vec![Heading::East; cells.len()];
     for _ in 0..steps {
         run.step();
-        let letters: Vec<char> = run.actions().last().unwrap().chars().collect();
+        let actions = run.step_actions(run.steps() - 1).to_vec();
         for a in 0..cells.len() {
             let (from, to, heading) = (cells[a], run.positions()[a], run.headings()[a]);
             if let Some(sim) = run.simulation() {
@@ -60,8 +60,8 @@ fn run_and_check(planner: LorrPlanner, model: ActionModel, steps: u64) -> LorrRu
                 let id = sim.agents().iter().nth(a).unwrap().0;
                 assert_eq!(sim.agent(id).unwrap().position(), to);
             }
-            match (model, letters[a]) {
-                (ActionModel::Rotate, 'F') => {
+            match (model, actions[a]) {
+                (ActionModel::Rotate, LorrAction::Forward) => {
                     assert_eq!(
                         headings[a].ahead(&grid, from),
                         Some(to),
@@ -69,15 +69,17 @@ fn run_and_check(planner: LorrPlanner, model: ActionModel, steps: u64) -> LorrRu
                     );
                     assert_eq!(heading, headings[a]);
                 }
-                (ActionModel::Rotate, 'R') => {
+                (ActionModel::Rotate, LorrAction::Clockwise) => {
                     assert_eq!((from, heading), (to, headings[a].clockwise()));
                 }
-                (ActionModel::Rotate, 'C') => {
+                (ActionModel::Rotate, LorrAction::CounterClockwise) => {
                     assert_eq!((from, heading), (to, headings[a].counter_clockwise()));
                 }
-                (_, 'W') => assert_eq!(from, to),
-                (ActionModel::Free, m) => assert!("UDLR".contains(m) && from != to),
-                (_, other) => panic!("unexpected action {other}"),
+                (_, LorrAction::Wait) => assert_eq!((from, heading), (to, headings[a])),
+                (ActionModel::Free, LorrAction::Move(toward)) => {
+                    assert_eq!(grid.step(from, toward.direction()), to);
+                }
+                (_, other) => panic!("unexpected action {other:?} under {model}"),
             }
             cells[a] = to;
             headings[a] = heading;
@@ -327,6 +329,51 @@ fn a_plan_through_a_wall_or_into_another_agent_is_refused() {
                 assert!(replay(grid, &p.starts, ActionModel::Rotate, &refs).is_err());
                 break;
             }
+        }
+    }
+}
+
+/// The checker reads the plan's letters with a decoder of its own: letters written with two
+/// actions swapped (as a wrong encoder, or a planner whose actions say one thing and do
+/// another, would write them) are refused, or replay to other cells or headings than the run's.
+#[test]
+fn letters_written_with_two_actions_swapped_are_caught() {
+    let p = random01();
+    for (planner, model, swap) in [
+        (LorrPlanner::Pibt, ActionModel::Rotate, ('R', 'C')),
+        (LorrPlanner::Pibt, ActionModel::Rotate, ('F', 'W')),
+        (LorrPlanner::Sim, ActionModel::Free, ('U', 'D')),
+        (LorrPlanner::Sim, ActionModel::Free, ('L', 'R')),
+    ] {
+        let config = LorrConfig {
+            planner,
+            action_model: model,
+            ..LorrConfig::default()
+        };
+        let mut run = LorrRun::new(&p, config).unwrap();
+        run.play(60);
+        run.validate().unwrap();
+        let encode = |swap: Option<(char, char)>| -> Vec<String> {
+            let letter = |a: LorrAction| match (a.letter(), swap) {
+                (l, Some((x, y))) if l == x => y,
+                (l, Some((x, y))) if l == y => x,
+                (l, _) => l,
+            };
+            (0..run.steps())
+                .map(|t| run.step_actions(t).iter().map(|&a| letter(a)).collect())
+                .collect()
+        };
+        let (right, wrong) = (encode(None), encode(Some(swap)));
+        assert_ne!(right, wrong, "{swap:?} are both in the plan");
+        let replay_of = |steps: &[String]| {
+            let steps: Vec<&str> = steps.iter().map(String::as_str).collect();
+            replay(&p.grid, &p.starts, model, &steps)
+        };
+        let end = (run.positions().to_vec(), run.headings().to_vec());
+        assert_eq!(replay_of(&right), Ok(end.clone()));
+        match replay_of(&wrong) {
+            Err(_) => {}
+            Ok(other) => assert_ne!(other, end, "{swap:?} swapped went unnoticed"),
         }
     }
 }

@@ -8,7 +8,7 @@ mod common;
 use std::path::PathBuf;
 
 use common::cli::{assert_one_line_error, ok, throng};
-use throng::lorr::{LorrConfig, LorrPlanner, LorrRun, Problem, WINDOW_MAX_AGENTS};
+use throng::lorr::{LorrConfig, LorrPlanner, LorrRun, Problem, WINDOW_MAX_AGENTS, WindowConfig};
 use throng::sim::ActionModel;
 
 fn shipped(name: &str) -> PathBuf {
@@ -24,7 +24,10 @@ fn problem(name: &str) -> Problem {
 fn window(iterations: u32) -> LorrConfig {
     LorrConfig {
         planner: LorrPlanner::Window,
-        window_iterations: iterations,
+        window: WindowConfig {
+            iterations,
+            ..WindowConfig::default()
+        },
         ..LorrConfig::default()
     }
 }

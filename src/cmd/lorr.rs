@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use indicatif::ProgressDrawTarget;
-use throng::lorr::{LorrConfig, LorrPlanner, LorrRun, Problem, TaskAssignment};
+use throng::lorr::{LorrConfig, LorrPlanner, LorrRun, Problem, TaskAssignment, WindowConfig};
 use throng::sim::ActionModel;
 
 use super::file_kind::{self, FileKind};
@@ -164,14 +164,17 @@ pub fn run(args: LorrArgs) -> anyhow::Result<ExitCode> {
         action_model: args.action_model,
         seed: args.seed,
         step_ms: args.step_ms as f64,
-        window_steps: args
-            .window_steps
-            .map_or(defaults.window_steps, |n| n as usize),
-        window_iterations: args
-            .window_iterations
-            .map_or(defaults.window_iterations, |n| n as u32),
         assignment: args.assignment,
-        window_lanes: args.window_lanes,
+        window: WindowConfig {
+            steps: args
+                .window_steps
+                .map_or(defaults.window.steps, |n| n as usize),
+            iterations: args
+                .window_iterations
+                .map_or(defaults.window.iterations, |n| n as u32),
+            lanes: args.window_lanes,
+            ..defaults.window
+        },
         ..defaults
     };
     let mut pool = rayon::ThreadPoolBuilder::new();
@@ -240,7 +243,7 @@ pub fn run(args: LorrArgs) -> anyhow::Result<ExitCode> {
                     throng::lorr::lanes::mean_free_distance(&problem.grid),
                     if lanes { "over" } else { "within" },
                     throng::lorr::lanes::WINDOWS_APART,
-                    config.window_steps
+                    config.window.steps
                 ),
             };
             writeln!(

@@ -5,10 +5,12 @@
 //! step as it is played, so that the check of a long run does not wait for its end (a run on
 //! the pool checks a step on one thread while it assigns and plans the next on the other).
 //!
-//! It keeps its own copies of the map, the starts and the tasks' errands, and reads nothing of
-//! the planner's or the task board's state.
+//! It keeps its own copies of the map, the starts and the tasks' errands, reads nothing of the
+//! planner's or the task board's state, and reads the plan as the output file's letters with a
+//! decoder of its own ([`decode`]), apart from the run's typed actions
+//! ([`super::LorrAction`]): a letter the run writes wrong is a plan the check refuses.
 
-use super::validate::{PlanError, ScheduleReplay, action_move};
+use super::validate::{PlanError, ScheduleReplay};
 use crate::grid::{CellId, Grid};
 use crate::mapf::check_step;
 use crate::sim::{ActionModel, Heading};
@@ -25,7 +27,9 @@ pub struct PlanChecker {
     lines: Vec<Vec<CellId>>,
     cells: Vec<CellId>,
     next: Vec<CellId>,
-    headings: Vec<Heading>,
+    /// Per agent: its heading by the competition's numbers (0 east, 1 south, 2 west, 3
+    /// north).
+    headings: Vec<u8>,
     /// Steps replayed.
     steps: usize,
     /// Per agent: its task.
@@ -65,7 +69,7 @@ impl PlanChecker {
             lines: lines.to_vec(),
             cells: starts.to_vec(),
             next: starts.to_vec(),
-            headings: vec![Heading::East; starts.len()],
+            headings: vec![0; starts.len()],
             steps: 0,
             task_of: vec![NO; starts.len()],
             holder: Vec::new(),
@@ -156,7 +160,11 @@ impl PlanChecker {
             finished: self.finished,
             events: self.events,
             cells: self.cells,
-            headings: self.headings,
+            headings: self
+                .headings
+                .iter()
+                .map(|&h| Heading::ALL[h as usize])
+                .collect(),
         })
     }
 
@@ -278,7 +286,8 @@ impl PlanChecker {
         }
         for (agent, letter) in letters.chars().enumerate() {
             let from = self.cells[agent];
-            let Some(dir) = action_move(model, letter, &mut self.headings[agent]) else {
+            let heading = &mut self.headings[agent];
+            let Some((turned, (dx, dy))) = decode(model, letter, *heading) else {
                 return Err(PlanError::UnknownAction {
                     step,
                     agent,
@@ -286,20 +295,19 @@ impl PlanChecker {
                     model,
                 });
             };
-            self.next[agent] = match dir {
-                None => from,
-                Some(dir) => {
-                    // The move's target by coordinates, checked against the map's bounds and
-                    // walls here rather than through the grid's move tables.
-                    let (x, y) = grid.coords(from);
-                    let (dx, dy) = dir.delta();
-                    let (tx, ty) = (i64::from(x) + i64::from(dx), i64::from(y) + i64::from(dy));
-                    if !grid.is_walkable_xy(tx, ty) {
-                        return Err(PlanError::Blocked { step, agent, from });
-                    }
-                    grid.cell(tx as u32, ty as u32)
-                        .expect("walkable cells are on the map")
+            *heading = turned;
+            self.next[agent] = if (dx, dy) == (0, 0) {
+                from
+            } else {
+                // The move's target by coordinates, checked against the map's bounds and
+                // walls here rather than through the grid's move tables.
+                let (x, y) = grid.coords(from);
+                let (tx, ty) = (i64::from(x) + dx, i64::from(y) + dy);
+                if !grid.is_walkable_xy(tx, ty) {
+                    return Err(PlanError::Blocked { step, agent, from });
                 }
+                grid.cell(tx as u32, ty as u32)
+                    .expect("walkable cells are on the map")
             };
         }
         check_step(grid, &self.cells, &self.next)
@@ -308,6 +316,30 @@ impl PlanChecker {
         self.steps += 1;
         Ok(())
     }
+}
+
+/// One step along each heading by the competition's numbers (0 east, 1 south, 2 west, 3
+/// north), in map coordinates (column, row; row 0 at the top).
+const AHEAD: [(i64, i64); 4] = [(1, 0), (0, 1), (-1, 0), (0, -1)];
+
+/// The checker's own reading of `letter` under `model` for an agent with `heading` (by the
+/// competition's numbers): its heading after the action and its step (column, row; (0, 0)
+/// when it stays), `None` for a letter the model does not have. Rotate model (`MAPF_T`): `F`
+/// one cell the way it faces, `R` / `C` a quarter turn clockwise / counter-clockwise, `W`
+/// wait. Free model (`MAPF`), as PlanViz replays it: `U` row + 1, `D` row - 1, `L` / `R` one
+/// column left / right, `W` wait.
+fn decode(model: ActionModel, letter: char, heading: u8) -> Option<(u8, (i64, i64))> {
+    Some(match (model, letter) {
+        (_, 'W') => (heading, (0, 0)),
+        (ActionModel::Rotate, 'F') => (heading, AHEAD[heading as usize]),
+        (ActionModel::Rotate, 'R') => ((heading + 1) % 4, (0, 0)),
+        (ActionModel::Rotate, 'C') => ((heading + 3) % 4, (0, 0)),
+        (ActionModel::Free, 'U') => (heading, (0, 1)),
+        (ActionModel::Free, 'D') => (heading, (0, -1)),
+        (ActionModel::Free, 'L') => (heading, (-1, 0)),
+        (ActionModel::Free, 'R') => (heading, (1, 0)),
+        _ => return None,
+    })
 }
 
 #[cfg(test)]
@@ -350,6 +382,36 @@ mod tests {
         assert_eq!(checker.entries_read(), schedule.len());
         assert_eq!(checker.finish(&[]).unwrap(), whole);
         assert_eq!(whole.finished, 2);
+    }
+
+    #[test]
+    fn the_checkers_letters_mean_what_the_runs_actions_do() {
+        // Two readings written apart agree on every letter of both models, from every heading.
+        let grid = Grid::from_ascii("...\n...\n...").unwrap();
+        let centre = grid.cell(1, 1).unwrap();
+        for model in ActionModel::ALL {
+            for letter in ['F', 'R', 'C', 'W', 'U', 'D', 'L', 'X'] {
+                for (h, &heading) in Heading::ALL.iter().enumerate() {
+                    let ours = decode(model, letter, h as u8);
+                    let runs = crate::lorr::LorrAction::from_letter(model, letter);
+                    assert_eq!(ours.is_some(), runs.is_some(), "{model} {letter}");
+                    let (Some((turned, (dx, dy))), Some(action)) = (ours, runs) else {
+                        continue;
+                    };
+                    assert_eq!(Heading::ALL[turned as usize], action.after(heading));
+                    let (x, y) = grid.coords(centre);
+                    let ours = grid.cell((i64::from(x) + dx) as u32, (i64::from(y) + dy) as u32);
+                    let runs = action
+                        .moves(action.after(heading))
+                        .map(|d| grid.step(centre, d));
+                    assert_eq!(
+                        ours,
+                        Some(runs.unwrap_or(centre)),
+                        "{model} {letter} {heading:?}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]

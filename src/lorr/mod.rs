@@ -4,20 +4,22 @@
 //! - `problem`: the 2024 problem files ([`Problem`]: JSON, map, agents, tasks), with errors by
 //!   file and line.
 //! - `tasks`: the task board ([`TaskBoard`]): revealed tasks, their assignment (and
-//!   reassignment before they are opened), errands done, events.
+//!   reassignment before they are opened), errands done, events; `task_index`: the tasks not
+//!   opened yet by map block, for the assignment.
+//! - `config`: a run's settings ([`LorrConfig`]), one group per planner.
 //! - `run`: a problem played step by step ([`LorrRun`]) by a planner ([`LorrPlanner`]).
-//! - [`distance`]: distance tables by errand cell, shared read-only by the `pibt` planner.
+//! - `action`: a robot's action in a step ([`LorrAction`]), typed from the planner to the
+//!   run; letters only in the files.
+//! - `planner`: the planners behind one interface: `pibt` (PIBT with rotations over shared
+//!   distance tables, the default), `window` (that PIBT rolled out over a window of steps and
+//!   improved by large neighbourhood search over a space-time reservation table, on every
+//!   thread) and `sim` (the general [`crate::sim::Simulation`]).
+//! - [`distance`]: distance tables by errand cell, shared read-only by the `pibt` and `window`
+//!   planners and the assignment.
 //! - [`lanes`]: the crisscross lanes that make a step against them dearer in those tables.
-//! - `pibt_rotate`, `pibt_driver`: PIBT with rotations, the default planner.
-//! - `window_driver`, `window_plan`, `window_search`, `window_lns`: the `window` planner, PIBT
-//!   rolled out over a window of steps and improved by large neighbourhood search (in rounds of
-//!   groups on every thread).
-//! - `sim_driver`: the general [`crate::sim::Simulation`] as a planner (`sim`).
-//! - `driver`: the interface of the planners.
-//! - `task_index`: the tasks not opened yet by map block, for the assignment.
-//! - `validate`: an independent [`replay`] of a plan's actions, and of its tasks
-//!   ([`replay_schedule`]).
-//! - `checker`: that check fed one step at a time ([`PlanChecker`]), as a run plays.
+//! - `validate`: an independent [`replay`] of a plan's letters, and of its tasks
+//!   ([`replay_schedule`]); `checker`: that check fed one step at a time ([`PlanChecker`]),
+//!   as a run plays, with its own decoder of the letters.
 //! - `output`: the competition's output JSON, which PlanViz replays.
 //!
 //! ```no_run
@@ -31,27 +33,24 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod action;
 mod checker;
+mod config;
 pub mod distance;
-mod driver;
 pub mod lanes;
 mod output;
-mod pibt_driver;
-mod pibt_rotate;
+mod planner;
 mod problem;
 mod run;
-mod sim_driver;
 mod task_index;
 mod tasks;
 mod validate;
-mod window_driver;
-mod window_lns;
-mod window_plan;
-mod window_search;
 
+pub use action::LorrAction;
 pub use checker::PlanChecker;
-pub use driver::{LorrPlanner, WINDOW_MAX_AGENTS};
+pub use config::{LorrConfig, PibtConfig, SimPlannerConfig, WindowConfig};
+pub use planner::{LorrPlanner, WINDOW_MAX_AGENTS};
 pub use problem::{MAX_ERRANDS, Problem};
-pub use run::{LorrConfig, LorrReport, LorrRun};
+pub use run::{LorrReport, LorrRun};
 pub use tasks::{AssignInput, NONE as NO_TASK, RevealedTask, TaskAssignment, TaskBoard, TaskEvent};
-pub use validate::{PlanError, ScheduleReplay, action_move, replay, replay_schedule};
+pub use validate::{PlanError, ScheduleReplay, replay, replay_schedule};

@@ -13,6 +13,7 @@
 
 use std::io::{self, Write};
 
+use super::action::LorrAction;
 use super::tasks::{NONE, TaskBoard};
 use crate::grid::{CellId, Grid};
 use crate::sim::ActionModel;
@@ -20,18 +21,19 @@ use crate::sim::ActionModel;
 /// The format version the start kit writes, which selects PlanViz's 2024 parser.
 pub(crate) const VERSION: &str = "2024 LoRR";
 
-/// Writes the output JSON of a run: `actions` has one string per step (a letter per agent),
-/// `step_ms` the time of each step.
+/// Writes the output JSON of a run: `actions` has every step's actions (an action per agent,
+/// step after step), `step_ms` the time of each step.
 pub(crate) fn write(
     out: &mut impl Write,
     grid: &Grid,
     model: ActionModel,
     starts: &[CellId],
-    actions: &[String],
+    actions: &[LorrAction],
     step_ms: &[f64],
     board: &TaskBoard,
 ) -> io::Result<()> {
     let agents = starts.len();
+    let steps = step_ms.len();
     let rc = |cell: CellId| {
         let (x, y) = grid.coords(cell);
         (y, x)
@@ -47,12 +49,9 @@ pub(crate) fn write(
     writeln!(out, "  \"AllValid\": \"Yes\",")?;
     writeln!(out, "  \"teamSize\": {agents},")?;
     writeln!(out, "  \"numTaskFinished\": {},", board.finished())?;
-    let cost = actions
-        .iter()
-        .map(|s| s.bytes().filter(|&b| b != b'W').count())
-        .sum::<usize>();
+    let cost = actions.iter().filter(|&&a| a != LorrAction::Wait).count();
     writeln!(out, "  \"sumOfCost\": {cost},")?;
-    writeln!(out, "  \"makespan\": {},", actions.len())?;
+    writeln!(out, "  \"makespan\": {steps},")?;
     // A valid plan, no schedule refused, no step over a time limit (throng has none).
     writeln!(out, "  \"numPlannerErrors\": 0,")?;
     writeln!(out, "  \"numScheduleErrors\": 0,")?;
@@ -66,14 +65,15 @@ pub(crate) fn write(
     writeln!(out, "],")?;
     for key in ["actualPaths", "plannerPaths"] {
         writeln!(out, "  \"{key}\": [")?;
-        let mut path = Vec::with_capacity(actions.len() * 2);
+        let mut path = Vec::with_capacity(steps * 2);
         for a in 0..agents {
             path.clear();
-            for (t, step) in actions.iter().enumerate() {
+            for t in 0..steps {
                 if t > 0 {
                     path.push(b',');
                 }
-                path.push(step.as_bytes()[a]);
+                // The letters are ASCII.
+                path.push(actions[t * agents + a].letter() as u8);
             }
             out.write_all(b"    \"")?;
             out.write_all(&path)?;

@@ -1,104 +1,22 @@
 //! Playing a League of Robot Runners problem: the task board gives each robot its next errand,
-//! a planner ([`LorrPlanner`]: PIBT with rotations over shared distance tables, or the general
-//! simulation) chooses one action per robot, and every step's actions are applied, timed and
-//! kept for the output file. The independent checker ([`PlanChecker`]) replays each step while
-//! the next is planned, a task the pool's other thread takes.
+//! a planner ([`LorrPlanner`]: `pibt`, `window` or `sim`) chooses one [`LorrAction`] per robot,
+//! and every step's actions are applied, timed and kept for the output file. The independent
+//! checker ([`PlanChecker`]) replays each step from its letters while the next is planned, a
+//! task the pool's other thread takes.
 
 use std::time::{Duration, Instant};
 
+use super::action::LorrAction;
 use super::checker::PlanChecker;
-use super::driver::{LorrPlanner, PlannerFigures, StepInput, StepPlanner};
+use super::config::LorrConfig;
 use super::output;
-use super::pibt_driver::PibtDriver;
+use super::planner::{self, LorrPlanner, PlannerFigures, StepInput, StepPlanner};
 use super::problem::Problem;
-use super::sim_driver::SimDriver;
 use super::tasks::{AssignInput, TaskAssignment, TaskBoard};
-use super::validate::{PlanError, action_move};
-use super::window_driver::WindowDriver;
+use super::validate::PlanError;
 use crate::error::{Error, Result};
 use crate::grid::{CellId, Grid};
 use crate::sim::{ActionModel, Heading, Simulation};
-
-/// Settings of a run.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct LorrConfig {
-    /// The planner. Default: [`LorrPlanner::Pibt`] (rotate model only: the free model
-    /// needs [`LorrPlanner::Sim`]); the CLI picks [`LorrPlanner::automatic`] for the team.
-    pub planner: LorrPlanner,
-    /// The action model. Default: [`ActionModel::Rotate`], the competition's.
-    pub action_model: ActionModel,
-    /// Seed of the tie-breaks. Default: 0.
-    pub seed: u64,
-    /// Plan on the rayon pool. Default: `true` (same run either way).
-    pub parallel: bool,
-    /// The time limit of a step in milliseconds (0: none). When the `pibt` planner's distance
-    /// tables are not all computed by three quarters of it, the robots whose table is missing
-    /// rank their moves by Manhattan distance that step (counted in
-    /// [`LorrReport::fallback_plans`]); the run then depends on the machine's speed. Default:
-    /// 0 (the CLI's default is 100, the issue's target).
-    pub step_ms: f64,
-    /// `pibt` planner: what a step against a lane costs in the distance tables, in steps (1:
-    /// no lanes; see [`super::lanes`]). Default: 2 (tasks finished at other values:
-    /// `docs/performance.md`).
-    pub lane_cost: u8,
-    /// `pibt` planner: mebibytes of distance tables kept for goals no robot heads for now (the
-    /// tables of current goals are always kept). Default: 256.
-    pub table_cache_mib: usize,
-    /// `sim` planner, rotate model: what a step onto a cell costs more, in
-    /// [`crate::search::ACTION_COST`]ths of a step, for each other agent whose
-    /// route crosses it the other way, so that routes keep to lanes. Default: 16, one step
-    /// (tasks finished at other values: `docs/performance.md`).
-    pub flow_weight: u32,
-    /// `sim` planner, rotate model: what a step onto a cell where an agent stands costs more (same units).
-    /// Without it robots route into jams, which then grow and hold the tasks finished down.
-    /// Default: 16, one step.
-    pub occupied_weight: u32,
-    /// `sim` planner, rotate model: a robot that has not moved for this many steps is routed again (0:
-    /// never). Default: 1 (the most tasks on RANDOM-01 and RANDOM-02 of 0, 1 and 2:
-    /// `docs/performance.md`).
-    pub reroute_after: u32,
-    /// `window` planner: what a step against a lane costs in its distance tables when it uses
-    /// lanes (as [`LorrConfig::lane_cost`] for `pibt`; see [`LorrConfig::window_lanes`]).
-    /// Default: 2.
-    pub window_lane_cost: u8,
-    /// `window` planner: whether it uses lanes (`None`: chosen by the map,
-    /// [`super::lanes::for_window`]: where trips outgrow the window: on the 256 x 256 city,
-    /// not on the 32 x 32 random map). Without lanes it finishes more tasks on the small
-    /// random map (RANDOM-01, means of seeds 0-5: 613 -> 655) and fewer on the city (CITY-01:
-    /// 7,134 -> 6,027; `docs/performance.md`). Default: `None`.
-    pub window_lanes: Option<bool>,
-    /// `window` planner: steps in the window planned ahead. Default: 15.
-    pub window_steps: usize,
-    /// `window` planner: attempts of the neighbourhood search a step without a time limit, an
-    /// attempt being one group of robots searched again (in rounds of up to 16 groups: 500 attempts
-    /// are 32 rounds); with a time limit it searches in rounds until the step's deadline.
-    /// Default: 500.
-    pub window_iterations: u32,
-    /// How tasks go to robots. Default: [`TaskAssignment::Reassign`].
-    pub assignment: TaskAssignment,
-}
-
-impl Default for LorrConfig {
-    fn default() -> Self {
-        LorrConfig {
-            planner: LorrPlanner::Pibt,
-            action_model: ActionModel::Rotate,
-            seed: 0,
-            parallel: true,
-            flow_weight: 16,
-            occupied_weight: 16,
-            reroute_after: 1,
-            step_ms: 0.0,
-            table_cache_mib: 256,
-            lane_cost: 2,
-            window_lane_cost: 2,
-            window_lanes: None,
-            window_steps: 15,
-            window_iterations: 500,
-            assignment: TaskAssignment::Reassign,
-        }
-    }
-}
 
 /// Figures of a run so far.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
@@ -141,10 +59,10 @@ pub struct LorrReport {
     pub step_cores: Option<f64>,
     /// Errands done (a task's errands count one each).
     pub errands_done: u64,
-    /// Agent moves (`F`) over the run.
+    /// Agent moves (a step to another cell) over the run.
     pub moves: u64,
-    /// `window` planner: whether its distance tables have lanes ([`LorrConfig::window_lanes`],
-    /// or the map's choice); `None` for the other planners.
+    /// `window` planner: whether its distance tables have lanes
+    /// ([`super::WindowConfig::lanes`], or the map's choice); `None` for the other planners.
     pub window_lanes: Option<bool>,
 }
 
@@ -156,8 +74,13 @@ pub struct LorrRun {
     starts: Vec<CellId>,
     board: TaskBoard,
     planner: Box<dyn StepPlanner>,
-    /// One string of action letters per step, a letter per agent.
-    actions: Vec<String>,
+    /// Every step's actions, an action per agent: step `t`'s are `t * agents..(t + 1) *
+    /// agents`.
+    actions: Vec<LorrAction>,
+    /// The actions of the step being planned (scratch).
+    step_actions: Vec<LorrAction>,
+    /// Steps played.
+    steps: usize,
     step_ms: Vec<f64>,
     positions: Vec<CellId>,
     headings: Vec<Heading>,
@@ -168,6 +91,8 @@ pub struct LorrRun {
     checker: PlanChecker,
     /// The schedule entries the checker has not read yet (scratch).
     unread: Vec<(u64, u32, u32)>,
+    /// The letters of a step the checker reads (scratch).
+    check_letters: String,
     /// The process's processor time during the steps, in `/proc/self/stat` ticks (`None`
     /// where that file cannot be read).
     step_cpu_ticks: Option<u64>,
@@ -177,58 +102,12 @@ impl LorrRun {
     /// A run of `problem` at step 0, tasks revealed, none assigned yet.
     ///
     /// # Errors
-    /// [`Error::Invalid`] for the `pibt` planner under the free action model (it plans turning
-    /// robots only); the simulation's, should a start be refused (not for a loaded
-    /// [`Problem`]).
+    /// [`crate::error::Error::Invalid`] for the `pibt` and `window` planners under the free
+    /// action model (they plan turning robots only); the simulation's, should a start be
+    /// refused (not for a loaded [`Problem`]).
     pub fn new(problem: &Problem, config: LorrConfig) -> Result<LorrRun> {
         let agents = problem.starts.len();
-        let window_lanes = (config.planner == LorrPlanner::Window).then(|| {
-            config
-                .window_lanes
-                .unwrap_or_else(|| super::lanes::for_window(&problem.grid, config.window_steps))
-        });
-        let planner: Box<dyn StepPlanner> = match (config.planner, config.action_model) {
-            (LorrPlanner::Sim, _) => {
-                Box::new(SimDriver::new(&problem.grid, &problem.starts, config)?)
-            }
-            (LorrPlanner::Pibt, ActionModel::Rotate) => Box::new(PibtDriver::new(
-                &problem.grid,
-                agents,
-                config.seed,
-                config.parallel,
-                config.lane_cost,
-                config.table_cache_mib.saturating_mul(1 << 20),
-            )),
-            (LorrPlanner::Window, ActionModel::Rotate) => {
-                let pibt = PibtDriver::new(
-                    &problem.grid,
-                    agents,
-                    config.seed,
-                    config.parallel,
-                    if window_lanes == Some(true) {
-                        config.window_lane_cost
-                    } else {
-                        1
-                    },
-                    config.table_cache_mib.saturating_mul(1 << 20),
-                );
-                Box::new(WindowDriver::new(
-                    &problem.grid,
-                    agents,
-                    pibt,
-                    config.window_steps,
-                    config.window_iterations,
-                    config.seed,
-                    config.parallel,
-                ))
-            }
-            (planner @ (LorrPlanner::Pibt | LorrPlanner::Window), ActionModel::Free) => {
-                return Err(Error::Invalid(format!(
-                    "the {planner} planner plans turning robots (the rotate action model); use \
-                     the sim planner for the free model"
-                )));
-            }
-        };
+        let (planner, window_lanes) = build_planner(problem, &config)?;
         let board = TaskBoard::new(
             &problem.grid,
             problem.tasks.clone(),
@@ -246,6 +125,7 @@ impl LorrRun {
         Ok(LorrRun {
             checker,
             unread: Vec::new(),
+            check_letters: String::with_capacity(agents),
             step_cpu_ticks: Some(0),
             config,
             grid: problem.grid.clone(),
@@ -253,6 +133,8 @@ impl LorrRun {
             board,
             planner,
             actions: Vec::new(),
+            step_actions: Vec::with_capacity(agents),
+            steps: 0,
             step_ms: Vec::new(),
             positions: problem.starts.clone(),
             headings: vec![Heading::East; agents],
@@ -267,7 +149,7 @@ impl LorrRun {
     pub fn step(&mut self) {
         let cpu0 = process_cpu_ticks();
         let t0 = Instant::now();
-        let step = self.actions.len() as u64;
+        let step = self.steps as u64;
         // Optional work (distance tables) stops at three quarters of the limit, leaving the
         // rest of the step for planning.
         let deadline = (self.config.step_ms > 0.0)
@@ -277,18 +159,18 @@ impl LorrRun {
         // it helps with the planning. On one thread they are checked after the step's time.
         let check_now = self.config.parallel
             && self.checker.error().is_none()
-            && self.checker.steps() < self.actions.len();
+            && self.checker.steps() < self.steps;
         let base = self.checker.entries_read();
         self.unread.clear();
         if check_now {
             self.unread
                 .extend_from_slice(&self.board.assignments()[base..]);
         }
-        let mut letters = String::with_capacity(self.positions.len());
         let (board, changed, planner) = (&mut self.board, &mut self.changed, &mut self.planner);
         let (grid, positions, headings) = (&self.grid, &self.positions, &self.headings);
         let (checker, unread, played) = (&mut self.checker, &self.unread, &self.actions);
-        let letters_out = &mut letters;
+        let (step_actions, letters) = (&mut self.step_actions, &mut self.check_letters);
+        let steps_played = self.steps;
         let mut plan = move || {
             let assign = AssignInput {
                 positions,
@@ -305,27 +187,33 @@ impl LorrRun {
                 deadline,
             };
             planner.retarget(&input, changed);
-            planner.plan(&input, letters_out);
+            planner.plan(&input, step_actions);
         };
         // An error stays in the checker until `validate`.
         let check = move || {
-            let _ = checker.catch_up(played, unread, base);
+            let _ = feed(checker, played, steps_played, unread, base, letters);
         };
         if check_now {
             rayon::join(plan, check);
         } else {
             plan();
         }
-        for (a, letter) in letters.chars().enumerate() {
-            let dir = action_move(self.config.action_model, letter, &mut self.headings[a])
-                .expect("planners write letters of the run's action model");
-            if let Some(dir) = dir {
+        assert_eq!(
+            self.step_actions.len(),
+            self.positions.len(),
+            "a planner gives one action per robot"
+        );
+        for (a, &act) in self.step_actions.iter().enumerate() {
+            let heading = &mut self.headings[a];
+            *heading = act.after(*heading);
+            if let Some(dir) = act.moves(*heading) {
                 self.positions[a] = self.grid.step(self.positions[a], dir);
                 self.moves += 1;
             }
         }
-        self.actions.push(letters);
-        let step = self.actions.len() as u64;
+        self.actions.extend_from_slice(&self.step_actions);
+        self.steps += 1;
+        let step = self.steps as u64;
         self.board.arrive(step, &self.positions, &mut self.changed);
         let input = StepInput {
             grid: &self.grid,
@@ -338,9 +226,14 @@ impl LorrRun {
         self.planner.moved(&input, &mut self.changed);
         self.step_ms.push(t0.elapsed().as_secs_f64() * 1e3);
         if !self.config.parallel {
-            let _ = self
-                .checker
-                .catch_up(&self.actions, self.board.assignments(), 0);
+            let _ = feed(
+                &mut self.checker,
+                &self.actions,
+                self.steps,
+                self.board.assignments(),
+                0,
+                &mut self.check_letters,
+            );
         }
         self.step_cpu_ticks = match (self.step_cpu_ticks, cpu0, process_cpu_ticks()) {
             (Some(sum), Some(before), Some(after)) => Some(sum + after.saturating_sub(before)),
@@ -412,7 +305,15 @@ impl LorrRun {
     pub fn validate(&self) -> std::result::Result<(), PlanError> {
         let schedule = self.board.assignments();
         let mut checker = self.checker.clone();
-        checker.catch_up(&self.actions, schedule, 0)?;
+        let mut letters = String::new();
+        feed(
+            &mut checker,
+            &self.actions,
+            self.steps,
+            schedule,
+            0,
+            &mut letters,
+        )?;
         let read = checker.entries_read();
         let replayed = checker.finish(&schedule[read..])?;
         if replayed.cells != self.positions
@@ -451,7 +352,7 @@ impl LorrRun {
         }
         if replayed.finished != self.board.finished() {
             return Err(PlanError::Schedule {
-                step: self.actions.len() as u64,
+                step: self.steps as u64,
                 agent: 0,
                 reason: format!(
                     "{} tasks finished, the replay {}",
@@ -463,9 +364,24 @@ impl LorrRun {
         Ok(())
     }
 
-    /// The actions so far: one string per step, a letter per agent.
-    pub fn actions(&self) -> &[String] {
+    /// Steps played.
+    pub fn steps(&self) -> usize {
+        self.steps
+    }
+
+    /// Every step's actions so far, an action per agent, step after step: step `t`'s are
+    /// [`LorrRun::step_actions`]`(t)`.
+    pub fn actions(&self) -> &[LorrAction] {
         &self.actions
+    }
+
+    /// The actions of step `t` (from 0), one per agent.
+    ///
+    /// # Panics
+    /// When `t` is not a step played.
+    pub fn step_actions(&self, t: usize) -> &[LorrAction] {
+        let n = self.positions.len();
+        &self.actions[t * n..(t + 1) * n]
     }
 
     /// The task board.
@@ -504,6 +420,89 @@ impl LorrRun {
             &self.board,
         )
     }
+}
+
+/// The planner `config` names for `problem`, and whether its distance tables have lanes (the
+/// `window` planner's; `None` for the others).
+///
+/// # Errors
+/// [`Error::Invalid`] for the `pibt` and `window` planners under the free action model (they
+/// plan turning robots only); the simulation's, should a start be refused (not for a loaded
+/// [`Problem`]).
+fn build_planner(
+    problem: &Problem,
+    config: &LorrConfig,
+) -> Result<(Box<dyn StepPlanner>, Option<bool>)> {
+    let (grid, agents) = (&problem.grid, problem.starts.len());
+    let cache_bytes = config.table_cache_mib.saturating_mul(1 << 20);
+    Ok(match (config.planner, config.action_model) {
+        (LorrPlanner::Sim, model) => (
+            Box::new(planner::sim::SimPlanner::new(
+                grid,
+                &problem.starts,
+                model,
+                config.seed,
+                config.parallel,
+                config.sim,
+            )?),
+            None,
+        ),
+        (LorrPlanner::Pibt, ActionModel::Rotate) => (
+            Box::new(planner::pibt::PibtPlanner::new(
+                grid,
+                agents,
+                config.seed,
+                config.parallel,
+                config.pibt.lane_cost,
+                cache_bytes,
+            )),
+            None,
+        ),
+        (LorrPlanner::Window, ActionModel::Rotate) => {
+            let planner = planner::window::WindowPlanner::new(
+                grid,
+                agents,
+                config.window,
+                config.seed,
+                config.parallel,
+                cache_bytes,
+            );
+            let lanes = planner.lanes();
+            (Box::new(planner), Some(lanes))
+        }
+        (planner @ (LorrPlanner::Pibt | LorrPlanner::Window), ActionModel::Free) => {
+            return Err(Error::Invalid(format!(
+                "the {planner} planner plans turning robots (the rotate action model); use the \
+                 sim planner for the free model"
+            )));
+        }
+    })
+}
+
+/// Feeds `checker` the steps of `actions` (every step played, `steps` of them, as many
+/// actions each) that it has not replayed, as the letters of the output file, `schedule` being
+/// the schedule from entry `first_entry` on (it must hold the entries from
+/// [`PlanChecker::entries_read`]).
+fn feed(
+    checker: &mut PlanChecker,
+    actions: &[LorrAction],
+    steps: usize,
+    schedule: &[(u64, u32, u32)],
+    first_entry: usize,
+    letters: &mut String,
+) -> std::result::Result<(), PlanError> {
+    let agents = actions.len().checked_div(steps).unwrap_or(0);
+    for t in checker.steps()..steps {
+        letters.clear();
+        letters.extend(
+            actions[t * agents..(t + 1) * agents]
+                .iter()
+                .map(|a| a.letter()),
+        );
+        let read = checker.entries_read() - first_entry;
+        checker.step(letters, &schedule[read..])?;
+    }
+    Ok(())
 }
 
 /// Ticks of `/proc/self/stat`'s times per second (Linux's `USER_HZ`: 100 on x86-64 and

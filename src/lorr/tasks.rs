@@ -76,16 +76,13 @@ pub const TAKEOVER_MARGIN: u32 = 1;
 
 /// A step with more agents without a task than this (the first step of a large team) places
 /// them without take-overs: looking at every task already given for each of them made the
-/// first step of 10,000 robots on warehouse_large take 170 ms, twice the step's limit.
+/// first step of a large team take longer than the step's limit (`docs/performance.md`).
 pub const MAX_TAKEOVER_PLACEMENTS: usize = 1024;
 
 /// Under [`TaskAssignment::Reassign`] an agent choosing among tasks counts a task's approach
 /// plus its own length (the Manhattan length of its legs from errand to errand) divided by
-/// this. Short tasks go first, and the longest wait (a pool of 1.5 tasks per
-/// agent leaves room for that). Tasks finished, means of seeds 0-5 with the pibt planner on
-/// RANDOM-01 / RANDOM-02, at no weight / 1/16 / 1/8 (kept) / 3/16 / 1/4 / 1/2: 557 / 714,
-/// 580 / 753, 584 / 780, 587 / 776, 585 / 764, 574 / 765; with the window planner at 1/8 /
-/// 3/16: 633 / 1,118 and 631 / 1,115 (`docs/performance.md`).
+/// this. Short tasks go first, and the longest wait (a pool of 1.5 tasks per agent leaves room
+/// for that). An eighth finished the most tasks of the weights tried (`docs/performance.md`).
 pub const LENGTH_WEIGHT: u32 = 8;
 
 /// Where the agents stand when tasks are assigned, and how far they are from errands.

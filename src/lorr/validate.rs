@@ -15,7 +15,7 @@
 //! [`super::PlanChecker`], which a run feeds step by step.
 
 use super::checker::PlanChecker;
-use crate::grid::{CellId, Direction, Grid};
+use crate::grid::{CellId, Grid};
 use crate::sim::{ActionModel, Heading};
 
 /// Why a plan is not valid.
@@ -131,52 +131,6 @@ pub fn replay_schedule(
     checker.catch_up(steps, schedule, 0)?;
     let read = checker.entries_read();
     checker.finish(&schedule[read..])
-}
-
-/// What one action letter of an output file does under `model`: the direction the robot moves
-/// (`Some(None)`: it stays), its heading turned in place for the rotate model's `R` and `C`;
-/// `None` for a letter the model does not have. The replay here and `throng view` read the
-/// letters through this one table.
-pub fn action_move(
-    model: ActionModel,
-    letter: char,
-    heading: &mut Heading,
-) -> Option<Option<Direction>> {
-    Some(match (model, letter) {
-        (_, 'W') => None,
-        (ActionModel::Rotate, 'F') => Some(heading.direction()),
-        (ActionModel::Rotate, 'R') => {
-            *heading = heading.clockwise();
-            None
-        }
-        (ActionModel::Rotate, 'C') => {
-            *heading = heading.counter_clockwise();
-            None
-        }
-        (ActionModel::Free, letter) => Some(
-            [
-                Direction::North,
-                Direction::South,
-                Direction::West,
-                Direction::East,
-            ]
-            .into_iter()
-            .find(|&d| free_letter(d) == Some(letter))?,
-        ),
-        _ => return None,
-    })
-}
-
-/// The free model's letter for a straight move, PlanViz's: `U` south (row + 1), `D` north,
-/// `L` west, `R` east.
-pub fn free_letter(dir: Direction) -> Option<char> {
-    match dir {
-        Direction::South => Some('U'),
-        Direction::North => Some('D'),
-        Direction::West => Some('L'),
-        Direction::East => Some('R'),
-        _ => None,
-    }
 }
 
 #[cfg(test)]

@@ -21,7 +21,7 @@ use super::json_lines::element_line;
 use super::replay::{ReplayStreams, ReplayWriter};
 use crate::error::{Error, ParseError, Result, read_text};
 use crate::grid::{CellId, Grid, Neighborhood};
-use crate::lorr::action_move;
+use crate::lorr::LorrAction;
 use crate::sim::{ActionModel, Heading};
 use crate::trace::TraceMap;
 
@@ -351,8 +351,11 @@ impl LorrOutput {
         for t in 0..self.steps {
             for a in 0..robots {
                 let letter = self.action(a, t);
-                let dir = match action_move(self.model, char::from(letter), &mut headings[a]) {
-                    Some(dir) => dir,
+                let dir = match LorrAction::from_letter(self.model, char::from(letter)) {
+                    Some(action) => {
+                        headings[a] = action.after(headings[a]);
+                        action.moves(headings[a])
+                    }
                     None => {
                         return Err(at(
                             "actualPaths",

@@ -4,10 +4,10 @@
 //! WPPL, the 2023 winner: windowed PIBT with LNS; no code of it used).
 //!
 //! Each step:
-//! 1. Two first solutions: the `pibt` planner ([`PibtDriver`]) played `h` steps ahead on copies
+//! 1. Two first solutions: the `pibt` planner ([`PibtPlanner`]) played `h` steps ahead on copies
 //!    of the robots (its state rewound afterwards), and the window of the step before moved
 //!    on one step (each robot waiting at its end). The cheaper one is kept.
-//! 2. Large neighbourhood search (`super::window_lns`): groups of a late robot (its path costs
+//! 2. Large neighbourhood search (`super::lns`): groups of a late robot (its path costs
 //!    more than its distance table's estimate from where it stands) and the robots in the way
 //!    of its ideal path are taken out and searched again by space-time A* against the rest;
 //!    their new paths are kept if their costs add up to less. The objective is [`path_cost`]
@@ -15,67 +15,109 @@
 //! 3. The first action of every path is played; the window is kept for the next step.
 //!
 //! Without a time limit the search makes a fixed number of attempts a step
-//! ([`super::LorrConfig::window_iterations`]), so runs are the same on any machine; with one
+//! ([`WindowConfig::iterations`]), so runs are the same on any machine; with one
 //! it stops at the step's deadline, and the rollout at half the step (the robots then wait to
 //! the window's end in it). The groups are seeded by the run's seed and the step and merged
 //! in a fixed order: the same actions on any thread count.
 
+mod lns;
+mod reservation;
+mod search;
+
 use std::time::Instant;
 
-use super::driver::{PlannerFigures, StepInput, StepPlanner};
-use super::pibt_driver::{PibtDriver, RESTLESS_AFTER};
-use super::window_lns::{Lns, LnsInput, ROUND, mix, table_of};
-use super::window_plan::{NONE, State, WindowPlan};
-use super::window_search::path_cost;
+use super::pibt::{PibtPlanner, RESTLESS_AFTER};
+use super::{PlannerFigures, StepInput, StepPlanner};
 use crate::grid::{CellId, Grid};
-use crate::sim::{Action, Heading};
+use crate::lorr::action::LorrAction;
+use crate::sim::Heading;
+use lns::{Lns, LnsInput, ROUND, mix, table_of};
+use reservation::{NONE, ReservationTable, State};
+use search::path_cost;
+
+/// The `window` planner's settings ([`crate::lorr::LorrConfig::window`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WindowConfig {
+    /// Steps in the window planned ahead. Default: 15.
+    pub steps: usize,
+    /// Attempts of the neighbourhood search a step without a time limit, an attempt being one
+    /// group of robots searched again (in rounds of up to 16 groups: 500 attempts are 32
+    /// rounds); with a time limit it searches in rounds until the step's deadline. Default:
+    /// 500.
+    pub iterations: u32,
+    /// Whether its distance tables have lanes (`None`: chosen by the map,
+    /// [`crate::lorr::lanes::for_window`]: where trips outgrow the window, as on the 256 x 256
+    /// city and not on the 32 x 32 random map; the tasks finished either way are in
+    /// `docs/performance.md`). Default: `None`.
+    pub lanes: Option<bool>,
+    /// What a step against a lane costs in its distance tables when it has lanes (as
+    /// [`crate::lorr::PibtConfig::lane_cost`]). Default: 2.
+    pub lane_cost: u8,
+}
+
+impl Default for WindowConfig {
+    fn default() -> Self {
+        WindowConfig {
+            steps: 15,
+            iterations: 500,
+            lanes: None,
+            lane_cost: 2,
+        }
+    }
+}
 
 /// The windowed planner.
 #[derive(Debug)]
-pub(crate) struct WindowDriver {
-    pibt: PibtDriver,
-    plan: WindowPlan,
+pub(crate) struct WindowPlanner {
+    pibt: PibtPlanner,
+    /// Whether its distance tables have lanes.
+    lanes: bool,
+    reserved: ReservationTable,
     lns: Lns,
     /// Whether the search may use every thread of the pool (the same actions either way).
     parallel: bool,
     /// Attempts a step without a time limit.
     iterations: u32,
     seed: u64,
-    /// Whether `plan` holds last step's window, moved on one step.
+    /// Whether `reserved` holds last step's window, moved on one step.
     carried: bool,
     /// Per robot: its path's cost.
     costs: Vec<u32>,
-    /// The rolled-out first solution, laid out as the plan's paths.
+    /// The rolled-out first solution, laid out as the table's paths.
     rollout: Vec<State>,
     positions: Vec<CellId>,
     headings: Vec<Heading>,
     stuck: Vec<u32>,
-    scratch: String,
-    actions: Vec<Action>,
+    /// The actions of a step of the rollout.
+    step_actions: Vec<LorrAction>,
     attempts: u64,
     improvements: u64,
 }
 
-impl WindowDriver {
-    /// The planner over `pibt` (which rolls the first solutions out), `h` steps ahead, making
-    /// `iterations` attempts a step without a time limit, searching on every thread of the
-    /// pool when `parallel`.
+impl WindowPlanner {
+    /// The planner of `agents` robots on `grid`, rolling out a `pibt` planner (unreferenced
+    /// distance tables cached up to `cache_bytes`), searching on every thread of the pool when
+    /// `parallel`.
     pub(crate) fn new(
         grid: &Grid,
         agents: usize,
-        pibt: PibtDriver,
-        h: usize,
-        iterations: u32,
+        config: WindowConfig,
         seed: u64,
         parallel: bool,
-    ) -> WindowDriver {
-        let h = h.max(1);
-        WindowDriver {
-            pibt,
-            plan: WindowPlan::new(grid, agents, h),
+        cache_bytes: usize,
+    ) -> WindowPlanner {
+        let h = config.steps.max(1);
+        let lanes = config
+            .lanes
+            .unwrap_or_else(|| crate::lorr::lanes::for_window(grid, config.steps));
+        let lane_cost = if lanes { config.lane_cost } else { 1 };
+        WindowPlanner {
+            pibt: PibtPlanner::new(grid, agents, seed, parallel, lane_cost, cache_bytes),
+            lanes,
+            reserved: ReservationTable::new(grid, agents, h),
             lns: Lns::default(),
             parallel,
-            iterations,
+            iterations: config.iterations,
             seed,
             carried: false,
             costs: vec![0; agents],
@@ -83,11 +125,15 @@ impl WindowDriver {
             positions: Vec::with_capacity(agents),
             headings: Vec::with_capacity(agents),
             stuck: Vec::with_capacity(agents),
-            scratch: String::new(),
-            actions: Vec::with_capacity(agents),
+            step_actions: Vec::with_capacity(agents),
             attempts: 0,
             improvements: 0,
         }
+    }
+
+    /// Whether its distance tables have lanes.
+    pub(crate) fn lanes(&self) -> bool {
+        self.lanes
     }
 
     /// Robot `a`'s distance table, when it has an errand and its table is ready.
@@ -95,13 +141,13 @@ impl WindowDriver {
         table_of(&self.pibt, a)
     }
 
-    /// Robot `a`'s path cost in the plan.
+    /// Robot `a`'s path cost in the table.
     fn cost(&self, a: usize) -> u32 {
         path_cost(
             self.pibt.tables(),
             self.table(a),
             self.pibt.goal(a),
-            self.plan.path(a),
+            self.reserved.path(a),
         )
     }
 
@@ -116,7 +162,7 @@ impl WindowDriver {
         deadline: Option<Instant>,
         stop: Option<Instant>,
     ) -> u64 {
-        let h = self.plan.steps();
+        let h = self.reserved.steps();
         let mut fallback_plans = 0;
         let n = input.positions.len();
         self.positions.clear();
@@ -138,7 +184,6 @@ impl WindowDriver {
             };
         }
         for t in 0..h {
-            self.scratch.clear();
             let ahead = StepInput {
                 grid: input.grid,
                 step: input.step + t as u64,
@@ -152,14 +197,14 @@ impl WindowDriver {
                     Some(Instant::now())
                 },
             };
-            self.pibt.plan(&ahead, &mut self.scratch);
+            self.pibt.plan(&ahead, &mut self.step_actions);
             if t == 0 {
                 fallback_plans = self.pibt.figures().fallback_plans;
             }
-            for (a, &act) in self.pibt.last_actions().iter().enumerate() {
-                let heading = self.headings[a].after(act);
-                if act == Action::Forward {
-                    self.positions[a] = input.grid.step(self.positions[a], heading.direction());
+            for (a, &act) in self.step_actions.iter().enumerate() {
+                let heading = act.after(self.headings[a]);
+                if let Some(dir) = act.moves(heading) {
+                    self.positions[a] = input.grid.step(self.positions[a], dir);
                 }
                 self.headings[a] = heading;
                 self.rollout[a * (h + 1) + t + 1] = State {
@@ -179,13 +224,13 @@ impl WindowDriver {
     }
 
     /// The first solution: the rollout or the carried window, whichever costs less, in the
-    /// plan and its table, with `self.costs`.
+    /// reservation table, with `self.costs`.
     fn first_solution(&mut self, input: &StepInput) {
-        let h = self.plan.steps();
+        let h = self.reserved.steps();
         let n = input.positions.len();
         let carried = self.carried
             && (0..n).all(|a| {
-                self.plan.path(a)[0]
+                self.reserved.path(a)[0]
                     == State {
                         cell: input.positions[a],
                         heading: input.headings[a],
@@ -213,25 +258,25 @@ impl WindowDriver {
         let restless = self.stuck.iter().any(|&s| s >= RESTLESS_AFTER);
         if restless || rollout_total < carried_total {
             for a in 0..n {
-                self.plan
+                self.reserved
                     .path_mut(a)
                     .copy_from_slice(&self.rollout[a * (h + 1)..(a + 1) * (h + 1)]);
             }
         }
-        self.plan.clear_table();
+        self.reserved.clear_table();
         for a in 0..n {
-            self.plan.reserve(a);
+            self.reserved.reserve(a);
             self.costs[a] = self.cost(a);
         }
     }
 }
 
-impl StepPlanner for WindowDriver {
+impl StepPlanner for WindowPlanner {
     fn retarget(&mut self, input: &StepInput, changed: &[u32]) {
         self.pibt.retarget(input, changed);
     }
 
-    fn plan(&mut self, input: &StepInput, letters: &mut String) {
+    fn plan(&mut self, input: &StepInput, actions: &mut Vec<LorrAction>) {
         let start = Instant::now();
         // Under a time limit the rollout's first step may spend a third of the step on
         // distance tables, the rollout stops at half of it; the search gets the rest.
@@ -258,7 +303,7 @@ impl StepPlanner for WindowDriver {
                 pibt: &self.pibt,
                 stuck: &self.stuck,
             },
-            &mut self.plan,
+            &mut self.reserved,
             &mut self.costs,
             &mut rng,
             threads,
@@ -269,14 +314,13 @@ impl StepPlanner for WindowDriver {
         );
         self.attempts += figures.attempts;
         self.improvements += figures.improvements;
-        self.actions.clear();
-        for a in 0..n {
-            let p = self.plan.path(a);
-            self.actions.push(p[0].action_to(p[1]));
-        }
-        letters.extend(self.actions.iter().map(|a| a.letter()));
-        self.pibt.rewind(&self.stuck, fallback, &self.actions);
-        self.plan.shift();
+        actions.clear();
+        actions.extend((0..n).map(|a| {
+            let p = self.reserved.path(a);
+            p[0].action_to(p[1])
+        }));
+        self.pibt.rewind(&self.stuck, fallback, actions);
+        self.reserved.shift();
         self.carried = true;
     }
 
@@ -284,7 +328,7 @@ impl StepPlanner for WindowDriver {
         self.pibt.moved(input, changed);
     }
 
-    fn distances(&self) -> Option<&super::distance::DistanceTables> {
+    fn distances(&self) -> Option<&crate::lorr::distance::DistanceTables> {
         Some(self.pibt.tables())
     }
 

@@ -1,5 +1,5 @@
 //! Space-time A* of the `window` planner: one robot's cheapest path over (cell, heading,
-//! step) up to the window's end, against the paths of the others in a window plan's table
+//! step) up to the window's end, against the paths of the others in a window's reservation table
 //! (as the robot's group sees it, an [`Occupancy`])
 //! (no shared cell at a step, no swap), with the rotate model's actions: forward, a quarter
 //! turn either way, wait.
@@ -22,9 +22,9 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use super::distance::{DistanceTables, UNREACHABLE};
-use super::window_plan::{NONE, Occupancy, State};
+use super::reservation::{NONE, Occupancy, State};
 use crate::grid::{CellId, Grid};
+use crate::lorr::distance::{DistanceTables, UNREACHABLE};
 use crate::sim::Heading;
 
 /// What robot `a`'s path costs (see the module docs) heading for `goal` with `table` (its
@@ -71,6 +71,19 @@ fn action_cost(tables: &DistanceTables, from: State, to: State) -> u32 {
     }
 }
 
+/// One robot's search: where it starts, its errand, and how far to look.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Query<'a> {
+    /// The distance table of its errand.
+    pub table: &'a [u16],
+    /// Its state at step 0.
+    pub start: State,
+    /// Its errand's cell.
+    pub goal: CellId,
+    /// Most states expanded.
+    pub max_expanded: usize,
+}
+
 /// The search's working memory, reused.
 #[derive(Debug, Default)]
 pub(crate) struct WindowSearch {
@@ -96,21 +109,24 @@ impl WindowSearch {
         ((t * self.cells) + cell as usize) * 4 + heading.index()
     }
 
-    /// The cheapest path from `start` toward `goal` (distance table `table`) over the window
-    /// against the table as `occupancy` shows it (the robot's own path taken out), written into `out`
-    /// (`h + 1` states); its cost, or `None` when none is found within `max_expanded` states.
-    #[allow(clippy::too_many_arguments)]
+    /// The cheapest path of the robot of `query` over the window against the table as
+    /// `occupancy` shows it (the robot's own path taken out), its costs read from `tables`,
+    /// written into `out` (`h + 1` states); its cost, or `None` when none is found within
+    /// `query.max_expanded` states.
     pub(crate) fn search(
         &mut self,
         grid: &Grid,
         occupancy: &Occupancy,
         tables: &DistanceTables,
-        table: &[u16],
-        start: State,
-        goal: CellId,
-        max_expanded: usize,
+        query: Query,
         out: &mut [State],
     ) -> Option<u32> {
+        let Query {
+            table,
+            start,
+            goal,
+            max_expanded,
+        } = query;
         let h = occupancy.steps();
         let size = (h + 1) * grid.len() * 4;
         if self.stamp.len() != size {

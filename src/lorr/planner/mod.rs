@@ -1,16 +1,21 @@
-//! The planners a League of Robot Runners run plays with, behind one interface: the run keeps
-//! the robots, the task board and the actions; a planner turns the robots' targets into one
-//! action letter per robot each step.
+//! The planners a League of Robot Runners run plays with, behind one interface
+//! ([`StepPlanner`]): the run keeps the robots, the task board and the actions; a planner
+//! turns the robots' targets into one [`LorrAction`] per robot each step.
 //!
-//! - [`LorrPlanner::Pibt`] (`super::pibt_driver`): PIBT with rotations guided by shared
-//!   distance tables, no route searches.
-//! - [`LorrPlanner::Sim`] (`super::sim_driver`): the general [`crate::sim::Simulation`] with
-//!   a turning A* route per robot and lane costs, kept for comparison and for the free model.
-//! - [`LorrPlanner::Window`] (`super::window_driver`): the `pibt` planner rolled out over a
-//!   window of steps, improved by large neighbourhood search.
+//! - [`LorrPlanner::Pibt`] (`pibt`): PIBT with rotations guided by shared distance tables, no
+//!   route searches.
+//! - [`LorrPlanner::Window`] (`window`): the `pibt` planner rolled out over a window of steps,
+//!   improved by large neighbourhood search.
+//! - [`LorrPlanner::Sim`] (`sim`): the general [`crate::sim::Simulation`] with a turning A*
+//!   route per robot and lane costs, kept for comparison and for the free model.
+
+pub(crate) mod pibt;
+pub(crate) mod sim;
+pub(crate) mod window;
 
 use std::time::Instant;
 
+use super::action::LorrAction;
 use super::distance::DistanceTables;
 use super::tasks::TaskBoard;
 use crate::grid::{CellId, Grid};
@@ -31,7 +36,7 @@ pub enum LorrPlanner {
 }
 
 /// The most robots for which [`LorrPlanner::automatic`] picks the window planner: it plans
-/// [`crate::lorr::LorrConfig::window_steps`] steps of PIBT for every robot each step before
+/// [`crate::lorr::WindowConfig::steps`] steps of PIBT for every robot each step before
 /// its search, which in larger teams leaves the search little of a 100 ms step on 2 cores
 /// (and the one-step planner already finishes as many tasks as the best known on the
 /// 5,000-robot warehouse; `docs/performance.md`).
@@ -115,9 +120,9 @@ pub(crate) struct PlannerFigures {
 pub(crate) trait StepPlanner: std::fmt::Debug + Send {
     /// The robots in `changed` (sorted) have a new target, or none.
     fn retarget(&mut self, input: &StepInput, changed: &[u32]);
-    /// Appends one action letter per robot for this step to `letters`: a valid step for the
-    /// positions and headings of `input`.
-    fn plan(&mut self, input: &StepInput, letters: &mut String);
+    /// Fills `actions` with one action per robot for this step (cleared first): a valid step
+    /// for the positions and headings of `input`.
+    fn plan(&mut self, input: &StepInput, actions: &mut Vec<LorrAction>);
     /// After the move: `input` holds the new positions, `changed` the robots whose target
     /// changed (errands reached); the planner may add robots to it.
     fn moved(&mut self, input: &StepInput, changed: &mut Vec<u32>);

@@ -1,19 +1,20 @@
-//! The plan of the `window` planner: every robot's (cell, heading) at each step of a window of
-//! `h` steps ahead (step 0: where it stands now), and the space-time table of which robot
-//! holds each cell at each step, so that a robot's path can be taken out and searched again
-//! against the others (`super::window_search`).
+//! The space-time reservation table of the `window` planner: every robot's path, its (cell,
+//! heading) at each step of a window of `h` steps ahead (step 0: where it stands now), and
+//! which robot holds each cell at each step, so that a robot's path can be taken out and
+//! searched again against the others (`super::search`).
 //!
-//! A plan in the table is valid by construction when every path was checked against the
-//! table as it went in: no two robots on one cell at one step (vertex), no two robots
+//! The paths in the table are valid together by construction when every path was checked
+//! against the table as it went in: no two robots on one cell at one step (vertex), no two robots
 //! trading cells between two steps (swap); a robot may enter a cell its robot leaves in the
 //! same step (as the competition allows). Flat vectors by robot and step, and by step and cell.
 //!
-//! The neighbourhood search re-plans several groups of robots against one plan at once
-//! (`super::window_lns`): each group sees the table through an [`Occupancy`], its own robots
-//! taken out and its new paths laid over, without writing to the shared plan.
+//! The neighbourhood search re-plans several groups of robots against one table at once
+//! (`super::lns`): each group sees the table through an [`Occupancy`], its own robots
+//! taken out and its new paths laid over, without writing to the shared table.
 
 use crate::grid::{CellId, Grid};
-use crate::sim::{Action, Heading};
+use crate::lorr::action::LorrAction;
+use crate::sim::Heading;
 
 /// No robot.
 pub(crate) const NONE: u32 = u32::MAX;
@@ -29,22 +30,22 @@ pub(crate) struct State {
 
 impl State {
     /// The action from `self` to `next` (a state one action away).
-    pub(crate) fn action_to(self, next: State) -> Action {
+    pub(crate) fn action_to(self, next: State) -> LorrAction {
         if next.cell != self.cell {
-            Action::Forward
+            LorrAction::Forward
         } else if next.heading == self.heading.clockwise() {
-            Action::Clockwise
+            LorrAction::Clockwise
         } else if next.heading == self.heading.counter_clockwise() {
-            Action::CounterClockwise
+            LorrAction::CounterClockwise
         } else {
-            Action::Wait
+            LorrAction::Wait
         }
     }
 }
 
-/// Every robot's states over the window, and who holds which cell when.
+/// Every robot's states over the window (its path), and who holds which cell when.
 #[derive(Debug, Default)]
-pub(crate) struct WindowPlan {
+pub(crate) struct ReservationTable {
     /// Steps in the window (states 0..=h per robot).
     h: usize,
     cells: usize,
@@ -54,10 +55,10 @@ pub(crate) struct WindowPlan {
     holder: Vec<u32>,
 }
 
-impl WindowPlan {
-    /// An empty plan for `agents` robots on `grid`, `h` steps ahead.
-    pub(crate) fn new(grid: &Grid, agents: usize, h: usize) -> WindowPlan {
-        WindowPlan {
+impl ReservationTable {
+    /// An empty table for `agents` robots on `grid`, `h` steps ahead.
+    pub(crate) fn new(grid: &Grid, agents: usize, h: usize) -> ReservationTable {
+        ReservationTable {
             h,
             cells: grid.len(),
             states: vec![
@@ -97,7 +98,7 @@ impl WindowPlan {
         self.cells
     }
 
-    /// Index of (step `t`, `cell`) in a table laid out as the plan's (per step, per cell).
+    /// Index of (step `t`, `cell`) in a table laid out as the table's (per step, per cell).
     #[inline]
     pub(crate) fn slot(&self, t: usize, cell: CellId) -> usize {
         t * self.cells + cell as usize
@@ -154,14 +155,14 @@ impl WindowPlan {
     }
 }
 
-/// The plan's table as one group of robots being searched again sees it: the group's robots
+/// The table as one group of robots being searched again sees it: the group's robots
 /// (those whose `marks` entry is `mine`) taken out, the new paths it has placed so far (in
 /// `overlay`, laid out as the table) in.
 #[derive(Clone, Copy)]
 pub(crate) struct Occupancy<'a> {
-    /// The plan.
-    pub plan: &'a WindowPlan,
-    /// Per (step, cell) as the plan's table: the group's robot placed there, or [`NONE`].
+    /// The table.
+    pub reserved: &'a ReservationTable,
+    /// Per (step, cell) as the table: the group's robot placed there, or [`NONE`].
     pub overlay: &'a [u32],
     /// Per robot: the mark of the group it belongs to this round.
     pub marks: &'a [u64],
@@ -172,18 +173,18 @@ pub(crate) struct Occupancy<'a> {
 impl Occupancy<'_> {
     /// Steps in the window.
     pub(crate) fn steps(&self) -> usize {
-        self.plan.h
+        self.reserved.h
     }
 
     /// The robot holding `cell` at step `t` as the group sees it, or [`NONE`].
     #[inline]
     pub(crate) fn holder(&self, t: usize, cell: CellId) -> u32 {
-        let slot = self.plan.slot(t, cell);
+        let slot = self.reserved.slot(t, cell);
         let placed = self.overlay[slot];
         if placed != NONE {
             return placed;
         }
-        let b = self.plan.holder[slot];
+        let b = self.reserved.holder[slot];
         if b != NONE && self.marks[b as usize] == self.mine {
             NONE
         } else {
@@ -191,7 +192,7 @@ impl Occupancy<'_> {
         }
     }
 
-    /// [`WindowPlan::may_step`] as the group sees the table.
+    /// [`ReservationTable::may_step`] as the group sees the table.
     #[inline]
     pub(crate) fn may_step(&self, t: usize, from: CellId, to: CellId) -> bool {
         step_allowed(|t, c| self.holder(t, c), t, from, to)
@@ -226,28 +227,28 @@ mod tests {
         let grid = Grid::from_ascii("....")
             .unwrap()
             .with_neighborhood(Neighborhood::Four);
-        let mut plan = WindowPlan::new(&grid, 2, 2);
+        let mut reserved = ReservationTable::new(&grid, 2, 2);
         // Robot 0: 1 -> 2 -> 3 east.
-        let p = plan.path_mut(0);
+        let p = reserved.path_mut(0);
         p[0] = state(1, Heading::East);
         p[1] = state(2, Heading::East);
         p[2] = state(3, Heading::East);
-        plan.reserve(0);
+        reserved.reserve(0);
         // Robot 1 behind it following: 0 -> 1 -> 2.
-        assert!(plan.may_step(0, 0, 1) && plan.may_step(1, 1, 2));
+        assert!(reserved.may_step(0, 0, 1) && reserved.may_step(1, 1, 2));
         // Coming the other way from 2 at step 0 to 1 at step 1: robot 0 goes 1 -> 2, a swap.
-        assert!(!plan.may_step(0, 2, 1));
+        assert!(!reserved.may_step(0, 2, 1));
         // Onto cell 3 at step 2: held.
-        assert!(!plan.may_step(1, 2, 3));
-        plan.unreserve(0);
-        assert!(plan.may_step(1, 2, 3));
+        assert!(!reserved.may_step(1, 2, 3));
+        reserved.unreserve(0);
+        assert!(reserved.may_step(1, 2, 3));
         assert_eq!(
             state(1, Heading::East).action_to(state(1, Heading::South)),
-            Action::Clockwise
+            LorrAction::Clockwise
         );
         assert_eq!(
             state(1, Heading::East).action_to(state(2, Heading::East)),
-            Action::Forward
+            LorrAction::Forward
         );
     }
 
@@ -256,19 +257,21 @@ mod tests {
         let grid = Grid::from_ascii("....")
             .unwrap()
             .with_neighborhood(Neighborhood::Four);
-        let mut plan = WindowPlan::new(&grid, 2, 1);
+        let mut reserved = ReservationTable::new(&grid, 2, 1);
         // Robot 0 waits on cell 0, robot 1 waits on cell 3.
-        plan.path_mut(0)
+        reserved
+            .path_mut(0)
             .copy_from_slice(&[state(0, Heading::East), state(0, Heading::East)]);
-        plan.path_mut(1)
+        reserved
+            .path_mut(1)
             .copy_from_slice(&[state(3, Heading::West), state(3, Heading::West)]);
-        plan.reserve(0);
-        plan.reserve(1);
+        reserved.reserve(0);
+        reserved.reserve(1);
         let mut overlay = vec![NONE; 2 * grid.len()];
         // Robot 0 in group 5, robot 1 in another: the group sees cell 0 free, cell 3 held.
         let marks = [5, 6];
         let group = Occupancy {
-            plan: &plan,
+            reserved: &reserved,
             overlay: &overlay,
             marks: &marks,
             mine: 5,
@@ -276,22 +279,23 @@ mod tests {
         assert_eq!(group.holder(1, 0), NONE);
         assert_eq!(group.holder(1, 3), 1);
         assert!(group.may_step(0, 1, 0) && !group.may_step(0, 2, 3));
-        // A path the group placed on cell 1 at step 1 holds it for the group, not the plan.
-        overlay[plan.slot(1, 1)] = 0;
+        // A path the group placed on cell 1 at step 1 holds it for the group, not the table.
+        overlay[reserved.slot(1, 1)] = 0;
         let group = Occupancy {
-            plan: &plan,
+            reserved: &reserved,
             overlay: &overlay,
             marks: &marks,
             mine: 5,
         };
         assert_eq!(group.holder(1, 1), 0);
-        assert_eq!(plan.holder(1, 1), NONE);
+        assert_eq!(reserved.holder(1, 1), NONE);
         // Merging: robot 1 moving onto cell 2 fits; onto cell 0 at step 1 it would not.
-        plan.unreserve(1);
-        assert!(plan.admits(&[state(3, Heading::West), state(2, Heading::West)]));
-        plan.path_mut(1)
+        reserved.unreserve(1);
+        assert!(reserved.admits(&[state(3, Heading::West), state(2, Heading::West)]));
+        reserved
+            .path_mut(1)
             .copy_from_slice(&[state(1, Heading::West), state(1, Heading::West)]);
-        assert!(!plan.admits(&[state(1, Heading::West), state(0, Heading::West)]));
+        assert!(!reserved.admits(&[state(1, Heading::West), state(0, Heading::West)]));
     }
 
     #[test]
@@ -299,14 +303,14 @@ mod tests {
         let grid = Grid::from_ascii("....")
             .unwrap()
             .with_neighborhood(Neighborhood::Four);
-        let mut plan = WindowPlan::new(&grid, 1, 2);
-        let p = plan.path_mut(0);
+        let mut reserved = ReservationTable::new(&grid, 1, 2);
+        let p = reserved.path_mut(0);
         p[0] = state(0, Heading::East);
         p[1] = state(1, Heading::East);
         p[2] = state(2, Heading::East);
-        plan.shift();
+        reserved.shift();
         assert_eq!(
-            plan.path(0),
+            reserved.path(0),
             &[
                 state(1, Heading::East),
                 state(2, Heading::East),

@@ -4,19 +4,45 @@
 //! with lane (flow) costs. Slow at thousands of robots (a route search per stalled robot per
 //! step); kept for the free model and as the reference the golden task counts record.
 
-use super::driver::{StepInput, StepPlanner};
-use super::run::LorrConfig;
-use super::validate::free_letter;
+use super::{StepInput, StepPlanner};
 use crate::error::Result;
-use crate::grid::{CellId, Direction, Grid};
+use crate::grid::{CellId, Grid};
+use crate::lorr::action::LorrAction;
 use crate::planner::PlannerKind;
 use crate::search::TurningSearch;
-use crate::sim::{Action, ActionModel, AgentId, ConflictMode, Heading, SimConfig, Simulation};
+use crate::sim::{ActionModel, AgentId, ConflictMode, Heading, SimConfig, Simulation};
+
+/// The `sim` planner's settings ([`crate::lorr::LorrConfig::sim`]), all for the rotate model
+/// (the tasks finished at other values: `docs/performance.md`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SimPlannerConfig {
+    /// What a step onto a cell costs more, in [`crate::search::ACTION_COST`]ths of a step,
+    /// for each other robot whose route crosses it the other way, so that routes keep to
+    /// lanes. Default: 16, one step.
+    pub flow_weight: u32,
+    /// What a step onto a cell where a robot stands costs more (same units): without it robots
+    /// route into jams, which then grow and hold the tasks finished down. Default: 16, one
+    /// step.
+    pub occupied_weight: u32,
+    /// A robot that has not moved for this many steps is routed again (0: never). Default: 1.
+    pub reroute_after: u32,
+}
+
+impl Default for SimPlannerConfig {
+    fn default() -> Self {
+        SimPlannerConfig {
+            flow_weight: 16,
+            occupied_weight: 16,
+            reroute_after: 1,
+        }
+    }
+}
 
 /// The simulation-based planner.
 #[derive(Debug)]
-pub(crate) struct SimDriver {
-    config: LorrConfig,
+pub(crate) struct SimPlanner {
+    config: SimPlannerConfig,
+    model: ActionModel,
     sim: Simulation,
     ids: Vec<AgentId>,
     search: TurningSearch,
@@ -30,18 +56,26 @@ pub(crate) struct SimDriver {
     stalled: Vec<u32>,
 }
 
-impl SimDriver {
-    /// The planner for robots starting on `starts` of `grid`.
-    pub(crate) fn new(grid: &Grid, starts: &[CellId], config: LorrConfig) -> Result<SimDriver> {
+impl SimPlanner {
+    /// The planner for robots starting on `starts` of `grid` under `model`, tie-breaks seeded
+    /// by `seed`, on the rayon pool when `parallel`.
+    pub(crate) fn new(
+        grid: &Grid,
+        starts: &[CellId],
+        model: ActionModel,
+        seed: u64,
+        parallel: bool,
+        config: SimPlannerConfig,
+    ) -> Result<SimPlanner> {
         let sim_config = SimConfig {
             planner: PlannerKind::AStar,
             conflicts: ConflictMode::Pibt,
-            action_model: config.action_model,
-            // Goals come one after the other, as in a lifelong run (free moves: RANDOM-01 /
-            // RANDOM-02 717 / 767 tasks with the check, 682 / 760 without).
+            action_model: model,
+            // Goals come one after the other, as in a lifelong run (more tasks finished under
+            // the free model with the check: `docs/performance.md`).
             swap_needs_room: Some(true),
-            seed: config.seed,
-            parallel: config.parallel,
+            seed,
+            parallel,
             ..SimConfig::default()
         };
         let mut sim = Simulation::new(grid.clone(), sim_config);
@@ -49,8 +83,9 @@ impl SimDriver {
             .iter()
             .map(|&s| sim.add_agent(s, None))
             .collect::<Result<Vec<_>>>()?;
-        Ok(SimDriver {
+        Ok(SimPlanner {
             config,
+            model,
             sim,
             ids,
             search: TurningSearch::new(),
@@ -70,7 +105,7 @@ impl SimDriver {
                 continue;
             };
             let id = self.ids[a as usize];
-            let result = match self.config.action_model {
+            let result = match self.model {
                 ActionModel::Rotate => {
                     let (at, heading) = (input.positions[a as usize], input.headings[a as usize]);
                     let grid = self.sim.grid();
@@ -116,29 +151,29 @@ impl SimDriver {
     }
 }
 
-impl StepPlanner for SimDriver {
+impl StepPlanner for SimPlanner {
     fn retarget(&mut self, input: &StepInput, changed: &[u32]) {
         self.route(input, changed);
     }
 
-    fn plan(&mut self, input: &StepInput, letters: &mut String) {
+    fn plan(&mut self, input: &StepInput, actions: &mut Vec<LorrAction>) {
         self.sim.step();
         let grid = self.sim.grid();
+        actions.clear();
         for (a, &id) in self.ids.iter().enumerate() {
             let agent = self.sim.agent(id).expect("agents are never removed");
             let (from, to) = (input.positions[a], agent.position());
-            let letter = if from != to {
-                match self.config.action_model {
-                    ActionModel::Rotate => Action::Forward.letter(),
-                    ActionModel::Free => move_letter(grid, from, to),
+            actions.push(if from != to {
+                match self.model {
+                    ActionModel::Rotate => LorrAction::Forward,
+                    ActionModel::Free => LorrAction::Move(
+                        Heading::toward(grid, from, to)
+                            .expect("the simulation moves straight under the LoRR models"),
+                    ),
                 }
             } else {
-                match input.headings[a].turn_toward(agent.heading()) {
-                    Action::Wait => 'W',
-                    turn => turn.letter(),
-                }
-            };
-            letters.push(letter);
+                input.headings[a].turn_toward(agent.heading()).into()
+            });
             if from != to {
                 // The stretch of its route an agent has passed no longer counts in the flow.
                 let (states, done) = (&self.route_states[a], &mut self.route_done[a]);
@@ -155,7 +190,7 @@ impl StepPlanner for SimDriver {
 
     fn moved(&mut self, input: &StepInput, changed: &mut Vec<u32>) {
         let k = self.config.reroute_after;
-        if k > 0 && self.config.action_model == ActionModel::Rotate {
+        if k > 0 && self.model == ActionModel::Rotate {
             // Robots that did not move are routed again (around the robots that stand where
             // they are now). The list of agents whose errand changed is short and sorted.
             let reached = changed.len();
@@ -177,17 +212,8 @@ impl StepPlanner for SimDriver {
         self.ids.iter().enumerate().all(|(a, &id)| {
             self.sim.agent(id).is_some_and(|agent| {
                 agent.position() == positions[a]
-                    && (self.config.action_model == ActionModel::Free
-                        || agent.heading() == headings[a])
+                    && (self.model == ActionModel::Free || agent.heading() == headings[a])
             })
         })
     }
-}
-
-/// The free model's letter for the move `from -> to`.
-fn move_letter(grid: &Grid, from: CellId, to: CellId) -> char {
-    let (fx, fy) = grid.coords(from);
-    let (tx, ty) = grid.coords(to);
-    let d = Direction::from_delta(tx as i32 - fx as i32, ty as i32 - fy as i32);
-    d.and_then(free_letter).unwrap_or('?')
 }

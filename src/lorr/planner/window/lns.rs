@@ -1,48 +1,46 @@
 //! The large neighbourhood search of the `window` planner, on every thread of the run: in
-//! rounds of [`ROUND`] groups of robots, each group re-planned against the same plan (the
-//! round's snapshot) on any thread, then merged in group order (after the design of WPPL's
+//! rounds of [`ROUND`] groups of robots, each group re-planned against the same reservation table
+//! (the round's snapshot) on any thread, then merged in group order (after the design of WPPL's
 //! parallel LNS; no code of it used).
 //!
 //! A round: up to [`ROUND`] groups with no robot in two, each a late robot (its path costs more than
 //! its distance table's estimate from where it stands), chosen from the run's seed, the step
 //! and the round, and the robots in the way of its members' ideal paths (breadth first, up to
 //! [`GROUP`]). Each group is searched again one robot after another in a shuffled order by
-//! space-time A* ([`WindowSearch`]) against the plan as the group sees it ([`Occupancy`]: its
+//! space-time A* ([`WindowSearch`]) against the table as the group sees it ([`Occupancy`]: its
 //! own robots out, its new paths in), writing nothing shared. Then, in group order, a group's
 //! new paths replace its old ones when they cost less in all and meet none of the paths in
-//! the plan by then (those of the groups accepted before it in the round included).
+//! the table by then (those of the groups accepted before it in the round included).
 //!
 //! The groups of a round, their order and their searches depend on the snapshot only, so the
 //! actions are the same on any thread count; threads only share the work, each taking the next
-//! group of the round as it finishes one (RANDOM-02 at `--step-ms 100`: 1.63 -> 1.79 cores
-//! busy against a fixed half of the groups per thread, idle machine). Each thread keeps its
-//! own search memory and overlay ([`Workspace`]), reused from round to round.
+//! group of the round as it finishes one (an atomic counter over the round's groups, which
+//! they only read; `docs/performance.md` for the cores it keeps busy). Each thread keeps its
+//! own search memory, overlay and found paths ([`Workspace`]), reused from round to round: no
+//! lock, and the merge reads each group's paths from the workspace that found them.
 
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use rayon::prelude::*;
 
-use super::pibt_driver::{PibtDriver, RESTLESS_AFTER};
-use super::window_plan::{NONE, Occupancy, State, WindowPlan};
-use super::window_search::{WindowSearch, path_cost};
+use super::reservation::{NONE, Occupancy, ReservationTable, State};
+use super::search::{Query, WindowSearch, path_cost};
 use crate::grid::Grid;
+use crate::lorr::planner::pibt::{PibtPlanner, RESTLESS_AFTER};
 use crate::sim::Heading;
 
 /// Most robots searched again together.
 pub(crate) const GROUP: usize = 8;
 
-/// Groups searched against one snapshot of the plan, a round (fewer where the late robots
-/// run out). An attempt (of the attempt budget, [`super::LorrConfig::window_iterations`]) is
+/// Groups searched against one snapshot of the table, a round (fewer where the late robots
+/// run out). An attempt (of the attempt budget, [`super::WindowConfig::iterations`]) is
 /// one group: 500 attempts are 32 rounds. A round is the work handed to the threads at once:
-/// rounds of 4 groups (about 0.3 ms on RANDOM-02) often left the pool's second thread too
-/// little to pick up before the first had done it all (16 groups: 22% more attempts in a time
-/// limit in one trial; at a fixed budget, RANDOM-02 seeds 0 / 1: 1,103 / 1,107 tasks with
-/// rounds of 4, 1,109 / 1,117 with 16).
+/// smaller rounds left the pool's second thread too little to pick up before the first had
+/// done it all (`docs/performance.md`).
 pub(crate) const ROUND: usize = 16;
 
-/// Most threads a search uses (each keeps 13 bytes per (step, cell, heading) of search
-/// memory: 55 MB on a 256 x 256 map).
+/// Most threads a search uses (each keeps its own search memory, 13 bytes per (step, cell,
+/// heading) of the window).
 const MAX_THREADS: usize = 8;
 
 /// Tries at a late robot not yet in a group of the round before a round makes fewer groups.
@@ -55,27 +53,29 @@ const MAX_EXPANDED: usize = 4_000;
 #[derive(Debug, Default)]
 struct Workspace {
     search: WindowSearch,
-    /// Per (step, cell) as the plan's table: the robot of the group being searched placed
+    /// Per (step, cell) as the table: the robot of the group being searched placed
     /// there, or [`NONE`].
     overlay: Vec<u32>,
     /// Overlay slots written by the group being searched (cleared after it).
     written: Vec<usize>,
     found: Vec<State>,
+    /// The new paths of the groups of the round it searched that cost less, one after another:
+    /// `h + 1` states per robot in the group's order.
+    paths: Vec<State>,
+    /// Per group of the round it searched whose new paths cost less: the group and where its
+    /// paths begin in `paths`.
+    better: Vec<(usize, usize)>,
 }
 
-/// A group of a round and its outcome.
+/// A group of a round, read by the thread that searches it.
 #[derive(Debug, Default)]
 struct Group {
     /// Its robots, in the order they are searched.
     robots: Vec<u32>,
     /// Its mark in [`Lns::marks`].
     mark: u64,
-    /// The cost of its robots' paths in the plan.
+    /// The cost of its robots' paths in the table.
     old: u64,
-    /// The new paths, `h + 1` states per robot in `robots`' order, when `better`.
-    paths: Vec<State>,
-    /// Whether all its robots got new paths that cost less than `old` in all.
-    better: bool,
 }
 
 /// What a step's search did.
@@ -91,9 +91,11 @@ pub(crate) struct LnsFigures {
 #[derive(Debug, Default)]
 pub(crate) struct Lns {
     workspaces: Vec<Workspace>,
-    /// The round's groups, each taken by one thread at a time during the searches (a lock
-    /// taken once per group, uncontended: every group is claimed once).
-    groups: Vec<Mutex<Group>>,
+    /// The round's groups (each searched by the thread that claims it).
+    groups: Vec<Group>,
+    /// Per group of the round: the workspace holding its new paths and where they begin,
+    /// when they cost less.
+    found: Vec<Option<(usize, usize)>>,
     /// Per robot: the mark of the group it is in (a round's marks are `round * ROUND + group`;
     /// older marks mean none).
     marks: Vec<u64>,
@@ -107,28 +109,28 @@ pub(crate) struct LnsInput<'a> {
     /// The map.
     pub grid: &'a Grid,
     /// The distance tables and the robots' goals.
-    pub pibt: &'a PibtDriver,
+    pub pibt: &'a PibtPlanner,
     /// Per robot: steps it has not moved.
     pub stuck: &'a [u32],
 }
 
 impl Lns {
-    /// Searches `plan` (every path in its table, costs in `costs`) in rounds while `more`
+    /// Searches `reserved` (every path in its table, costs in `costs`) in rounds while `more`
     /// says so (called with the attempts made; it may look at a clock), from the random
     /// sequence `rng`, on `threads` threads of the pool.
     pub(crate) fn run(
         &mut self,
         input: &LnsInput,
-        plan: &mut WindowPlan,
+        reserved: &mut ReservationTable,
         costs: &mut [u32],
         rng: &mut u64,
         threads: usize,
         mut more: impl FnMut(u64) -> Option<usize>,
     ) -> LnsFigures {
         let n = costs.len();
-        let h = plan.steps();
+        let h = reserved.steps();
         let threads = threads.clamp(1, MAX_THREADS);
-        let slots = (h + 1) * plan.cells();
+        let slots = (h + 1) * reserved.cells();
         if self.workspaces.len() != threads
             || self
                 .workspaces
@@ -150,7 +152,7 @@ impl Lns {
                 .collect();
         }
         if self.groups.len() != ROUND {
-            self.groups = (0..ROUND).map(|_| Mutex::default()).collect();
+            self.groups = (0..ROUND).map(|_| Group::default()).collect();
         }
         if self.marks.len() != n {
             self.marks = vec![0; n];
@@ -158,30 +160,36 @@ impl Lns {
         }
         let mut figures = LnsFigures::default();
         while let Some(wanted) = more(figures.attempts) {
-            self.find_late(input, plan, costs);
+            self.find_late(input, reserved, costs);
             if self.late.is_empty() {
                 break;
             }
             self.round += 1;
-            let formed = self.form_groups(input, plan, costs, rng, wanted.min(ROUND));
+            let formed = self.form_groups(input, reserved, costs, rng, wanted.min(ROUND));
             if formed == 0 {
                 break;
             }
             figures.attempts += formed as u64;
             let groups = &self.groups[..formed];
-            let snapshot = &*plan;
+            let snapshot = &*reserved;
             let marks = &self.marks;
             // Each thread takes the next group as it finishes one (the searches' lengths vary
             // widely), with its own workspace; the outcome of a group does not depend on which.
             let next = AtomicUsize::new(0);
             let work = |workspace: &mut Workspace| {
+                workspace.paths.clear();
+                workspace.better.clear();
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(group) = groups.get(i) else {
                         break;
                     };
-                    let mut group = group.lock().expect("a group's search panicked");
-                    search_group(input, snapshot, marks, &mut group, workspace);
+                    let start = workspace.paths.len();
+                    if search_group(input, snapshot, marks, group, workspace) {
+                        workspace.better.push((i, start));
+                    } else {
+                        workspace.paths.truncate(start);
+                    }
                 }
             };
             if threads == 1 {
@@ -189,9 +197,20 @@ impl Lns {
             } else {
                 self.workspaces.par_iter_mut().for_each(work);
             }
-            for group in &mut self.groups[..formed] {
-                let group = group.get_mut().expect("a group's search panicked");
-                if group.better && merge(input, plan, costs, group) {
+            // In group order, whichever thread searched each group.
+            self.found.clear();
+            self.found.resize(formed, None);
+            for (w, workspace) in self.workspaces.iter().enumerate() {
+                for &(g, start) in &workspace.better {
+                    self.found[g] = Some((w, start));
+                }
+            }
+            for (group, found) in self.groups[..formed].iter().zip(&self.found) {
+                let Some((w, start)) = *found else {
+                    continue;
+                };
+                let paths = &self.workspaces[w].paths[start..][..group.robots.len() * (h + 1)];
+                if merge(input, reserved, costs, &group.robots, paths) {
                     figures.improvements += 1;
                 }
             }
@@ -199,16 +218,16 @@ impl Lns {
         figures
     }
 
-    /// The late robots of `plan` into `self.late`: with a table, not stuck for long, their
+    /// The late robots of `reserved` into `self.late`: with a table, not stuck for long, their
     /// path dearer than their table's estimate.
-    fn find_late(&mut self, input: &LnsInput, plan: &WindowPlan, costs: &[u32]) {
+    fn find_late(&mut self, input: &LnsInput, reserved: &ReservationTable, costs: &[u32]) {
         self.late.clear();
         let tables = input.pibt.tables();
         for (a, (&cost, &stuck)) in costs.iter().zip(input.stuck).enumerate() {
             let Some(table) = table_of(input.pibt, a) else {
                 continue;
             };
-            let s = plan.path(a)[0];
+            let s = reserved.path(a)[0];
             if cost > tables.actions(table, s.cell, s.heading) && stuck < RESTLESS_AFTER {
                 self.late.push(a as u32);
             }
@@ -220,7 +239,7 @@ impl Lns {
     fn form_groups(
         &mut self,
         input: &LnsInput,
-        plan: &WindowPlan,
+        reserved: &ReservationTable,
         costs: &[u32],
         rng: &mut u64,
         wanted: usize,
@@ -239,9 +258,8 @@ impl Lns {
             let Some(seed) = seed else {
                 break;
             };
-            let mut group =
-                std::mem::take(self.groups[g].get_mut().expect("a group's search panicked"));
-            self.gather(input, plan, seed as usize, mark, &mut group.robots);
+            let mut group = std::mem::take(&mut self.groups[g]);
+            self.gather(input, reserved, seed as usize, mark, &mut group.robots);
             for i in (1..group.robots.len()).rev() {
                 let j = (next(rng) % (i as u64 + 1)) as usize;
                 group.robots.swap(i, j);
@@ -252,8 +270,7 @@ impl Lns {
                 .iter()
                 .map(|&a| u64::from(costs[a as usize]))
                 .sum();
-            group.better = false;
-            *self.groups[g].get_mut().expect("a group's search panicked") = group;
+            self.groups[g] = group;
             formed += 1;
         }
         formed
@@ -265,7 +282,7 @@ impl Lns {
     fn gather(
         &mut self,
         input: &LnsInput,
-        plan: &WindowPlan,
+        reserved: &ReservationTable,
         seed: usize,
         mark: u64,
         robots: &mut Vec<u32>,
@@ -274,7 +291,7 @@ impl Lns {
         robots.clear();
         robots.push(seed as u32);
         self.marks[seed] = mark;
-        let h = plan.steps();
+        let h = reserved.steps();
         let tables = input.pibt.tables();
         let mut i = 0;
         while i < robots.len() && robots.len() < GROUP {
@@ -284,7 +301,7 @@ impl Lns {
             let Some(table) = table_of(input.pibt, a) else {
                 continue;
             };
-            let mut s = plan.path(a)[0];
+            let mut s = reserved.path(a)[0];
             for t in 0..h {
                 if s.cell == goal {
                     break;
@@ -316,7 +333,10 @@ impl Lns {
                     }
                 }
                 let next = best.1;
-                for b in [plan.holder(t + 1, next.cell), plan.holder(t, next.cell)] {
+                for b in [
+                    reserved.holder(t + 1, next.cell),
+                    reserved.holder(t, next.cell),
+                ] {
                     if b != NONE
                         && self.marks[b as usize] < first_of_round
                         && input.stuck[b as usize] < RESTLESS_AFTER
@@ -333,17 +353,18 @@ impl Lns {
     }
 }
 
-/// Searches `group` again against `plan` as it sees it: its robots one after another, each
-/// against the others' paths and the group's new ones; sets its `paths` and `better`.
+/// Searches `group` again against `reserved` as it sees it: its robots one after another, each
+/// against the others' paths and the group's new ones, appending the new paths to the
+/// workspace's `paths`; whether all its robots got new paths that cost less in all.
 fn search_group(
     input: &LnsInput,
-    plan: &WindowPlan,
+    reserved: &ReservationTable,
     marks: &[u64],
-    group: &mut Group,
+    group: &Group,
     workspace: &mut Workspace,
-) {
-    let h = plan.steps();
-    group.paths.clear();
+) -> bool {
+    let h = reserved.steps();
+    let start = workspace.paths.len();
     let mut total = 0u64;
     for &a in &group.robots {
         let a = a as usize;
@@ -351,7 +372,7 @@ fn search_group(
             break;
         };
         let occupancy = Occupancy {
-            plan,
+            reserved,
             overlay: &workspace.overlay,
             marks,
             mine: group.mark,
@@ -360,10 +381,12 @@ fn search_group(
             input.grid,
             &occupancy,
             input.pibt.tables(),
-            table,
-            plan.path(a)[0],
-            input.pibt.goal(a),
-            MAX_EXPANDED,
+            Query {
+                table,
+                start: reserved.path(a)[0],
+                goal: input.pibt.goal(a),
+                max_expanded: MAX_EXPANDED,
+            },
             &mut workspace.found,
         );
         let Some(cost) = found else {
@@ -374,44 +397,48 @@ fn search_group(
             break;
         }
         for (t, s) in workspace.found.iter().enumerate() {
-            let slot = plan.slot(t, s.cell);
+            let slot = reserved.slot(t, s.cell);
             workspace.overlay[slot] = a as u32;
             workspace.written.push(slot);
         }
-        group.paths.extend_from_slice(&workspace.found);
+        workspace.paths.extend_from_slice(&workspace.found);
     }
     for &slot in &workspace.written {
         workspace.overlay[slot] = NONE;
     }
     workspace.written.clear();
-    group.better = group.paths.len() == group.robots.len() * (h + 1) && total < group.old;
+    workspace.paths.len() - start == group.robots.len() * (h + 1) && total < group.old
 }
 
-/// Puts `group`'s new paths into `plan` in place of its robots' old ones when they meet none
-/// of the paths there; whether it did.
-fn merge(input: &LnsInput, plan: &mut WindowPlan, costs: &mut [u32], group: &Group) -> bool {
-    let h = plan.steps();
-    for &a in &group.robots {
-        plan.unreserve(a as usize);
+/// Puts the new `paths` of a group's `robots` (`h + 1` states each, in their order) into
+/// `reserved` in place of their old ones when they meet none of the paths there; whether it
+/// did.
+fn merge(
+    input: &LnsInput,
+    reserved: &mut ReservationTable,
+    costs: &mut [u32],
+    robots: &[u32],
+    paths: &[State],
+) -> bool {
+    let h = reserved.steps();
+    for &a in robots {
+        reserved.unreserve(a as usize);
     }
-    let fits = group
-        .paths
-        .chunks_exact(h + 1)
-        .all(|path| plan.admits(path));
+    let fits = paths.chunks_exact(h + 1).all(|path| reserved.admits(path));
     if fits {
-        for (&a, path) in group.robots.iter().zip(group.paths.chunks_exact(h + 1)) {
-            plan.path_mut(a as usize).copy_from_slice(path);
+        for (&a, path) in robots.iter().zip(paths.chunks_exact(h + 1)) {
+            reserved.path_mut(a as usize).copy_from_slice(path);
         }
     }
-    for &a in &group.robots {
+    for &a in robots {
         let a = a as usize;
-        plan.reserve(a);
+        reserved.reserve(a);
         if fits {
             costs[a] = path_cost(
                 input.pibt.tables(),
                 table_of(input.pibt, a),
                 input.pibt.goal(a),
-                plan.path(a),
+                reserved.path(a),
             );
         }
     }
@@ -419,7 +446,7 @@ fn merge(input: &LnsInput, plan: &mut WindowPlan, costs: &mut [u32], group: &Gro
 }
 
 /// Robot `a`'s distance table in `pibt`, when it has an errand and its table is ready.
-pub(crate) fn table_of(pibt: &PibtDriver, a: usize) -> Option<&[u16]> {
+pub(crate) fn table_of(pibt: &PibtPlanner, a: usize) -> Option<&[u16]> {
     let goal = pibt.goal(a);
     (goal != NONE).then(|| pibt.tables().get(goal)).flatten()
 }

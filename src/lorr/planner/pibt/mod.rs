@@ -4,47 +4,39 @@
 //! errand cell and shared), and [`RotatePibt`] turns the rankings into valid actions.
 //!
 //! Priorities: robots with a task before those without; then robots that would move before
-//! those that would turn (their first choice beside or behind them: a turning robot holds a
-//! cell it does not enter this step; RANDOM-02 642 -> 686 tasks, means of seeds 0-5); then the
+//! those that would turn (a turning robot holds a cell it does not enter this step); then the
 //! longest since its errand last changed first (PIBT's rule, which lets every robot reach its
-//! errand in time); ties by a hash of the seed and the robot. A robot whose table is not ready by the step's deadline
-//! ranks by Manhattan distance (a fallback, counted).
+//! errand in time); ties by a hash of the seed and the robot. A robot whose table is not ready
+//! by the step's deadline ranks by Manhattan distance (a fallback, counted).
 //!
-//! Both cores: the tables a step misses are computed on the rayon pool, each robot's ranking
-//! and priority key too (they read only shared state, so the same on any thread count), and the
-//! keys are sorted there; under a time limit the other thread computes ahead the tables of the
-//! errands robots head for next while one runs the PIBT pass (then both, until the deadline or
-//! the last table).
+//! Both cores: the missing tables, the rankings and the priority keys are computed on the
+//! rayon pool (they read only shared state, so the same on any thread count); under a time
+//! limit the other thread computes ahead the tables of the robots' next errands while one runs
+//! the PIBT pass.
 //!
-//! Lanes: the tables cost a step against a crisscross lane ([`super::lanes`]) more, so that
-//! robots going opposite ways keep to different corridors: on `warehouse_large_5000` the tasks
-//! finished in 1,000 steps went from 9,672 to 17,486 (`docs/performance.md`).
-//!
-//! Jams: robots that turn cannot always make room in one step, and dense crowds lock up
-//! (RANDOM-02, 200 robots: every robot waiting after 400 steps). A robot that has not moved
-//! for [`RESTLESS_AFTER`] steps ranks its neighbours in a random order and staying last until
-//! it moves, which dissolves the locks (RANDOM-02 286 -> 569 tasks in 600 steps; tried and
-//! dropped: lane costs from the recent moves, and committing a robot that turns to the cell it
-//! turned toward: no gain; `docs/performance.md`). Not sooner: in the slow queues of 10,000
-//! robots on `warehouse_large` a robot waits long in line, and random moves there only push
-//! it and its neighbours out of line (30 steps rather than 20: +4.5% tasks in 1,500 steps).
+//! The tables cost a step against a crisscross lane ([`crate::lorr::lanes`]) more, so that
+//! robots going opposite ways keep to different corridors. Robots that turn cannot always make
+//! room in one step and dense crowds lock up: a robot that has not moved for
+//! [`RESTLESS_AFTER`] steps ranks its neighbours at random until it moves. The figures behind
+//! these choices are in `docs/performance.md` (League of Robot Runners).
+
+mod rotate;
 
 use rayon::prelude::*;
 
-use super::distance::DistanceTables;
-use super::driver::{PlannerFigures, StepInput, StepPlanner};
-use super::pibt_rotate::{Candidates, RotatePibt};
+use super::{PlannerFigures, StepInput, StepPlanner};
 use crate::grid::{CellId, Grid};
-use crate::sim::{Action, Heading};
+use crate::lorr::action::LorrAction;
+use crate::lorr::distance::DistanceTables;
+use crate::sim::Heading;
+use rotate::{RankedCells, RotatePibt};
 
 /// No goal.
 const NONE: u32 = u32::MAX;
 
-/// Steps without a move after which a robot ranks its moves at random (see the module docs;
-/// RANDOM-02 tasks at 5 / 10 / 20 steps: 348 / 540 / 589; later, means of seeds 0-5, at 20 /
-/// 30 / 50 / 100 / never: 686 / 692 / 679 / 646 / 346, while in the slow queues of 10,000
-/// robots on `warehouse_large` random moves hurt: 24,133 / 25,212 / - / 26,811 / 26,909 tasks
-/// in 1,500 steps; 30 kept, `docs/performance.md`).
+/// Steps without a move after which a robot ranks its moves at random (see the module docs):
+/// sooner, random moves push robots waiting in long queues out of line; later, dense crowds
+/// stay locked longer (`docs/performance.md`).
 pub(crate) const RESTLESS_AFTER: u32 = 30;
 
 /// The bits of a priority key that hold the robot's id.
@@ -53,9 +45,24 @@ const AGENT_MASK: u128 = (1 << 30) - 1;
 /// Robots per task when the rankings are spread over the rayon pool.
 const RANK_CHUNK: usize = 256;
 
+/// The `pibt` planner's settings ([`crate::lorr::LorrConfig::pibt`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PibtConfig {
+    /// What a step against a lane costs in the distance tables, in steps (1: no lanes; see
+    /// [`crate::lorr::lanes`]). Default: 2 (tasks finished at other values:
+    /// `docs/performance.md`).
+    pub lane_cost: u8,
+}
+
+impl Default for PibtConfig {
+    fn default() -> Self {
+        PibtConfig { lane_cost: 2 }
+    }
+}
+
 /// The PIBT-with-rotations planner.
 #[derive(Debug)]
-pub(crate) struct PibtDriver {
+pub(crate) struct PibtPlanner {
     tables: DistanceTables,
     pibt: RotatePibt,
     /// Per robot: the errand it heads for (counted in `tables`), or `u32::MAX`.
@@ -66,13 +73,12 @@ pub(crate) struct PibtDriver {
     stuck: Vec<u32>,
     /// Per robot: its fixed tie-break among equal priorities.
     tiebreak: Vec<u64>,
-    /// Per robot: its priority key ([`PibtDriver::priority`]); sorted, the planning order.
+    /// Per robot: its priority key ([`PibtPlanner::priority`]); sorted, the planning order.
     keys: Vec<u128>,
     order: Vec<u32>,
-    candidates: Vec<Candidates>,
+    candidates: Vec<RankedCells>,
     /// Per cell: whether a robot stands on it (during a step's ranking).
     occupied: Vec<bool>,
-    actions: Vec<Action>,
     /// The errands robots head for next (scratch of [`DistanceTables::compute_ahead`]).
     upcoming: Vec<CellId>,
     seed: u64,
@@ -80,9 +86,9 @@ pub(crate) struct PibtDriver {
     fallback_plans: u64,
 }
 
-impl PibtDriver {
+impl PibtPlanner {
     /// The planner for `agents` robots on `grid`, a step against a lane costing `lane_cost`
-    /// ([`super::lanes`]; 1: no lanes), unreferenced tables cached up to `cache_bytes`.
+    /// ([`crate::lorr::lanes`]; 1: no lanes), unreferenced tables cached up to `cache_bytes`.
     pub(crate) fn new(
         grid: &Grid,
         agents: usize,
@@ -90,13 +96,13 @@ impl PibtDriver {
         parallel: bool,
         lane_cost: u8,
         cache_bytes: usize,
-    ) -> PibtDriver {
+    ) -> PibtPlanner {
         assert!(
             agents <= AGENT_MASK as usize + 1,
             "a priority key holds robot ids below 2^30"
         );
-        let lanes = (lane_cost > 1).then(|| super::lanes::crisscross(grid, lane_cost));
-        PibtDriver {
+        let lanes = (lane_cost > 1).then(|| crate::lorr::lanes::crisscross(grid, lane_cost));
+        PibtPlanner {
             tables: DistanceTables::new(grid, lanes.as_deref(), cache_bytes),
             pibt: RotatePibt::new(true),
             goal: vec![NONE; agents],
@@ -105,9 +111,8 @@ impl PibtDriver {
             tiebreak: (0..agents as u64).map(|a| mix(seed ^ mix(a))).collect(),
             keys: vec![0; agents],
             order: (0..agents as u32).collect(),
-            candidates: vec![Candidates::default(); agents],
+            candidates: vec![RankedCells::default(); agents],
             occupied: vec![false; grid.len()],
-            actions: Vec::with_capacity(agents),
             upcoming: Vec::new(),
             seed,
             parallel,
@@ -143,25 +148,25 @@ impl PibtDriver {
         self.goal[a]
     }
 
-    /// The actions of the last [`StepPlanner::plan`].
-    pub(crate) fn last_actions(&self) -> &[Action] {
-        &self.actions
-    }
-
     /// Copies what planning a step changes into `stuck`, returning the fallback count, so that
-    /// steps planned ahead (not played) can be undone with [`PibtDriver::rewind`].
+    /// steps planned ahead (not played) can be undone with [`PibtPlanner::rewind`].
     pub(crate) fn mark(&self, stuck: &mut Vec<u32>) -> u64 {
         stuck.clear();
         stuck.extend_from_slice(&self.stuck);
         self.fallback_plans
     }
 
-    /// Back to a [`PibtDriver::mark`], then the step `played` counted as played.
-    pub(crate) fn rewind(&mut self, stuck: &[u32], fallback_plans: u64, played: &[Action]) {
+    /// Back to a [`PibtPlanner::mark`], then the step `played` counted as played.
+    pub(crate) fn rewind(&mut self, stuck: &[u32], fallback_plans: u64, played: &[LorrAction]) {
         self.stuck.copy_from_slice(stuck);
         self.fallback_plans = fallback_plans;
+        self.count_moves(played);
+    }
+
+    /// Each robot's steps without a move after it plays `played`.
+    fn count_moves(&mut self, played: &[LorrAction]) {
         for (stuck, &act) in self.stuck.iter_mut().zip(played) {
-            *stuck = if act == Action::Forward {
+            *stuck = if act == LorrAction::Forward {
                 0
             } else {
                 *stuck + 1
@@ -170,7 +175,7 @@ impl PibtDriver {
     }
 
     /// Robot `a`'s ranked candidate cells.
-    fn rank(&self, grid: &Grid, step: u64, a: usize, at: CellId, heading: Heading) -> Candidates {
+    fn rank(&self, grid: &Grid, step: u64, a: usize, at: CellId, heading: Heading) -> RankedCells {
         let goal = self.goal[a];
         let table = (goal != NONE).then(|| self.tables.get(goal)).flatten();
         // Steps left from `cell` facing `h`.
@@ -209,13 +214,13 @@ impl PibtDriver {
             pairs[len] = ((cost << 4) | occupied << 2 | tie, c);
             len += 1;
         }
-        Candidates::ranked(&mut pairs[..len])
+        RankedCells::ranked(&mut pairs[..len])
     }
 
     /// Robot `a`'s priority key, ranked `c`: lower plans first. From the top bit down: no goal,
     /// turning (its first choice beside or behind it), `u32::MAX` less the steps since its
     /// errand changed, its tie-break, its id ([`AGENT_MASK`]): every key distinct.
-    fn priority(&self, input: &StepInput, a: usize, c: &Candidates) -> u128 {
+    fn priority(&self, input: &StepInput, a: usize, c: &RankedCells) -> u128 {
         let at = input.positions[a];
         let turning = c.cells().first().is_some_and(|&first| {
             first != at && input.headings[a].ahead(input.grid, at) != Some(first)
@@ -228,10 +233,10 @@ impl PibtDriver {
     }
 }
 
-impl StepPlanner for PibtDriver {
+impl StepPlanner for PibtPlanner {
     fn retarget(&mut self, _input: &StepInput, _changed: &[u32]) {}
 
-    fn plan(&mut self, input: &StepInput, letters: &mut String) {
+    fn plan(&mut self, input: &StepInput, actions: &mut Vec<LorrAction>) {
         self.sync_goals(input);
         self.tables.fill(input.deadline, self.parallel);
         let grid = input.grid;
@@ -248,13 +253,12 @@ impl StepPlanner for PibtDriver {
         let mut keys = std::mem::take(&mut self.keys);
         let mut order = std::mem::take(&mut self.order);
         let mut pibt = std::mem::take(&mut self.pibt);
-        let mut actions = std::mem::take(&mut self.actions);
         let mut upcoming = std::mem::take(&mut self.upcoming);
         let (this, parallel) = (&*self, self.parallel);
         // Each robot's ranking and priority read only shared state: on the pool, the same on
         // any count.
         {
-            let rank = |(a, (c, key)): (usize, (&mut Candidates, &mut u128))| {
+            let rank = |(a, (c, key)): (usize, (&mut RankedCells, &mut u128))| {
                 *c = this.rank(grid, input.step, a, input.positions[a], input.headings[a]);
                 *key = this.priority(input, a, c);
             };
@@ -286,7 +290,7 @@ impl StepPlanner for PibtDriver {
                 input.headings,
                 &candidates,
                 &order,
-                &mut actions,
+                actions,
             );
         };
         // Beside the PIBT pass: the robots planned without their table (not ready by the
@@ -322,7 +326,6 @@ impl StepPlanner for PibtDriver {
         self.keys = keys;
         self.order = order;
         self.pibt = pibt;
-        self.actions = actions;
         self.upcoming = upcoming;
         if let Some(batch) = batch {
             self.tables.keep(batch, input.step);
@@ -330,14 +333,7 @@ impl StepPlanner for PibtDriver {
         for &p in input.positions {
             self.occupied[p as usize] = false;
         }
-        letters.extend(self.actions.iter().map(|a| a.letter()));
-        for (stuck, &act) in self.stuck.iter_mut().zip(&self.actions) {
-            *stuck = if act == Action::Forward {
-                0
-            } else {
-                *stuck + 1
-            };
-        }
+        self.count_moves(actions);
     }
 
     fn moved(&mut self, _input: &StepInput, _changed: &mut Vec<u32>) {

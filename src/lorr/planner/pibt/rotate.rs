@@ -15,25 +15,27 @@
 //! thread's stack). Everything is flat vectors by cell or robot, allocated once.
 
 use crate::grid::{CellId, Grid};
-use crate::sim::{Action, Heading};
+use crate::lorr::action::LorrAction;
+use crate::sim::Heading;
 
 /// No robot / no cell.
 const NONE: u32 = u32::MAX;
 
-/// A robot's candidate cells for the next step, best first: its own cell (stay) and its free
-/// neighbours.
+/// A robot's cells for the next step, best first: its own cell (stay) and its free neighbours,
+/// ranked once before the pass (unlike [`crate::mapf::Candidates`], which PIBT on cells may
+/// rank lazily or keep fixed).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Candidates {
+pub(crate) struct RankedCells {
     cells: [CellId; 5],
     len: u8,
 }
 
-impl Candidates {
-    /// Candidates from `(key, cell)` pairs, ranked by key (ties in the given order).
-    pub fn ranked(mut pairs: impl AsMut<[(u64, CellId)]>) -> Candidates {
+impl RankedCells {
+    /// RankedCells from `(key, cell)` pairs, ranked by key (ties in the given order).
+    pub(crate) fn ranked(mut pairs: impl AsMut<[(u64, CellId)]>) -> RankedCells {
         let pairs = pairs.as_mut();
         pairs.sort_by_key(|&(k, _)| k);
-        let mut c = Candidates::default();
+        let mut c = RankedCells::default();
         for &(_, cell) in pairs.iter().take(5) {
             c.cells[c.len as usize] = cell;
             c.len += 1;
@@ -42,7 +44,7 @@ impl Candidates {
     }
 
     /// The cells, best first.
-    pub fn cells(&self) -> &[CellId] {
+    pub(crate) fn cells(&self) -> &[CellId] {
         &self.cells[..self.len as usize]
     }
 }
@@ -59,7 +61,7 @@ struct Frame {
 
 /// The planner's working memory, reused step after step.
 #[derive(Debug, Default)]
-pub struct RotatePibt {
+pub(crate) struct RotatePibt {
     /// Per cell: the robot on it now.
     occupant: Vec<u32>,
     /// Per cell: the robot that takes it next step.
@@ -77,7 +79,7 @@ pub struct RotatePibt {
 impl RotatePibt {
     /// A planner with no memory yet. With `turn_while_waiting`, a robot that stays turns
     /// toward its first choice when it does not face it.
-    pub fn new(turn_while_waiting: bool) -> RotatePibt {
+    pub(crate) fn new(turn_while_waiting: bool) -> RotatePibt {
         RotatePibt {
             turn_while_waiting,
             ..RotatePibt::default()
@@ -87,14 +89,14 @@ impl RotatePibt {
     /// One step of actions: robot `a` stands on `positions[a]` facing `headings[a]` and ranks
     /// its next cells `candidates[a]`; robots are planned in the order of `order` (every robot
     /// once, highest priority first). Writes one action per robot to `out`.
-    pub fn plan(
+    pub(crate) fn plan(
         &mut self,
         grid: &Grid,
         positions: &[CellId],
         headings: &[Heading],
-        candidates: &[Candidates],
+        candidates: &[RankedCells],
         order: &[u32],
-        out: &mut Vec<Action>,
+        out: &mut Vec<LorrAction>,
     ) {
         let n = positions.len();
         if self.occupant.len() != grid.len() {
@@ -119,7 +121,7 @@ impl RotatePibt {
     }
 
     /// PIBT from robot `root`: it and the robots it pushes get their next cells.
-    fn push(&mut self, root: u32, positions: &[CellId], candidates: &[Candidates]) {
+    fn push(&mut self, root: u32, positions: &[CellId], candidates: &[RankedCells]) {
         self.stack.clear();
         self.stack.push(Frame {
             agent: root,
@@ -186,8 +188,8 @@ impl RotatePibt {
         grid: &Grid,
         positions: &[CellId],
         headings: &[Heading],
-        candidates: &[Candidates],
-        out: &mut Vec<Action>,
+        candidates: &[RankedCells],
+        out: &mut Vec<LorrAction>,
     ) {
         out.clear();
         for (a, (&p, &h)) in positions.iter().zip(headings).enumerate() {
@@ -200,9 +202,9 @@ impl RotatePibt {
                 None
             };
             let action = match toward.and_then(|t| Heading::toward(grid, p, t)) {
-                Some(want) if want == h && c != p => Action::Forward,
-                Some(want) => h.turn_toward(want),
-                None => Action::Wait,
+                Some(want) if want == h && c != p => LorrAction::Forward,
+                Some(want) => h.turn_toward(want).into(),
+                None => LorrAction::Wait,
             };
             out.push(action);
         }
@@ -210,7 +212,7 @@ impl RotatePibt {
         self.chain_state.clear();
         self.chain_state.resize(positions.len(), 0);
         for a in 0..positions.len() {
-            if out[a] != Action::Forward || self.chain_state[a] != 0 {
+            if out[a] != LorrAction::Forward || self.chain_state[a] != 0 {
                 continue;
             }
             self.chain.clear();
@@ -222,7 +224,7 @@ impl RotatePibt {
                     3 => break false,
                     _ => {}
                 }
-                if out[x as usize] != Action::Forward {
+                if out[x as usize] != LorrAction::Forward {
                     break false;
                 }
                 self.chain_state[x as usize] = 1;
@@ -236,7 +238,7 @@ impl RotatePibt {
             for &y in &self.chain {
                 self.chain_state[y as usize] = if moves { 2 } else { 3 };
                 if !moves {
-                    out[y as usize] = Action::Wait;
+                    out[y as usize] = LorrAction::Wait;
                 }
             }
         }
@@ -248,77 +250,55 @@ mod tests {
     use super::*;
     use crate::grid::Neighborhood;
 
-    fn plan(
-        grid: &Grid,
-        positions: &[CellId],
-        headings: &[Heading],
-        wants: &[&[CellId]],
-    ) -> Vec<Action> {
-        let candidates: Vec<Candidates> = wants
+    use Heading::{East, West};
+
+    /// One step on the map drawn by `map`: per robot, its cell, its heading and the cells it
+    /// wants, best first; robots planned in their order.
+    fn plan(map: &str, robots: &[(CellId, Heading, &[CellId])]) -> Vec<LorrAction> {
+        let grid = Grid::from_ascii(map)
+            .unwrap()
+            .with_neighborhood(Neighborhood::Four);
+        let positions: Vec<CellId> = robots.iter().map(|r| r.0).collect();
+        let headings: Vec<Heading> = robots.iter().map(|r| r.1).collect();
+        let candidates: Vec<RankedCells> = robots
             .iter()
-            .map(|w| {
+            .map(|r| {
                 let mut pairs: Vec<(u64, CellId)> =
-                    w.iter().enumerate().map(|(i, &c)| (i as u64, c)).collect();
-                Candidates::ranked(&mut pairs[..])
+                    r.2.iter()
+                        .enumerate()
+                        .map(|(i, &c)| (i as u64, c))
+                        .collect();
+                RankedCells::ranked(&mut pairs[..])
             })
             .collect();
-        let order: Vec<u32> = (0..positions.len() as u32).collect();
+        let order: Vec<u32> = (0..robots.len() as u32).collect();
         let mut out = Vec::new();
-        RotatePibt::new(false).plan(grid, positions, headings, &candidates, &order, &mut out);
+        RotatePibt::new(false).plan(&grid, &positions, &headings, &candidates, &order, &mut out);
         out
     }
 
     #[test]
     fn a_robot_facing_its_cell_moves_and_others_turn_or_wait() {
-        let grid = Grid::from_ascii("....\n....")
-            .unwrap()
-            .with_neighborhood(Neighborhood::Four);
         // Robot 0 at (0,0) facing east wants (1,0); robot 1 at (3,0) facing east wants (3,1)
         // (south: it turns clockwise).
-        let out = plan(
-            &grid,
-            &[0, 3],
-            &[Heading::East, Heading::East],
-            &[&[1, 0], &[7, 3]],
-        );
-        assert_eq!(out, vec![Action::Forward, Action::Clockwise]);
+        let out = plan("....\n....", &[(0, East, &[1, 0]), (3, East, &[7, 3])]);
+        assert_eq!(out, vec![LorrAction::Forward, LorrAction::Clockwise]);
     }
 
     #[test]
     fn a_robot_behind_one_that_turns_waits() {
-        let grid = Grid::from_ascii("....")
-            .unwrap()
-            .with_neighborhood(Neighborhood::Four);
         // Robot 0 at 0 wants 1, where robot 1 stands; robot 1 wants 2 but faces west: it
         // turns, so robot 0 cannot enter its cell.
-        let out = plan(
-            &grid,
-            &[0, 1],
-            &[Heading::East, Heading::West],
-            &[&[1, 0], &[2, 1]],
-        );
-        assert_eq!(out, vec![Action::Wait, Action::Clockwise]);
+        let out = plan("....", &[(0, East, &[1, 0]), (1, West, &[2, 1])]);
+        assert_eq!(out, vec![LorrAction::Wait, LorrAction::Clockwise]);
         // Facing east, robot 1 moves on and robot 0 follows.
-        let out = plan(
-            &grid,
-            &[0, 1],
-            &[Heading::East, Heading::East],
-            &[&[1, 0], &[2, 1]],
-        );
-        assert_eq!(out, vec![Action::Forward, Action::Forward]);
+        let out = plan("....", &[(0, East, &[1, 0]), (1, East, &[2, 1])]);
+        assert_eq!(out, vec![LorrAction::Forward, LorrAction::Forward]);
     }
 
     #[test]
     fn robots_never_swap() {
-        let grid = Grid::from_ascii("..")
-            .unwrap()
-            .with_neighborhood(Neighborhood::Four);
-        let out = plan(
-            &grid,
-            &[0, 1],
-            &[Heading::East, Heading::West],
-            &[&[1, 0], &[0, 1]],
-        );
-        assert!(out.contains(&Action::Wait), "{out:?}");
+        let out = plan("..", &[(0, East, &[1, 0]), (1, West, &[0, 1])]);
+        assert!(out.contains(&LorrAction::Wait), "{out:?}");
     }
 }

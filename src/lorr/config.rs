@@ -1,0 +1,60 @@
+//! The settings of a League of Robot Runners run ([`LorrConfig`]): what every run has (the
+//! planner, the action model, the seed, the time limit, the task assignment), and one group of
+//! settings per planner ([`PibtConfig`], [`WindowConfig`], [`SimPlannerConfig`]), read only by
+//! that planner.
+
+use super::planner::LorrPlanner;
+use super::tasks::TaskAssignment;
+use crate::sim::ActionModel;
+
+pub use super::planner::pibt::PibtConfig;
+pub use super::planner::sim::SimPlannerConfig;
+pub use super::planner::window::WindowConfig;
+
+/// Settings of a run.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LorrConfig {
+    /// The planner. Default: [`LorrPlanner::Pibt`] (rotate model only: the free model
+    /// needs [`LorrPlanner::Sim`]); the CLI picks [`LorrPlanner::automatic`] for the team.
+    pub planner: LorrPlanner,
+    /// The action model. Default: [`ActionModel::Rotate`], the competition's.
+    pub action_model: ActionModel,
+    /// Seed of the tie-breaks. Default: 0.
+    pub seed: u64,
+    /// Plan on the rayon pool. Default: `true` (same run either way).
+    pub parallel: bool,
+    /// The time limit of a step in milliseconds (0: none). When the distance tables of the
+    /// `pibt` and `window` planners are not all computed by three quarters of it, the robots
+    /// whose table is missing rank their moves by Manhattan distance that step (counted in
+    /// [`super::LorrReport::fallback_plans`]); the run then depends on the machine's speed.
+    /// Default: 0 (the CLI's default is 100, the target).
+    pub step_ms: f64,
+    /// Mebibytes of distance tables (`pibt` and `window` planners) kept for goals no robot
+    /// heads for now (the tables of current goals are always kept). Default: 256.
+    pub table_cache_mib: usize,
+    /// How tasks go to robots. Default: [`TaskAssignment::Reassign`].
+    pub assignment: TaskAssignment,
+    /// The `pibt` planner's settings.
+    pub pibt: PibtConfig,
+    /// The `window` planner's settings.
+    pub window: WindowConfig,
+    /// The `sim` planner's settings.
+    pub sim: SimPlannerConfig,
+}
+
+impl Default for LorrConfig {
+    fn default() -> Self {
+        LorrConfig {
+            planner: LorrPlanner::Pibt,
+            action_model: ActionModel::Rotate,
+            seed: 0,
+            parallel: true,
+            step_ms: 0.0,
+            table_cache_mib: 256,
+            assignment: TaskAssignment::Reassign,
+            pibt: PibtConfig::default(),
+            window: WindowConfig::default(),
+            sim: SimPlannerConfig::default(),
+        }
+    }
+}
