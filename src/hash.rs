@@ -2,8 +2,6 @@
 //! tie-breaks (PIBT's, the LoRR planners') and the seeded sequences of the neighbourhood search.
 //! Well mixed, a few multiplications, the same on every machine and thread count.
 
-// The LoRR planners' sequences use these next (their files are being moved meanwhile).
-#[allow(dead_code)]
 /// The increment of a SplitMix64 sequence (the golden ratio in 64 bits).
 pub(crate) const GOLDEN_GAMMA: u64 = 0x9e37_79b9_7f4a_7c15;
 
@@ -15,7 +13,13 @@ pub(crate) fn mix64(mut x: u64) -> u64 {
     x ^ (x >> 31)
 }
 
-#[allow(dead_code)]
+/// The first number of the SplitMix64 sequence seeded with `seed`: a well-mixed hash of `seed`
+/// that differs from [`mix64`] of it (0 does not map to 0).
+#[inline]
+pub(crate) fn splitmix64_first(seed: u64) -> u64 {
+    mix64(seed.wrapping_add(GOLDEN_GAMMA))
+}
+
 /// The next number of the SplitMix64 sequence whose state is `state` (advanced).
 #[inline]
 pub(crate) fn splitmix64(state: &mut u64) -> u64 {
@@ -35,6 +39,7 @@ mod tests {
         assert_eq!(splitmix64(&mut state), 0x6e78_9e6a_a1b9_65f4);
         assert_eq!(splitmix64(&mut state), 0x06c4_5d18_8009_454f);
         assert_eq!(state, GOLDEN_GAMMA.wrapping_mul(3));
+        assert_eq!(splitmix64_first(0), 0xe220_a839_7b1d_cdaf);
     }
 
     #[test]

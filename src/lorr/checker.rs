@@ -10,13 +10,11 @@
 //! decoder of its own ([`decode`]), apart from the run's typed actions
 //! ([`super::LorrAction`]): a letter the run writes wrong is a plan the check refuses.
 
+use super::tasks::NO_TASK;
 use super::validate::{PlanError, ScheduleReplay};
 use crate::grid::{CellId, Grid};
-use crate::mapf::check_step;
+use crate::mapf::{NO_AGENT, check_step};
 use crate::sim::{ActionModel, Heading};
-
-/// No task / no agent.
-const NO: u32 = u32::MAX;
 
 /// A plan checked so far: the agents' cells and headings after the steps given, and the tasks.
 #[derive(Debug, Clone)]
@@ -71,7 +69,7 @@ impl PlanChecker {
             next: starts.to_vec(),
             headings: vec![0; starts.len()],
             steps: 0,
-            task_of: vec![NO; starts.len()],
+            task_of: vec![NO_TASK; starts.len()],
             holder: Vec::new(),
             done: Vec::new(),
             finished_at: Vec::new(),
@@ -194,7 +192,7 @@ impl PlanChecker {
             if agent as usize >= agents {
                 return Err(refuse(format!("no such agent ({agents} agents)")));
             }
-            if task != NO && u64::from(task) >= self.revealed {
+            if task != NO_TASK && u64::from(task) >= self.revealed {
                 return Err(refuse(format!(
                     "task {task} is not revealed ({} tasks revealed so far)",
                     self.revealed
@@ -206,7 +204,7 @@ impl PlanChecker {
         self.entries_read += read;
         for &(agent, task) in &self.changes {
             let old = self.task_of[agent as usize];
-            if old == NO || old == task {
+            if old == NO_TASK || old == task {
                 continue;
             }
             if self.done[old as usize] > 0 {
@@ -216,16 +214,16 @@ impl PlanChecker {
                     reason: format!("task {old} is opened (its first errand reached): it stays"),
                 });
             }
-            self.holder[old as usize] = NO;
-            self.task_of[agent as usize] = NO;
+            self.holder[old as usize] = NO_AGENT;
+            self.task_of[agent as usize] = NO_TASK;
         }
         for &(agent, task) in &self.changes {
-            if task == NO || self.task_of[agent as usize] == task {
+            if task == NO_TASK || self.task_of[agent as usize] == task {
                 continue;
             }
             let t = task as usize;
             if self.holder.len() <= t {
-                self.holder.resize(t + 1, NO);
+                self.holder.resize(t + 1, NO_AGENT);
                 self.done.resize(t + 1, 0);
                 self.finished_at.resize(t + 1, false);
             }
@@ -237,7 +235,7 @@ impl PlanChecker {
             if self.finished_at[t] {
                 return Err(refuse(format!("task {task} is finished")));
             }
-            if self.holder[t] != NO {
+            if self.holder[t] != NO_AGENT {
                 return Err(refuse(format!(
                     "task {task} is agent {}'s at the same time",
                     self.holder[t]
@@ -254,7 +252,7 @@ impl PlanChecker {
         let lines = self.lines.len().max(1);
         for (agent, &at) in self.cells.iter().enumerate() {
             let task = self.task_of[agent];
-            if task == NO {
+            if task == NO_TASK {
                 continue;
             }
             let list = &self.lines[task as usize % lines];
@@ -266,8 +264,8 @@ impl PlanChecker {
             self.events.push((step, agent as u32, task, self.done[t]));
             if self.done[t] as usize == list.len() {
                 self.finished_at[t] = true;
-                self.holder[t] = NO;
-                self.task_of[agent] = NO;
+                self.holder[t] = NO_AGENT;
+                self.task_of[agent] = NO_TASK;
                 self.finished += 1;
                 self.revealed += 1;
             }
@@ -347,8 +345,6 @@ mod tests {
     use super::*;
     use crate::lorr::replay_schedule;
 
-    const NO: u32 = u32::MAX;
-
     #[test]
     fn step_by_step_is_the_whole_replay() {
         let grid = Grid::from_ascii("....\n....").unwrap();
@@ -356,7 +352,7 @@ mod tests {
         let lines = vec![vec![1, 2], vec![3]];
         let starts = [0, 2];
         let steps = ["RR", "RW", "WW", "LW"];
-        let schedule = [(0, 0, 0), (0, 1, 1), (2, 1, 2), (3, 0, NO)];
+        let schedule = [(0, 0, 0), (0, 1, 1), (2, 1, 2), (3, 0, NO_TASK)];
         let whole = replay_schedule(
             &grid,
             &starts,

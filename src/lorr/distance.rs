@@ -24,11 +24,14 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use crate::grid::{CellId, Grid};
+use crate::grid::{CellId, Grid, NO_CELL};
 use crate::sim::Heading;
 
-/// No free cell / no table.
-const NONE: u32 = u32::MAX;
+/// The free-cell number of a blocked cell, and of a missing neighbour.
+const NOT_FREE: u32 = u32::MAX;
+
+/// No table: the slot of a goal without an entry.
+const NO_TABLE: u32 = u32::MAX;
 
 /// The distance of a cell that cannot reach the goal.
 pub const UNREACHABLE: u16 = u16::MAX;
@@ -36,10 +39,10 @@ pub const UNREACHABLE: u16 = u16::MAX;
 /// The map's free cells, numbered, with their four neighbours (in [`Heading`] order).
 #[derive(Debug, Clone)]
 pub struct FreeCells {
-    /// Per cell of the map: its free-cell number, or `u32::MAX` for a blocked cell.
+    /// Per cell of the map: its free-cell number, or [`NOT_FREE`] for a blocked cell.
     index: Vec<u32>,
     /// Per free cell: the free-cell numbers of its neighbours east, south, west and north
-    /// (`u32::MAX` where there is none).
+    /// ([`NOT_FREE`] where there is none).
     neighbours: Vec<[u32; 4]>,
     /// Per free cell: the cost of entering it moving each way (all 1 without lanes).
     enter: Vec<[u8; 4]>,
@@ -82,7 +85,7 @@ impl FreeCells {
     /// heading `h` costs `costs[c][h.index()]` (at least 1; `None`: every step 1), as
     /// [`super::lanes::crisscross`] gives.
     pub fn with_costs(grid: &Grid, costs: Option<&[[u8; 4]]>) -> FreeCells {
-        let mut index = vec![NONE; grid.len()];
+        let mut index = vec![NOT_FREE; grid.len()];
         let mut count = 0u32;
         for (cell, slot) in index.iter_mut().enumerate() {
             if grid.is_walkable(cell as CellId) {
@@ -92,17 +95,17 @@ impl FreeCells {
         }
         let mut neighbours = Vec::with_capacity(count as usize);
         for cell in 0..grid.len() as CellId {
-            if index[cell as usize] == NONE {
+            if index[cell as usize] == NOT_FREE {
                 continue;
             }
             neighbours.push(Heading::ALL.map(|h| {
                 h.ahead(grid, cell)
-                    .map_or(NONE, |next| index[next as usize])
+                    .map_or(NOT_FREE, |next| index[next as usize])
             }));
         }
         let enter: Vec<[u8; 4]> = match costs {
             Some(costs) => (0..grid.len())
-                .filter(|&c| index[c] != NONE)
+                .filter(|&c| index[c] != NOT_FREE)
                 .map(|c| costs[c].map(|x| x.max(1)))
                 .collect(),
             None => vec![[1; 4]; neighbours.len()],
@@ -114,7 +117,7 @@ impl FreeCells {
             first_step.push(steps.len() as u32);
             for h in Heading::ALL {
                 let from = around[h.index()];
-                if from != NONE {
+                if from != NOT_FREE {
                     // A robot on `from` reaches `at` moving the opposite way of `h`.
                     let back = h.clockwise().clockwise();
                     let cost = u32::from(enter[at][back.index()]);
@@ -148,7 +151,7 @@ impl FreeCells {
     #[inline]
     pub fn number(&self, cell: CellId) -> Option<u32> {
         let n = *self.index.get(cell as usize)?;
-        (n != NONE).then_some(n)
+        (n != NOT_FREE).then_some(n)
     }
 
     /// Every free cell's cost to `goal` (a free cell): its distance in moves without step
@@ -198,7 +201,7 @@ impl FreeCells {
                 continue;
             }
             for &n in &self.neighbours[at] {
-                if n != NONE && dist[n as usize] == UNREACHABLE {
+                if n != NOT_FREE && dist[n as usize] == UNREACHABLE {
                     dist[n as usize] = next;
                     queue.push(n);
                 }
@@ -321,7 +324,7 @@ struct Table {
 #[derive(Debug)]
 pub struct DistanceTables {
     free: FreeCells,
-    /// Per cell: the slot of its goal's entry in `tables`, or `u32::MAX`.
+    /// Per cell: the slot of its goal's entry in `tables`, or [`NO_TABLE`].
     slot_of: Vec<u32>,
     tables: Vec<Table>,
     /// Slots of `tables` with no entry (their goal was evicted).
@@ -365,7 +368,7 @@ impl DistanceTables {
     pub fn new(grid: &Grid, costs: Option<&[[u8; 4]]>, cache_bytes: usize) -> DistanceTables {
         DistanceTables {
             free: FreeCells::with_costs(grid, costs),
-            slot_of: vec![NONE; grid.len()],
+            slot_of: vec![NO_TABLE; grid.len()],
             tables: Vec::new(),
             spare: Vec::new(),
             missing: Vec::new(),
@@ -384,7 +387,7 @@ impl DistanceTables {
     /// One more robot heads for `goal` at `step`.
     pub fn acquire(&mut self, goal: CellId, step: u64) {
         let slot = self.slot_of[goal as usize];
-        if slot != NONE {
+        if slot != NO_TABLE {
             let t = &mut self.tables[slot as usize];
             t.refs += 1;
             t.used_at = step;
@@ -424,7 +427,7 @@ impl DistanceTables {
     /// One robot fewer heads for `goal` (acquired before) at `step`.
     pub fn release(&mut self, goal: CellId, step: u64) {
         let slot = self.slot_of[goal as usize];
-        debug_assert_ne!(slot, NONE, "released a goal never acquired");
+        debug_assert_ne!(slot, NO_TABLE, "released a goal never acquired");
         if let Some(t) = self.tables.get_mut(slot as usize) {
             t.refs = t.refs.saturating_sub(1);
             t.used_at = step;
@@ -465,7 +468,7 @@ impl DistanceTables {
         let (slot_of, tables) = (&self.slot_of, &self.tables);
         self.missing.retain(|&g| {
             let slot = slot_of[g as usize];
-            slot != NONE
+            slot != NO_TABLE
                 && tables[slot as usize].refs > 0
                 && tables[slot as usize].distances.is_empty()
         });
@@ -516,7 +519,7 @@ impl DistanceTables {
     ) {
         batch.goals.clear();
         batch.goals.extend(goals.iter().copied().filter(|&g| {
-            self.slot_of.get(g as usize) == Some(&NONE) && self.free.number(g).is_some()
+            self.slot_of.get(g as usize) == Some(&NO_TABLE) && self.free.number(g).is_some()
         }));
         self.free.compute(batch, deadline, parallel);
     }
@@ -559,7 +562,7 @@ impl DistanceTables {
         for (i, table) in computed {
             let goal = goals[i];
             let mut slot = self.slot_of[goal as usize];
-            if slot == NONE {
+            if slot == NO_TABLE {
                 slot = self.entry(goal, 0, step);
             }
             self.tables[slot as usize].distances = table;
@@ -587,7 +590,7 @@ impl DistanceTables {
             .tables
             .iter()
             .enumerate()
-            .filter(|(_, t)| t.refs == 0 && t.goal != NONE)
+            .filter(|(_, t)| t.refs == 0 && t.goal != NO_CELL)
             .map(|(s, t)| (t.used_at, t.goal, s as u32))
             .collect();
         let keep = self.cache_bytes / bytes;
@@ -599,11 +602,11 @@ impl DistanceTables {
         let excess = idle.len() - keep;
         idle.select_nth_unstable(excess - 1);
         for &(_, goal, slot) in &idle[..excess] {
-            self.slot_of[goal as usize] = NONE;
+            self.slot_of[goal as usize] = NO_TABLE;
             let old = std::mem::replace(
                 &mut self.tables[slot as usize],
                 Table {
-                    goal: NONE,
+                    goal: NO_CELL,
                     distances: Box::new([]),
                     refs: 0,
                     used_at: 0,
@@ -632,7 +635,7 @@ impl DistanceTables {
         let mut turns = 2;
         for h in Heading::ALL {
             let next = self.free.neighbours[n as usize][h.index()];
-            if next != NONE
+            if next != NOT_FREE
                 && u32::from(table[next as usize])
                     + u32::from(self.free.enter[next as usize][h.index()])
                     <= u32::from(d)

@@ -52,5 +52,5 @@ pub use config::{LorrConfig, PibtConfig, SimPlannerConfig, WindowConfig};
 pub use planner::{LorrPlanner, WINDOW_MAX_AGENTS};
 pub use problem::{MAX_ERRANDS, Problem};
 pub use run::{LorrReport, LorrRun};
-pub use tasks::{AssignInput, NONE as NO_TASK, RevealedTask, TaskAssignment, TaskBoard, TaskEvent};
+pub use tasks::{AssignInput, NO_TASK, RevealedTask, TaskAssignment, TaskBoard, TaskEvent};
 pub use validate::{PlanError, ScheduleReplay, replay, replay_schedule};

@@ -14,7 +14,7 @@
 use std::io::{self, Write};
 
 use super::action::LorrAction;
-use super::tasks::{NONE, TaskBoard};
+use super::tasks::{NO_TASK, TaskBoard};
 use crate::grid::{CellId, Grid};
 use crate::sim::ActionModel;
 
@@ -99,7 +99,7 @@ pub(crate) fn write(
         if !s.is_empty() {
             s.push(',');
         }
-        let task = if task == NONE { -1 } else { i64::from(task) };
+        let task = if task == NO_TASK { -1 } else { i64::from(task) };
         s.push_str(&format!("{}:{task}", step + 1));
     }
     for key in ["actualSchedule", "plannerSchedule"] {

@@ -20,11 +20,13 @@
 
 use super::distance::DistanceTables;
 use super::task_index::TaskIndex;
-use crate::grid::{CellId, Grid};
+use crate::grid::{CellId, Grid, NO_CELL};
+use crate::mapf::NO_AGENT;
 use crate::sim::Heading;
 
-/// No task / no agent.
-pub const NONE: u32 = u32::MAX;
+/// "No task": the task of an agent without one, in [`TaskBoard::assignments`] and the
+/// output file's schedule (written there as -1).
+pub const NO_TASK: u32 = u32::MAX;
 
 /// How [`TaskBoard::assign`] gives tasks to agents.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
@@ -104,7 +106,7 @@ pub struct RevealedTask {
     pub revealed_at: u64,
     /// Index of its line in the tasks file.
     pub line: u32,
-    /// Its agent, or [`NONE`].
+    /// Its agent, or [`NO_AGENT`].
     pub agent: u32,
     /// Errands done so far.
     pub done: u32,
@@ -146,16 +148,16 @@ pub struct TaskBoard {
     /// Unopened tasks taken from their agent, or given up for a nearer one.
     reassignments: u64,
     width: u32,
-    /// Per agent: its task id, or [`NONE`].
+    /// Per agent: its task id, or [`NO_TASK`].
     agent_task: Vec<u32>,
-    /// Per agent: the errand it heads for (of its task), or [`NONE`]; kept with `agent_task`
+    /// Per agent: the errand it heads for (of its task), or [`NO_CELL`]; kept with `agent_task`
     /// so that a step reads every agent's target from one array.
     agent_target: Vec<CellId>,
     reveal: usize,
     open: usize,
     finished: u64,
     events: Vec<TaskEvent>,
-    /// Every change of an agent's task: (step, agent, task or [`NONE`]).
+    /// Every change of an agent's task: (step, agent, task or [`NO_TASK`]).
     assignments: Vec<(u64, u32, u32)>,
     /// Per agent: the task of its last entry in `assignments` (`None`: no entry yet).
     scheduled: Vec<Option<u32>>,
@@ -190,8 +192,8 @@ impl TaskBoard {
             cursor: 0,
             reassignments: 0,
             width: grid.width(),
-            agent_task: vec![NONE; agents],
-            agent_target: vec![NONE; agents],
+            agent_task: vec![NO_TASK; agents],
+            agent_target: vec![NO_CELL; agents],
             reveal,
             open: 0,
             finished: 0,
@@ -210,7 +212,7 @@ impl TaskBoard {
                 id,
                 revealed_at: step,
                 line: (id as usize % self.lines.len()) as u32,
-                agent: NONE,
+                agent: NO_AGENT,
                 done: 0,
                 finished_at: None,
             });
@@ -227,7 +229,7 @@ impl TaskBoard {
     /// agents whose task changed in `out`, sorted.
     ///
     /// Records in [`TaskBoard::assignments`] every agent whose task changed since its last
-    /// entry, as the start kit's schedule does: at the first call every agent (with [`NONE`]
+    /// entry, as the start kit's schedule does: at the first call every agent (with [`NO_TASK`]
     /// for one left without a task), later an agent given a new task, or left without one
     /// (after finishing its last, or when its task went to another agent).
     ///
@@ -238,11 +240,11 @@ impl TaskBoard {
         let agents = self.agent_task.len().min(input.positions.len());
         let without = self.agent_task[..agents]
             .iter()
-            .filter(|&&t| t == NONE)
+            .filter(|&&t| t == NO_TASK)
             .count();
         let take_overs = without <= MAX_TAKEOVER_PLACEMENTS;
         for agent in 0..agents {
-            if self.agent_task[agent] == NONE {
+            if self.agent_task[agent] == NO_TASK {
                 self.place(agent, input, take_overs, out);
             }
         }
@@ -293,7 +295,7 @@ impl TaskBoard {
                 return None;
             }
             let holder = self.tasks[task as usize].agent;
-            if holder != NONE && !take_over {
+            if holder != NO_AGENT && !take_over {
                 return None;
             }
             let d = if manhattan_only {
@@ -301,7 +303,7 @@ impl TaskBoard {
             } else {
                 self.approach(input, agent, first)
             };
-            if holder != NONE
+            if holder != NO_AGENT
                 && d.saturating_add(TAKEOVER_MARGIN) > self.approach(input, holder as usize, first)
             {
                 return None;
@@ -330,12 +332,12 @@ impl TaskBoard {
             if self.free == 0 && !take_over {
                 return;
             }
-            let Some((task, _)) = self.best_for(agent, NONE, take_over, input) else {
+            let Some((task, _)) = self.best_for(agent, NO_TASK, take_over, input) else {
                 return;
             };
             out.push(agent as u32);
             let holder = self.give(task, agent);
-            if holder == NONE {
+            if holder == NO_AGENT {
                 return;
             }
             out.push(holder);
@@ -347,7 +349,7 @@ impl TaskBoard {
     /// [`TAKEOVER_MARGIN`], if there is one; its old task becomes free.
     fn reconsider(&mut self, agent: usize, input: &AssignInput, out: &mut Vec<u32>) {
         let task = self.agent_task[agent];
-        if task == NONE || self.tasks[task as usize].done > 0 {
+        if task == NO_TASK || self.tasks[task as usize].done > 0 {
             return;
         }
         let first = self.lines[self.tasks[task as usize].line as usize][0];
@@ -358,28 +360,28 @@ impl TaskBoard {
         if cost.saturating_add(TAKEOVER_MARGIN) > now {
             return;
         }
-        self.tasks[task as usize].agent = NONE;
-        self.set_task(agent, NONE);
+        self.tasks[task as usize].agent = NO_TASK;
+        self.set_task(agent, NO_TASK);
         self.free += 1;
         self.reassignments += 1;
         out.push(agent as u32);
         let holder = self.give(better, agent);
-        if holder != NONE {
+        if holder != NO_AGENT {
             out.push(holder);
             self.place(holder as usize, input, true, out);
         }
     }
 
     /// Gives unopened task `task` to `agent` (without a task); returns the agent it was taken
-    /// from (left without a task), or [`NONE`] when it was free.
+    /// from (left without a task), or [`NO_AGENT`] when it was free.
     fn give(&mut self, task: u32, agent: usize) -> u32 {
         let holder = self.tasks[task as usize].agent;
         self.tasks[task as usize].agent = agent as u32;
         self.set_task(agent, task);
-        if holder == NONE {
+        if holder == NO_AGENT {
             self.free -= 1;
         } else {
-            self.set_task(holder as usize, NONE);
+            self.set_task(holder as usize, NO_TASK);
             self.reassignments += 1;
         }
         holder
@@ -390,7 +392,7 @@ impl TaskBoard {
         self.agent_target
             .get(agent as usize)
             .copied()
-            .filter(|&c| c != NONE)
+            .filter(|&c| c != NO_CELL)
     }
 
     /// The errand agent `agent` heads for after its current one, if its task has one more.
@@ -434,7 +436,7 @@ impl TaskBoard {
                 t.finished_at = Some(step);
                 self.open -= 1;
                 self.finished += 1;
-                self.set_task(agent, NONE);
+                self.set_task(agent, NO_TASK);
             } else {
                 self.agent_target[agent] = errands[t.done as usize];
             }
@@ -449,8 +451,8 @@ impl TaskBoard {
             Some(t) => self.lines[t.line as usize]
                 .get(t.done as usize)
                 .copied()
-                .unwrap_or(NONE),
-            None => NONE,
+                .unwrap_or(NO_CELL),
+            None => NO_CELL,
         };
     }
 
@@ -475,14 +477,17 @@ impl TaskBoard {
     }
 
     /// Every change of an agent's task, in order: (step of [`TaskBoard::assign`], agent, task
-    /// id or [`NONE`] when it was left without one).
+    /// id or [`NO_TASK`] when it was left without one).
     pub fn assignments(&self) -> &[(u64, u32, u32)] {
         &self.assignments
     }
 
-    /// Agent `agent`'s task id, or [`NONE`].
+    /// Agent `agent`'s task id, or [`NO_TASK`].
     pub fn task_of(&self, agent: u32) -> u32 {
-        self.agent_task.get(agent as usize).copied().unwrap_or(NONE)
+        self.agent_task
+            .get(agent as usize)
+            .copied()
+            .unwrap_or(NO_TASK)
     }
 
     /// The task lines (errand cells of each), task `k` being line `k mod lines`.
@@ -571,7 +576,10 @@ mod tests {
             TaskBoard::new(&grid, vec![vec![1], vec![2]], 3, 2, TaskAssignment::Nearest);
         let mut changed = Vec::new();
         board.assign(0, &at(&[0, 3, 2]), &mut changed);
-        assert_eq!(board.assignments(), &[(0, 0, 0), (0, 1, 1), (0, 2, NONE)]);
+        assert_eq!(
+            board.assignments(),
+            &[(0, 0, 0), (0, 1, 1), (0, 2, NO_TASK)]
+        );
         // Agent 0 finishes task 0; task 2 is revealed and agent 0 takes it: one entry, none
         // for the agents whose task did not change.
         board.arrive(1, &[1, 3, 2], &mut changed);

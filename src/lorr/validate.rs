@@ -177,7 +177,7 @@ mod tests {
 
     #[test]
     fn schedules_follow_the_start_kits_rules() {
-        const NO: u32 = u32::MAX;
+        use crate::lorr::NO_TASK;
         let grid = Grid::from_ascii("....").unwrap();
         // Task 0: errands 1 then 2; task 1: errand 3; task 2 (revealed when one finishes): 1, 2.
         let lines = vec![vec![1, 2], vec![3]];
@@ -201,14 +201,14 @@ mod tests {
         };
         refused(
             &["RW", "WW"],
-            &[(0, 0, 0), (1, 0, NO), (1, 1, 0)],
+            &[(0, 0, 0), (1, 0, NO_TASK), (1, 1, 0)],
             "is opened",
         );
         refused(&["WW"], &[(0, 0, 0), (0, 1, 0)], "at the same time");
         refused(&["WW"], &[(0, 0, 2)], "not revealed");
         refused(
             &["RR", "WW"],
-            &[(0, 1, 1), (1, 1, NO), (1, 0, 1)],
+            &[(0, 1, 1), (1, 1, NO_TASK), (1, 0, 1)],
             "is finished",
         );
         refused(&["WW", "WW"], &[(1, 0, 0), (0, 1, 1)], "out of step order");

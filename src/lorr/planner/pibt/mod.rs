@@ -25,14 +25,12 @@ mod rotate;
 use rayon::prelude::*;
 
 use super::{PlannerFigures, StepInput, StepPlanner};
-use crate::grid::{CellId, Grid};
+use crate::grid::{CellId, Grid, NO_CELL};
+use crate::hash::splitmix64_first;
 use crate::lorr::action::LorrAction;
 use crate::lorr::distance::DistanceTables;
 use crate::sim::Heading;
 use rotate::{RankedCells, RotatePibt};
-
-/// No goal.
-const NONE: u32 = u32::MAX;
 
 /// Steps without a move after which a robot ranks its moves at random (see the module docs):
 /// sooner, random moves push robots waiting in long queues out of line; later, dense crowds
@@ -105,10 +103,12 @@ impl PibtPlanner {
         PibtPlanner {
             tables: DistanceTables::new(grid, lanes.as_deref(), cache_bytes),
             pibt: RotatePibt::new(true),
-            goal: vec![NONE; agents],
+            goal: vec![NO_CELL; agents],
             elapsed: vec![0; agents],
             stuck: vec![0; agents],
-            tiebreak: (0..agents as u64).map(|a| mix(seed ^ mix(a))).collect(),
+            tiebreak: (0..agents as u64)
+                .map(|a| splitmix64_first(seed ^ splitmix64_first(a)))
+                .collect(),
             keys: vec![0; agents],
             order: (0..agents as u32).collect(),
             candidates: vec![RankedCells::default(); agents],
@@ -123,14 +123,14 @@ impl PibtPlanner {
     /// Brings the robots' goals (and the tables' reference counts) up to the board's targets.
     fn sync_goals(&mut self, input: &StepInput) {
         for a in 0..self.goal.len() {
-            let want = input.board.target(a as u32).unwrap_or(NONE);
+            let want = input.board.target(a as u32).unwrap_or(NO_CELL);
             if want == self.goal[a] {
                 continue;
             }
-            if self.goal[a] != NONE {
+            if self.goal[a] != NO_CELL {
                 self.tables.release(self.goal[a], input.step);
             }
-            if want != NONE {
+            if want != NO_CELL {
                 self.tables.acquire(want, input.step);
             }
             self.goal[a] = want;
@@ -177,23 +177,26 @@ impl PibtPlanner {
     /// Robot `a`'s ranked candidate cells.
     fn rank(&self, grid: &Grid, step: u64, a: usize, at: CellId, heading: Heading) -> RankedCells {
         let goal = self.goal[a];
-        let table = (goal != NONE).then(|| self.tables.get(goal)).flatten();
+        let table = (goal != NO_CELL).then(|| self.tables.get(goal)).flatten();
         // Steps left from `cell` facing `h`.
         let left = |cell: CellId, h: Heading| -> u64 {
             match table {
                 Some(t) => u64::from(self.tables.actions(t, cell, h)),
-                None if goal != NONE => u64::from(self.tables.free_cells().manhattan(cell, goal)),
+                None if goal != NO_CELL => {
+                    u64::from(self.tables.free_cells().manhattan(cell, goal))
+                }
                 None => 0,
             }
         };
-        let noise = mix(self.seed ^ mix(step ^ mix(a as u64)));
+        let noise =
+            splitmix64_first(self.seed ^ splitmix64_first(step ^ splitmix64_first(a as u64)));
         let mut pairs = [(0u64, 0 as CellId); 5];
         let mut len = 0;
         // Staying costs the step; ties go to a move. A robot stuck for long moves anywhere.
         let restless = self.stuck[a] >= RESTLESS_AFTER;
         let stay = if restless {
             1 << 20
-        } else if goal == NONE {
+        } else if goal == NO_CELL {
             0
         } else {
             1 + left(at, heading)
@@ -225,7 +228,7 @@ impl PibtPlanner {
         let turning = c.cells().first().is_some_and(|&first| {
             first != at && input.headings[a].ahead(input.grid, at) != Some(first)
         });
-        u128::from(self.goal[a] == NONE) << 127
+        u128::from(self.goal[a] == NO_CELL) << 127
             | u128::from(turning) << 126
             | u128::from(u32::MAX - self.elapsed[a]) << 94
             | u128::from(self.tiebreak[a]) << 30
@@ -301,7 +304,7 @@ impl StepPlanner for PibtPlanner {
             let fallbacks = this
                 .goal
                 .iter()
-                .filter(|&&g| g != NONE && this.tables.get(g).is_none())
+                .filter(|&&g| g != NO_CELL && this.tables.get(g).is_none())
                 .count() as u64;
             if let Some(batch) = batch.as_mut() {
                 upcoming.clear();
@@ -353,12 +356,4 @@ impl StepPlanner for PibtPlanner {
             table_peak_bytes: self.tables.peak_bytes() as u64,
         }
     }
-}
-
-/// SplitMix64's finaliser: a well-mixed hash of `x`.
-fn mix(mut x: u64) -> u64 {
-    x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    x ^ (x >> 31)
 }

@@ -14,12 +14,11 @@
 //! The PIBT recursion runs on an explicit stack (chains of thousands of robots on a worker
 //! thread's stack). Everything is flat vectors by cell or robot, allocated once.
 
+use crate::grid::NO_CELL;
 use crate::grid::{CellId, Grid};
 use crate::lorr::action::LorrAction;
+use crate::mapf::NO_AGENT;
 use crate::sim::Heading;
-
-/// No robot / no cell.
-const NONE: u32 = u32::MAX;
 
 /// A robot's cells for the next step, best first: its own cell (stay) and its free neighbours,
 /// ranked once before the pass (unlike [`crate::mapf::Candidates`], which PIBT on cells may
@@ -100,23 +99,23 @@ impl RotatePibt {
     ) {
         let n = positions.len();
         if self.occupant.len() != grid.len() {
-            self.occupant = vec![NONE; grid.len()];
-            self.reserved = vec![NONE; grid.len()];
+            self.occupant = vec![NO_AGENT; grid.len()];
+            self.reserved = vec![NO_AGENT; grid.len()];
         }
         self.next.clear();
-        self.next.resize(n, NONE);
+        self.next.resize(n, NO_CELL);
         for (a, &p) in positions.iter().enumerate() {
             self.occupant[p as usize] = a as u32;
         }
         for &a in order {
-            if self.next[a as usize] == NONE {
+            if self.next[a as usize] == NO_CELL {
                 self.push(a, positions, candidates);
             }
         }
         self.actions(grid, positions, headings, candidates, out);
         for (a, &p) in positions.iter().enumerate() {
-            self.occupant[p as usize] = NONE;
-            self.reserved[self.next[a] as usize] = NONE;
+            self.occupant[p as usize] = NO_AGENT;
+            self.reserved[self.next[a] as usize] = NO_AGENT;
         }
     }
 
@@ -125,7 +124,7 @@ impl RotatePibt {
         self.stack.clear();
         self.stack.push(Frame {
             agent: root,
-            forbidden: NONE,
+            forbidden: NO_CELL,
             next: 0,
         });
         // The answer of the frame just popped: whether its robot found a cell.
@@ -147,13 +146,13 @@ impl RotatePibt {
             while i < cells.len() {
                 let c = cells[i];
                 i += 1;
-                if self.reserved[c as usize] != NONE || c == top.forbidden {
+                if self.reserved[c as usize] != NO_AGENT || c == top.forbidden {
                     continue;
                 }
                 self.reserved[c as usize] = a as u32;
                 self.next[a] = c;
                 let b = self.occupant[c as usize];
-                if b != NONE && b as usize != a && self.next[b as usize] == NONE {
+                if b != NO_AGENT && b as usize != a && self.next[b as usize] == NO_CELL {
                     self.stack.last_mut().expect("a frame").next = i as u8;
                     self.stack.push(Frame {
                         agent: b,
@@ -230,7 +229,7 @@ impl RotatePibt {
                 self.chain_state[x as usize] = 1;
                 self.chain.push(x);
                 let b = self.occupant[self.next[x as usize] as usize];
-                if b == NONE {
+                if b == NO_AGENT {
                     break true;
                 }
                 x = b;

@@ -23,10 +23,13 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use rayon::prelude::*;
 
-use super::reservation::{NONE, Occupancy, ReservationTable, State};
+use super::reservation::{Occupancy, ReservationTable, State};
 use super::search::{Query, WindowSearch, path_cost};
 use crate::grid::Grid;
+use crate::grid::NO_CELL;
+use crate::hash::splitmix64;
 use crate::lorr::planner::pibt::{PibtPlanner, RESTLESS_AFTER};
+use crate::mapf::NO_AGENT;
 use crate::sim::Heading;
 
 /// Most robots searched again together.
@@ -54,7 +57,7 @@ const MAX_EXPANDED: usize = 4_000;
 struct Workspace {
     search: WindowSearch,
     /// Per (step, cell) as the table: the robot of the group being searched placed
-    /// there, or [`NONE`].
+    /// there, or [`NO_AGENT`].
     overlay: Vec<u32>,
     /// Overlay slots written by the group being searched (cleared after it).
     written: Vec<usize>,
@@ -139,7 +142,7 @@ impl Lns {
         {
             self.workspaces = (0..threads)
                 .map(|_| Workspace {
-                    overlay: vec![NONE; slots],
+                    overlay: vec![NO_AGENT; slots],
                     found: vec![
                         State {
                             cell: 0,
@@ -249,7 +252,7 @@ impl Lns {
             let mark = self.round * ROUND as u64 + g as u64;
             let mut seed = None;
             for _ in 0..SEED_TRIES {
-                let a = self.late[(next(rng) % self.late.len() as u64) as usize];
+                let a = self.late[(splitmix64(rng) % self.late.len() as u64) as usize];
                 if self.marks[a as usize] < self.round * ROUND as u64 {
                     seed = Some(a);
                     break;
@@ -261,7 +264,7 @@ impl Lns {
             let mut group = std::mem::take(&mut self.groups[g]);
             self.gather(input, reserved, seed as usize, mark, &mut group.robots);
             for i in (1..group.robots.len()).rev() {
-                let j = (next(rng) % (i as u64 + 1)) as usize;
+                let j = (splitmix64(rng) % (i as u64 + 1)) as usize;
                 group.robots.swap(i, j);
             }
             group.mark = mark;
@@ -337,7 +340,7 @@ impl Lns {
                     reserved.holder(t + 1, next.cell),
                     reserved.holder(t, next.cell),
                 ] {
-                    if b != NONE
+                    if b != NO_AGENT
                         && self.marks[b as usize] < first_of_round
                         && input.stuck[b as usize] < RESTLESS_AFTER
                         && robots.len() < GROUP
@@ -404,7 +407,7 @@ fn search_group(
         workspace.paths.extend_from_slice(&workspace.found);
     }
     for &slot in &workspace.written {
-        workspace.overlay[slot] = NONE;
+        workspace.overlay[slot] = NO_AGENT;
     }
     workspace.written.clear();
     workspace.paths.len() - start == group.robots.len() * (h + 1) && total < group.old
@@ -448,18 +451,5 @@ fn merge(
 /// Robot `a`'s distance table in `pibt`, when it has an errand and its table is ready.
 pub(crate) fn table_of(pibt: &PibtPlanner, a: usize) -> Option<&[u16]> {
     let goal = pibt.goal(a);
-    (goal != NONE).then(|| pibt.tables().get(goal)).flatten()
-}
-
-/// The next number of a SplitMix64 sequence.
-pub(crate) fn next(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    mix(*state)
-}
-
-/// SplitMix64's finaliser.
-pub(crate) fn mix(mut x: u64) -> u64 {
-    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    x ^ (x >> 31)
+    (goal != NO_CELL).then(|| pibt.tables().get(goal)).flatten()
 }

@@ -28,11 +28,13 @@ use std::time::Instant;
 
 use super::pibt::{PibtPlanner, RESTLESS_AFTER};
 use super::{PlannerFigures, StepInput, StepPlanner};
+use crate::grid::NO_CELL;
 use crate::grid::{CellId, Grid};
+use crate::hash::mix64;
 use crate::lorr::action::LorrAction;
 use crate::sim::Heading;
-use lns::{Lns, LnsInput, ROUND, mix, table_of};
-use reservation::{NONE, ReservationTable, State};
+use lns::{Lns, LnsInput, ROUND, table_of};
+use reservation::{ReservationTable, State};
 use search::path_cost;
 
 /// The `window` planner's settings ([`crate::lorr::LorrConfig::window`]).
@@ -244,7 +246,7 @@ impl WindowPlanner {
         let rollout_total: u64 = (0..n)
             .map(|a| {
                 let goal = self.pibt.goal(a);
-                let table = (goal != NONE).then(|| tables.get(goal)).flatten();
+                let table = (goal != NO_CELL).then(|| tables.get(goal)).flatten();
                 u64::from(path_cost(
                     tables,
                     table,
@@ -290,7 +292,7 @@ impl StepPlanner for WindowPlanner {
         let fallback = self.roll_out(input, share(3), share(2));
         self.first_solution(input);
         let n = input.positions.len();
-        let mut rng = mix(self.seed ^ mix(input.step.wrapping_add(0x5eed)));
+        let mut rng = mix64(self.seed ^ mix64(input.step.wrapping_add(0x5eed)));
         let threads = if self.parallel {
             rayon::current_num_threads()
         } else {

@@ -14,10 +14,8 @@
 
 use crate::grid::{CellId, Grid};
 use crate::lorr::action::LorrAction;
+use crate::mapf::NO_AGENT;
 use crate::sim::Heading;
-
-/// No robot.
-pub(crate) const NONE: u32 = u32::MAX;
 
 /// A robot's state at one step of the window.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,7 +49,7 @@ pub(crate) struct ReservationTable {
     cells: usize,
     /// Per robot `a` and step `t`: `states[a * (h + 1) + t]`.
     states: Vec<State>,
-    /// Per step `t` and cell `c`: `holder[t * cells + c]`, the robot there or [`NONE`].
+    /// Per step `t` and cell `c`: `holder[t * cells + c]`, the robot there or [`NO_AGENT`].
     holder: Vec<u32>,
 }
 
@@ -68,7 +66,7 @@ impl ReservationTable {
                 };
                 agents * (h + 1)
             ],
-            holder: vec![NONE; (h + 1) * grid.len()],
+            holder: vec![NO_AGENT; (h + 1) * grid.len()],
         }
     }
 
@@ -87,7 +85,7 @@ impl ReservationTable {
         &mut self.states[a * (self.h + 1)..(a + 1) * (self.h + 1)]
     }
 
-    /// The robot holding `cell` at step `t`, or [`NONE`].
+    /// The robot holding `cell` at step `t`, or [`NO_AGENT`].
     #[inline]
     pub(crate) fn holder(&self, t: usize, cell: CellId) -> u32 {
         self.holder[t * self.cells + cell as usize]
@@ -108,12 +106,12 @@ impl ReservationTable {
     /// no cell held at a step, no swap (take its own path out first).
     pub(crate) fn admits(&self, path: &[State]) -> bool {
         (0..self.h).all(|t| self.may_step(t, path[t].cell, path[t + 1].cell))
-            && self.holder(0, path[0].cell) == NONE
+            && self.holder(0, path[0].cell) == NO_AGENT
     }
 
     /// Empties the table.
     pub(crate) fn clear_table(&mut self) {
-        self.holder.fill(NONE);
+        self.holder.fill(NO_AGENT);
     }
 
     /// Puts robot `a`'s path into the table.
@@ -132,7 +130,7 @@ impl ReservationTable {
             let c = self.states[a * (h + 1) + t].cell as usize;
             let slot = &mut self.holder[t * self.cells + c];
             if *slot == a as u32 {
-                *slot = NONE;
+                *slot = NO_AGENT;
             }
         }
     }
@@ -162,7 +160,7 @@ impl ReservationTable {
 pub(crate) struct Occupancy<'a> {
     /// The table.
     pub reserved: &'a ReservationTable,
-    /// Per (step, cell) as the table: the group's robot placed there, or [`NONE`].
+    /// Per (step, cell) as the table: the group's robot placed there, or [`NO_AGENT`].
     pub overlay: &'a [u32],
     /// Per robot: the mark of the group it belongs to this round.
     pub marks: &'a [u64],
@@ -176,17 +174,17 @@ impl Occupancy<'_> {
         self.reserved.h
     }
 
-    /// The robot holding `cell` at step `t` as the group sees it, or [`NONE`].
+    /// The robot holding `cell` at step `t` as the group sees it, or [`NO_AGENT`].
     #[inline]
     pub(crate) fn holder(&self, t: usize, cell: CellId) -> u32 {
         let slot = self.reserved.slot(t, cell);
         let placed = self.overlay[slot];
-        if placed != NONE {
+        if placed != NO_AGENT {
             return placed;
         }
         let b = self.reserved.holder[slot];
-        if b != NONE && self.marks[b as usize] == self.mine {
-            NONE
+        if b != NO_AGENT && self.marks[b as usize] == self.mine {
+            NO_AGENT
         } else {
             b
         }
@@ -203,14 +201,14 @@ impl Occupancy<'_> {
 /// `t + 1`, and no robot coming from `to` into `from` (a swap).
 #[inline]
 fn step_allowed(holder: impl Fn(usize, CellId) -> u32, t: usize, from: CellId, to: CellId) -> bool {
-    if holder(t + 1, to) != NONE {
+    if holder(t + 1, to) != NO_AGENT {
         return false;
     }
     if from == to {
         return true;
     }
     let b = holder(t, to);
-    b == NONE || holder(t + 1, from) != b
+    b == NO_AGENT || holder(t + 1, from) != b
 }
 
 #[cfg(test)]
@@ -267,7 +265,7 @@ mod tests {
             .copy_from_slice(&[state(3, Heading::West), state(3, Heading::West)]);
         reserved.reserve(0);
         reserved.reserve(1);
-        let mut overlay = vec![NONE; 2 * grid.len()];
+        let mut overlay = vec![NO_AGENT; 2 * grid.len()];
         // Robot 0 in group 5, robot 1 in another: the group sees cell 0 free, cell 3 held.
         let marks = [5, 6];
         let group = Occupancy {
@@ -276,7 +274,7 @@ mod tests {
             marks: &marks,
             mine: 5,
         };
-        assert_eq!(group.holder(1, 0), NONE);
+        assert_eq!(group.holder(1, 0), NO_AGENT);
         assert_eq!(group.holder(1, 3), 1);
         assert!(group.may_step(0, 1, 0) && !group.may_step(0, 2, 3));
         // A path the group placed on cell 1 at step 1 holds it for the group, not the table.
@@ -288,7 +286,7 @@ mod tests {
             mine: 5,
         };
         assert_eq!(group.holder(1, 1), 0);
-        assert_eq!(reserved.holder(1, 1), NONE);
+        assert_eq!(reserved.holder(1, 1), NO_AGENT);
         // Merging: robot 1 moving onto cell 2 fits; onto cell 0 at step 1 it would not.
         reserved.unreserve(1);
         assert!(reserved.admits(&[state(3, Heading::West), state(2, Heading::West)]));

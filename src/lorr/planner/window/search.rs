@@ -22,9 +22,10 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use super::reservation::{NONE, Occupancy, State};
+use super::reservation::{Occupancy, State};
 use crate::grid::{CellId, Grid};
 use crate::lorr::distance::{DistanceTables, UNREACHABLE};
+use crate::mapf::NO_AGENT;
 use crate::sim::Heading;
 
 /// What robot `a`'s path costs (see the module docs) heading for `goal` with `table` (its
@@ -146,7 +147,7 @@ impl WindowSearch {
         self.open.clear();
         let estimate = |s: State| tables.actions(table, s.cell, s.heading);
         let e0 = estimate(start);
-        if e0 >= u32::from(UNREACHABLE) || occupancy.holder(0, start.cell) != NONE {
+        if e0 >= u32::from(UNREACHABLE) || occupancy.holder(0, start.cell) != NO_AGENT {
             return None;
         }
         let n0 = self.node(0, start.cell, start.heading);
@@ -166,8 +167,9 @@ impl WindowSearch {
             let cell = ((n / 4) % self.cells) as CellId;
             let t = n / 4 / self.cells;
             let g = self.g[n];
-            let rests =
-                cell == goal && (t + 1..=h).all(|s| occupancy.holder(s, goal) == NONE) && e == 0;
+            let rests = cell == goal
+                && (t + 1..=h).all(|s| occupancy.holder(s, goal) == NO_AGENT)
+                && e == 0;
             if t == h || rests {
                 self.write_path(n, t, h, out);
                 self.expanded += expanded as u64;
