@@ -132,9 +132,9 @@ pub struct Agent {
     pub(crate) drift: u32,
     /// Conflict mode `pibt`: ticks since the agent last stood on its goal (its priority).
     pub(crate) urgency: u32,
-    /// Moved off a goal it had reached (pushed, or by an action); going back is not a new goal
-    /// (see `sim::route`).
-    pub(crate) left_goal: bool,
+    /// The goal of the current trip has been counted as reached: arriving there again (after
+    /// being moved off it) is not a new goal (see `sim::route`).
+    pub(crate) goal_counted: bool,
     /// Action model `rotate`: the way the agent faces.
     pub(crate) heading: Heading,
     /// Action model `rotate`: the neighbouring cell the movement phase sent the agent to, while
@@ -165,7 +165,7 @@ impl Agent {
             planner: None,
             drift: 0,
             urgency: 0,
-            left_goal: false,
+            goal_counted: false,
             heading: Heading::East,
             committed: None,
             controlled: false,
@@ -263,7 +263,7 @@ impl Agent {
         self.cursor = 0;
         self.waited = 0;
         self.drift = 0;
-        self.left_goal = false;
+        self.goal_counted = false;
         if self.controlled {
             self.state = AgentState::Moving;
             self.plan_request = None;

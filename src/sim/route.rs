@@ -16,7 +16,8 @@
 //! A goal counts once per trip ([`crate::sim::TickReport::goals_reached`], and a lifelong run's
 //! next goal): an agent moved off a goal it had reached (pushed by PIBT, or by an action) that
 //! comes to stand on it again, by a step or found there by a plan, arrives again (its
-//! `arrived_at` is the new time) but does not count it again.
+//! `arrived_at` is the new time) but does not count it again. The agent keeps whether its
+//! trip's goal was counted, so no sequence of pushes, replans and arrivals counts it twice.
 //!
 //! # Pushed off the route
 //! An agent pushed onto a cell off its route does not replan. Its route is spliced: the new
@@ -53,26 +54,25 @@ pub(crate) type Arrived = Option<bool>;
 /// rule of the module docs) and returns whether that counts as a goal reached; the caller
 /// records the arrival.
 ///
-/// A goal counts once per trip: an agent moved off a goal it had reached that comes to stand
-/// on it again, stepping back onto it or found there by a plan, does not count it again.
+/// A goal counts once per trip: an agent that comes to stand on a goal it had reached again
+/// (moved off it and back, stepping onto it or found there by a plan) does not count it again.
 pub(crate) fn arrive(agent: &mut Agent, tick: u64, how: ArrivalKind) -> bool {
     agent.state = AgentState::Arrived;
     agent.arrived_at = Some(match how {
         ArrivalKind::Stepped => tick + 1,
         ArrivalKind::Standing => tick,
     });
-    if std::mem::take(&mut agent.left_goal) {
+    if std::mem::replace(&mut agent.goal_counted, true) {
         return false; // back on a goal it had reached: not a new goal
     }
     agent.goals_reached += 1;
     true
 }
 
-/// Marks `agent`, which had arrived, as moved off its goal: its trip is not over, and coming
-/// back is not a new goal reached.
+/// Marks `agent`, which had arrived, as moved off its goal: its trip is not over (coming back
+/// is not a new goal reached: [`arrive`] counts a trip's goal once).
 pub(super) fn leave_goal(agent: &mut Agent) {
     agent.arrived_at = None;
-    agent.left_goal = true;
 }
 
 /// Whether the agent follows a route: it has one (moving, waiting, or arrived on a route of
@@ -291,7 +291,9 @@ mod tests {
         assert_eq!(agent.arrived_at, None);
         assert!(!arrive(&mut agent, 5, ArrivalKind::Stepped));
         assert_eq!((agent.arrived_at, agent.goals_reached), (Some(6), 1));
-        assert!(!agent.left_goal);
+        // Arriving again without having left (planning finds it there) does not count either.
+        assert!(!arrive(&mut agent, 6, ArrivalKind::Standing));
+        assert_eq!(agent.goals_reached, 1);
         // Found standing on it by a plan, it does not count either.
         leave_goal(&mut agent);
         assert!(!arrive(&mut agent, 9, ArrivalKind::Standing));
