@@ -4,9 +4,10 @@
 //! simulation's navigation graph), except replans around other agents and the repairs of a
 //! `dstar` agent's own search, which only a simulation makes. Each rayon worker uses its own
 //! [`PlanWorkspace`], kept in a per-stage thread-local ([`ThreadLocal`]): the workspaces
-//! survive from tick to tick, so planning does not allocate once warm. Workers take the jobs
-//! one at a time, the most expensive first (estimated by the distance searched across), from a
-//! shared counter; each job's lock is only ever taken by the worker running it. Replans around
+//! survive from tick to tick, so planning does not allocate once warm. The jobs are sorted most
+//! expensive first (estimated by the distance searched across) and handed out by rayon's
+//! `par_iter_mut`, one job at a time: each job is borrowed by the one worker that runs it, no
+//! lock; they go back to queue order to be applied. Replans around
 //! other agents first try a short detour back onto the agent's path ([`SimConfig::detours`]).
 //! A plan depends only on the grid, the agent's start and goal and the occupancy snapshot
 //! taken before the phase, never on which thread ran it, so any number of threads gives the
@@ -20,10 +21,10 @@
 //! map: `docs/performance.md`).
 
 use std::cell::RefCell;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, PoisonError};
+use std::cmp::Reverse;
 use std::time::Instant;
 
+use rayon::prelude::*;
 use thread_local::ThreadLocal;
 
 use super::agent::{AgentSet, AgentState};
@@ -41,6 +42,10 @@ use crate::search::{QueryError, SearchOptions, SearchOutcome, SearchWorkspace};
 /// One plan to make. Jobs (and their path buffers) are kept between ticks and reused.
 #[derive(Debug, Default)]
 struct PlanJob {
+    /// The job's place in the queue (oldest request first): the order results are applied in.
+    rank: u32,
+    /// The estimated cost that orders the jobs for the workers (see [`estimated_cost`]).
+    cost: u32,
     slot: u32,
     start: CellId,
     goal: CellId,
@@ -81,11 +86,8 @@ pub struct PlanningStage {
     /// around agents share it, so that a worker holds one set of per-cell arrays, not one per
     /// planner.
     workspaces: ThreadLocal<RefCell<PlanWorkspace>>,
-    /// Locked only by the worker running the job (uncontended), so that workers can take
-    /// jobs in any order.
-    jobs: Vec<Mutex<PlanJob>>,
-    /// Job indices, most expensive first (estimated).
-    order: Vec<(u32, u32)>,
+    /// The tick's jobs (first `count`), with their buffers kept for later ticks.
+    jobs: Vec<PlanJob>,
     queue: Vec<(u64, u32)>,
 }
 
@@ -137,10 +139,11 @@ impl PlanningStage {
         events.deferred += (self.queue.len() - count) as u32;
 
         if self.jobs.len() < count {
-            self.jobs.resize_with(count, Mutex::default);
+            self.jobs.resize_with(count, PlanJob::default);
         }
-        for (job, &(_, slot)) in self.jobs.iter_mut().zip(&self.queue[..count]) {
-            let job = job.get_mut().unwrap_or_else(PoisonError::into_inner);
+        for (rank, (job, &(_, slot))) in self.jobs.iter_mut().zip(&self.queue[..count]).enumerate()
+        {
+            job.rank = rank as u32;
             let agent = agents.at_mut(slot).expect("queued agents are live");
             job.slot = slot;
             job.start = agent.position;
@@ -185,36 +188,20 @@ impl PlanningStage {
             run_job(job, grid, &planner, &mut ws, occupancy, config);
         };
         if config.parallel {
-            // Longest first, each worker taking the next job as it frees up (list scheduling):
-            // a tick's planning ends with its slowest plan, so the long ones must not start
-            // last.
-            self.order.clear();
-            self.order
-                .extend(jobs.iter_mut().enumerate().map(|(i, job)| {
-                    let job = job.get_mut().unwrap_or_else(PoisonError::into_inner);
-                    (estimated_cost(job, grid), i as u32)
-                }));
-            self.order.sort_unstable_by(|a, b| b.cmp(a));
-            let order = &self.order;
-            let next = AtomicUsize::new(0);
-            let jobs = &*jobs;
-            rayon::broadcast(|_| {
-                loop {
-                    let k = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(&(_, i)) = order.get(k) else { break };
-                    let mut job = jobs[i as usize]
-                        .lock()
-                        .unwrap_or_else(PoisonError::into_inner);
-                    plan(&mut job);
-                }
-            });
+            // Longest first, one job at a time to whichever worker is free (close to list
+            // scheduling): a tick's planning ends with its slowest plan, so the long ones must
+            // not start last.
+            for job in jobs.iter_mut() {
+                job.cost = estimated_cost(job, grid);
+            }
+            jobs.sort_unstable_by_key(|job| (Reverse(job.cost), job.rank));
+            jobs.par_iter_mut().with_max_len(1).for_each(plan);
+            jobs.sort_unstable_by_key(|job| job.rank);
         } else {
-            jobs.iter_mut()
-                .for_each(|job| plan(job.get_mut().unwrap_or_else(PoisonError::into_inner)));
+            jobs.iter_mut().for_each(plan);
         }
 
         for job in jobs.iter_mut() {
-            let job = job.get_mut().unwrap_or_else(PoisonError::into_inner);
             let id = agents.id_at(job.slot).expect("planned agents are live");
             let found = matches!(job.outcome, Some(Ok(SearchOutcome::Found { .. })));
             events.plan(PlanMade {
