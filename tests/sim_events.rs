@@ -97,7 +97,7 @@ fn the_events_of_a_shipped_lifelong_run_replay_it() {
 #[test]
 fn calls_between_ticks_come_with_the_next_tick() {
     let grid = Grid::from_ascii("........\n........\n........").unwrap();
-    let mut sim = Simulation::new(grid, SimConfig::default());
+    let mut sim = Simulation::new(grid, SimConfig::default()).unwrap();
     assert!(sim.last_events().moves().is_empty());
     let a = sim.add_agent(0, Some(7)).unwrap();
     let b = sim.add_agent(16, None).unwrap();
@@ -152,7 +152,7 @@ fn controlled_agents_arrivals_and_outcomes() {
         conflicts: ConflictMode::Avoid,
         ..SimConfig::default()
     };
-    let mut sim = Simulation::new(grid, config);
+    let mut sim = Simulation::new(grid, config).unwrap();
     let a = sim.add_controlled_agent(0, Some(1)).unwrap();
     let b = sim.add_controlled_agent(3, Some(3)).unwrap();
     let step = |sim: &mut Simulation, actions: &[(AgentId, AgentAction)]| {

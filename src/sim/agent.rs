@@ -39,7 +39,7 @@ impl AgentId {
     /// use throng::grid::Grid;
     /// use throng::sim::{AgentId, SimConfig, Simulation};
     ///
-    /// let mut sim = Simulation::new(Grid::from_ascii("...")?, SimConfig::default());
+    /// let mut sim = Simulation::new(Grid::from_ascii("...")?, SimConfig::default())?;
     /// let a = sim.add_agent(0, None)?;
     /// sim.remove_agent(a)?;
     /// let b = sim.add_agent(0, None)?; // the same slot, one generation on

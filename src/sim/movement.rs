@@ -27,7 +27,7 @@ const DONE: u8 = 2;
 
 /// Scratch memory of the movement phase, reused every tick.
 #[derive(Debug, Default)]
-pub struct MovementStage {
+pub(crate) struct MovementStage {
     claims: Claims,
     /// Per slot, the moves chosen from outside for this phase (see [`super::control`]); empty
     /// when none was. Set by the simulation before [`MovementStage::run`], cleared after.

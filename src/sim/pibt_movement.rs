@@ -27,8 +27,8 @@
 //! and are pushed aside by travellers; pushed off, they head back and their urgency grows. A
 //! cell holding an agent at its goal is worth half a step more to others (`SETTLED_PENALTY`):
 //! in one-shot runs a settled agent pushed off its goal puts its arrival back, so a traveller
-//! that can still gain ground around it goes around (default scenario: sum of costs 3.29 M
-//! without the penalty, 2.83 M with it).
+//! that can still gain ground around it goes around (its effect on the sum of costs:
+//! `docs/performance.md`).
 //!
 //! # Cost
 //! Agents at their goal or without a route are not ranked unless pushed

@@ -78,10 +78,9 @@ struct PlanJob {
 /// allocation once warm), expensive plans first. Plans depend only on the grid, the agent and
 /// the occupancy snapshot, never on the thread, so any thread count gives the same plans.
 ///
-/// Owned by a [`crate::sim::Simulation`]; advanced users can run
-/// it on their own [`AgentSet`].
+/// Owned by a [`crate::sim::Simulation`], which runs it once a tick.
 #[derive(Default)]
-pub struct PlanningStage {
+pub(crate) struct PlanningStage {
     /// One workspace per worker, made on first use: every planner's queries and the replans
     /// around agents share it, so that a worker holds one set of per-cell arrays, not one per
     /// planner.
@@ -332,8 +331,8 @@ fn detour_exit(job: &PlanJob, nearby: Nearby<'_>) -> Option<usize> {
     if rest.first() != Some(&job.start) {
         return None; // not on its path (never happens for a waiting agent)
     }
-    // Rejoining some way past the box leaves the detour room to choose its way back (default
-    // scenario: sum of costs 0.3% above whole-way replans; rejoining at the box's edge, 1.3%).
+    // Rejoining some way past the box leaves the detour room to choose its way back (what it
+    // costs against whole-way replans: `docs/performance.md`).
     let leave = rest.iter().position(|&cell| !nearby.contains(cell))?;
     let exit = (leave + 2 * nearby.radius as usize).min(rest.len() - 1);
     if rest[leave..=exit].iter().any(|&cell| nearby.occupied(cell)) {

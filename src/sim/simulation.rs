@@ -52,7 +52,7 @@ use crate::planner::PlannerKind;
 ///      .######.\n\
 ///      ........",
 /// )?;
-/// let mut sim = Simulation::new(grid, SimConfig::default());
+/// let mut sim = Simulation::new(grid, SimConfig::default())?;
 /// let start = sim.grid().cell(0, 0).unwrap();
 /// let goal = sim.grid().cell(7, 2).unwrap();
 /// let id = sim.add_agent(start, Some(goal))?;
@@ -98,7 +98,10 @@ pub struct Simulation {
 impl Simulation {
     /// A simulation with no agent. With the `nav` or `auto` planner it builds the grid's
     /// navigation graph now (default options), which those planners plan through.
-    pub fn new(grid: Grid, config: SimConfig) -> Simulation {
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] for settings that cannot play on `grid` ([`SimConfig::check`]).
+    pub fn new(grid: Grid, config: SimConfig) -> Result<Simulation> {
         Self::assemble(grid, config, None)
     }
 
@@ -126,7 +129,7 @@ impl Simulation {
     ///
     /// # Errors
     /// [`Error::Invalid`] when `nav` was made for another grid (size, movement rule or
-    /// walkable cells differ).
+    /// walkable cells differ), and as [`new`](Self::new).
     pub fn with_nav_graph(grid: Grid, config: SimConfig, nav: NavGraph) -> Result<Simulation> {
         if !nav.matches(&grid) {
             return Err(Error::Invalid(
@@ -135,11 +138,12 @@ impl Simulation {
                     .into(),
             ));
         }
-        Ok(Self::assemble(grid, config, Some(nav)))
+        Self::assemble(grid, config, Some(nav))
     }
 
     /// [`new`](Self::new) with the navigation graph given, or built when the planner needs one.
-    fn assemble(grid: Grid, config: SimConfig, nav: Option<NavGraph>) -> Simulation {
+    fn assemble(grid: Grid, config: SimConfig, nav: Option<NavGraph>) -> Result<Simulation> {
+        config.check(grid.neighborhood())?;
         let occupancy = Occupancy::new(grid.len());
         // `nav` and `auto` plan through a navigation graph (the rule of `Planner`); an agent
         // added later with one of them gets it then (`insert_agent`).
@@ -168,7 +172,7 @@ impl Simulation {
             stuck: StuckResolution::default(),
         };
         sim.index_components();
-        sim
+        Ok(sim)
     }
 
     /// The grid (read-only; change it with [`Command::ChangeMap`] or
@@ -200,7 +204,7 @@ impl Simulation {
     /// use throng::grid::Grid;
     /// use throng::sim::{AgentSet, SimConfig, Simulation};
     ///
-    /// let mut sim = Simulation::new(Grid::from_ascii("....")?, SimConfig::default());
+    /// let mut sim = Simulation::new(Grid::from_ascii("....")?, SimConfig::default())?;
     /// let a = sim.add_agent(0, Some(3))?;
     /// let b = sim.add_agent(2, None)?;
     /// sim.remove_agent(b)?;
@@ -228,7 +232,7 @@ impl Simulation {
     /// use throng::grid::Grid;
     /// use throng::sim::{SimConfig, Simulation};
     ///
-    /// let mut sim = Simulation::new(Grid::from_ascii("...")?, SimConfig::default());
+    /// let mut sim = Simulation::new(Grid::from_ascii("...")?, SimConfig::default())?;
     /// let id = sim.add_agent(0, Some(2))?;
     /// sim.step(); // plans, then steps onto cell 1
     /// let events = sim.last_events();
@@ -292,7 +296,7 @@ impl Simulation {
     /// use throng::grid::Direction;
     /// use throng::sim::{ActionOutcome, AgentAction, AgentState, SimConfig, Simulation};
     ///
-    /// let mut sim = Simulation::new(Grid::from_ascii("....\n.#..")?, SimConfig::default());
+    /// let mut sim = Simulation::new(Grid::from_ascii("....\n.#..")?, SimConfig::default())?;
     /// let id = sim.add_agent(0, Some(3))?;
     /// sim.set_controlled(id, true)?;
     /// sim.step(); // no action: it stays
@@ -357,7 +361,7 @@ impl Simulation {
     /// use throng::sim::{SimConfig, Simulation};
     ///
     /// let grid = Grid::from_ascii(&vec![".".repeat(40); 20].join("\n"))?;
-    /// let mut sim = Simulation::new(grid, SimConfig::default());
+    /// let mut sim = Simulation::new(grid, SimConfig::default())?;
     /// let (a, b) = (sim.grid().cell(0, 0).unwrap(), sim.grid().cell(39, 19).unwrap());
     /// let id = sim.add_agent_with_planner(a, Some(b), PlannerKind::Nav)?;
     /// assert_eq!(sim.agent(id).unwrap().planner(), Some(PlannerKind::Nav));
@@ -457,7 +461,7 @@ impl Simulation {
     /// use throng::sim::{SimConfig, Simulation};
     ///
     /// let grid = Grid::from_ascii("...\n...")?;
-    /// let mut sim = Simulation::new(grid, SimConfig::default());
+    /// let mut sim = Simulation::new(grid, SimConfig::default())?;
     /// let id = sim.add_agent(0, None)?;
     /// sim.set_route(id, &[0, 3, 4])?; // down, then right
     /// sim.step();
@@ -606,7 +610,7 @@ impl Simulation {
     /// use throng::grid::Direction::{East, West};
     /// use throng::sim::{ActionOutcome, AgentAction, SimConfig, Simulation};
     ///
-    /// let mut sim = Simulation::new(Grid::from_ascii("...")?, SimConfig::default());
+    /// let mut sim = Simulation::new(Grid::from_ascii("...")?, SimConfig::default())?;
     /// let a = sim.add_controlled_agent(0, None)?;
     /// let b = sim.add_controlled_agent(2, None)?;
     /// // Both want the middle cell: one gets it, the other is blocked.
