@@ -8,6 +8,7 @@
 
 mod action_model;
 mod agent;
+mod apply;
 mod command;
 mod config;
 mod control;
@@ -18,7 +19,6 @@ mod movement;
 mod occupancy;
 mod pibt_movement;
 mod planning;
-mod route;
 mod runner;
 mod simulation;
 mod stuck;

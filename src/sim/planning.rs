@@ -27,11 +27,10 @@ use std::time::Instant;
 use rayon::prelude::*;
 use thread_local::ThreadLocal;
 
-use super::agent::{AgentSet, AgentState};
+use super::agent::AgentSet;
 use super::config::SimConfig;
 use super::events::{ArrivalKind, PlanMade, PlanReason, TickEvents};
 use super::occupancy::Occupancy;
-use super::route;
 use crate::dstar::DStarLite;
 use crate::error::Result;
 use crate::grid::{CellId, Grid};
@@ -127,8 +126,8 @@ impl PlanningStage {
     ) -> Result<()> {
         self.queue.clear();
         for (slot, agent) in agents.iter_mut() {
-            if let Some((_, since)) = agent.plan_request {
-                Planner::with_graph(agent.planner.unwrap_or(config.planner), nav)?;
+            if let Some(since) = agent.plan_requested_at() {
+                Planner::with_graph(agent.planner().unwrap_or(config.planner), nav)?;
                 self.queue.push((since, slot));
             }
         }
@@ -145,28 +144,26 @@ impl PlanningStage {
             job.rank = rank as u32;
             let agent = agents.at_mut(slot).expect("queued agents are live");
             job.slot = slot;
-            job.start = agent.position;
-            job.goal = agent.goal.unwrap_or(agent.position);
-            job.reason = agent.plan_request.take().map(|(r, _)| r);
+            job.start = agent.position();
+            job.goal = agent.goal().unwrap_or(job.start);
+            job.reason = agent.take_plan_request();
             job.outcome = None;
             job.repaired = false;
-            job.planner = agent.planner.unwrap_or(config.planner);
+            job.planner = agent.planner().unwrap_or(config.planner);
             job.dstar = None;
             job.route.clear();
             job.detour_exit = None;
             job.detoured = false;
             if job.reason == Some(PlanReason::Blocked) {
-                std::mem::swap(&mut job.route, &mut agent.path);
-                job.cursor = agent.cursor;
-                if config.detours && !agent.detoured {
+                job.cursor = agent.swap_route(&mut job.route);
+                if config.detours && !agent.detoured() {
                     let nearby = Nearby::new(grid, occupancy, slot, job.start, config.avoid_radius);
                     job.detour_exit = detour_exit(job, nearby);
                 }
             }
             if job.planner == PlannerKind::DStar && job.reason != Some(PlanReason::Blocked) {
                 let mut dstar = agent
-                    .dstar
-                    .take()
+                    .take_dstar()
                     .unwrap_or_else(|| Box::new(DStarLite::new(job.goal)));
                 dstar.set_max_bytes(config.dstar_max_bytes);
                 dstar.set_goal(job.goal);
@@ -213,36 +210,23 @@ impl PlanningStage {
             });
             let agent = agents.at_mut(job.slot).expect("planned agents are live");
             if job.reason == Some(PlanReason::Blocked) {
-                std::mem::swap(&mut job.route, &mut agent.path); // give the path back
+                agent.swap_route(&mut job.route); // give the route back
             }
             if let Some(dstar) = job.dstar.take() {
-                agent.dstar = Some(dstar);
+                agent.put_dstar(dstar);
             }
             match job.outcome.take() {
                 Some(Ok(SearchOutcome::Found { .. })) => {
-                    std::mem::swap(&mut agent.path, &mut job.path);
-                    agent.detoured = job.detoured;
-                    agent.cursor = 0;
-                    agent.drift = 0;
-                    agent.waited = 0;
-                    if agent.path.len() > 1 {
-                        agent.state = AgentState::Moving;
-                    } else if agent.state != AgentState::Arrived {
-                        // Planned from its goal: it stands there.
-                        let counted = route::arrive(agent, events.tick(), ArrivalKind::Standing);
-                        events.arrive(id, agent.position, ArrivalKind::Standing, counted);
+                    // A path of one cell: planned from its goal, it stands there.
+                    let tick = events.tick();
+                    if let Some(counted) = agent.adopt_path(&mut job.path, job.detoured, tick) {
+                        events.arrive(id, agent.position(), ArrivalKind::Standing, counted);
                     }
                 }
-                _ if job.reason == Some(PlanReason::Blocked) => {
-                    // Boxed in by agents: keep the old path and keep waiting for them to move,
-                    // twice as long before the next try.
-                    agent.blocked_failures += 1;
-                }
-                _ => {
-                    agent.path.clear();
-                    agent.cursor = 0;
-                    agent.state = AgentState::NoPath;
-                }
+                // Boxed in by agents: keep the old path and keep waiting for them to move,
+                // twice as long before the next try.
+                _ if job.reason == Some(PlanReason::Blocked) => agent.blocked_plan_failed(),
+                _ => agent.no_path(),
             }
         }
         Ok(())
@@ -467,8 +451,7 @@ mod tests {
         let grid = Grid::new(100, 100).unwrap();
         let (start, goal) = (grid.cell(0, 0).unwrap(), grid.cell(99, 99).unwrap());
         let mut agents = AgentSet::new();
-        let mut agent = Agent::new(start, 0);
-        agent.planner = Some(PlannerKind::Nav);
+        let mut agent = Agent::new(start, 0, Some(PlannerKind::Nav), false);
         agent.set_goal(goal, 0);
         let id = agents.insert(agent);
         let occupancy = Occupancy::new(grid.len());
@@ -480,7 +463,7 @@ mod tests {
             .unwrap_err();
         assert!(error.to_string().contains("navigation graph"), "{error}");
         let agent = agents.get(id).unwrap();
-        assert!(agent.plan_request.is_some() && agent.path.is_empty());
+        assert!(agent.plan_requested_at().is_some() && agent.remaining_path().is_empty());
         let nav = NavGraph::build(&grid, &NavOptions::default()).unwrap();
         assert!(events.plans().is_empty());
         stage
@@ -500,8 +483,8 @@ mod tests {
             (id, PlanReason::NewGoal, true)
         );
         let agent = agents.get(id).unwrap();
-        assert_eq!(agent.state, AgentState::Moving);
-        assert_eq!(agent.path.first(), Some(&start));
-        assert_eq!(agent.path.last(), Some(&goal));
+        assert_eq!(agent.state(), crate::sim::AgentState::Moving);
+        assert_eq!(agent.ahead().map(|(route, _)| route[0]), Some(start));
+        assert_eq!(agent.remaining_path().last(), Some(&goal));
     }
 }

@@ -1,0 +1,112 @@
+//! Applying the movement phase's decisions: the one place where an agent's move or stay this
+//! tick changes the agent (route, position, state, urgency), the occupancy, the flat positions
+//! array and the tick's events, whichever mode decided it (conflict modes `off`, `avoid` and
+//! `pibt`, or a stuck crowd's LaCAM plan), and where the outcome of each action is settled.
+//!
+//! Every live agent gets exactly one call a tick: [`Apply::moved`] or [`Apply::stayed`].
+//! Moves may be applied in any order: a move frees its cell only if the agent still holds it,
+//! so an agent entering the cell another leaves keeps it whichever is applied first.
+
+use super::agent::{AgentSet, Chosen};
+use super::config::ConflictMode;
+use super::control::ActionOutcome;
+use super::events::{ArrivalKind, TickEvents};
+use super::move_context::{Forced, MoveContext};
+use super::occupancy::Occupancy;
+use crate::grid::CellId;
+
+/// Where the movement phase writes what its decisions did (see the module docs).
+pub(crate) struct Apply<'a> {
+    ctx: &'a MoveContext<'a>,
+    /// `None` with conflicts `off` (agents may share cells; the occupancy is not kept).
+    occupancy: Option<&'a mut Occupancy>,
+    events: &'a mut TickEvents,
+    /// Per slot, the outcome of the action given to the agent: set by the caller before the
+    /// phase ([`ActionOutcome::Blocked`] for a legal move), made [`ActionOutcome::Moved`] here
+    /// when the move is made. Empty when no action was given.
+    outcomes: &'a mut [ActionOutcome],
+    waiting: u32,
+}
+
+impl<'a> Apply<'a> {
+    pub(crate) fn new(
+        ctx: &'a MoveContext<'a>,
+        occupancy: Option<&'a mut Occupancy>,
+        events: &'a mut TickEvents,
+        outcomes: &'a mut [ActionOutcome],
+    ) -> Self {
+        Apply {
+            ctx,
+            occupancy,
+            events,
+            outcomes,
+            waiting: 0,
+        }
+    }
+
+    /// The occupancy as the moves applied so far left it (`None` with conflicts `off`).
+    #[inline]
+    pub(crate) fn occupancy(&self) -> Option<&Occupancy> {
+        self.occupancy.as_deref()
+    }
+
+    /// Agent `slot` moves onto `to`, which the phase found free for it (see
+    /// [`crate::sim::Agent::take_move`] for `chosen`).
+    pub(crate) fn moved(&mut self, agents: &mut AgentSet, slot: u32, to: CellId, chosen: Chosen) {
+        let id = agents.id_at(slot).expect("a live agent moves");
+        let agent = agents.at_mut(slot).expect("a live agent moves");
+        let from = agent.position();
+        let arrived = agent.take_move(self.ctx, to, chosen);
+        agent.tick_urgency();
+        self.events.step(id, from, to);
+        if let Some(counted) = arrived {
+            self.events.arrive(id, to, ArrivalKind::Stepped, counted);
+        }
+        if let Some(occupancy) = self.occupancy.as_deref_mut() {
+            if occupancy.agent_at(from) == Some(slot) {
+                occupancy.clear(from);
+            }
+            occupancy.set(to, slot);
+        }
+        agents.sync_position(slot);
+        if let Some(outcome) = self.outcomes.get_mut(slot as usize)
+            && matches!(self.ctx.forced(slot), Forced::To(_))
+        {
+            *outcome = ActionOutcome::Moved;
+        }
+    }
+
+    /// Agent `slot` stays this tick: a controlled agent with a goal waits for its driver; one
+    /// told to stay (an action, a refused move) holds its place; any other with a next route
+    /// cell waits for it, and in conflict modes `off` and `avoid` asks for a plan around the
+    /// others after waiting too long.
+    pub(crate) fn stayed(&mut self, agents: &mut AgentSet, slot: u32) {
+        let Some(agent) = agents.at_mut(slot) else {
+            return;
+        };
+        let waits = if agent.is_controlled() {
+            agent.settle_controlled(false);
+            agent.state() == super::AgentState::Waiting
+        } else if self.ctx.forced(slot) != Forced::Free {
+            agent.hold()
+        } else {
+            let waits = agent.wait();
+            if waits && self.ctx.config.conflicts != ConflictMode::Pibt {
+                agent.lose_patience(self.ctx.config.replan_after_waits, self.ctx.tick);
+            }
+            waits
+        };
+        self.waiting += u32::from(waits);
+        agent.tick_urgency();
+    }
+
+    /// PIBT swapped `pairs` pairs of agents through corridors.
+    pub(crate) fn swapped(&mut self, pairs: u32) {
+        self.events.swaps += pairs;
+    }
+
+    /// Ends the phase: the agents waiting go to the events.
+    pub(crate) fn finish(self) {
+        self.events.waiting += self.waiting;
+    }
+}
