@@ -29,6 +29,8 @@ fn replay_shipped(file: &str, agents: usize, ticks: u64) -> (Simulation, u64) {
     let mut walkable = walkable_now(&sim);
     let mut goals_reached = 0u64;
     let mut map_changes = 0;
+    // (plans, plans for a new goal, moves, swaps) counted from the events.
+    let mut counted = (0u64, 0u64, 0u64, 0u64);
     for _ in 0..ticks {
         schedule.queue_due(&mut sim);
         let report = sim.step();
@@ -69,7 +71,33 @@ fn replay_shipped(file: &str, agents: usize, ticks: u64) -> (Simulation, u64) {
         let failed = events.plans().iter().filter(|p| !p.found).count();
         assert_eq!(failed as u32, report.plans_failed);
         assert_eq!(events.moves().len() as u32, report.moved);
+        counted.0 += events.plans().len() as u64;
+        counted.1 += events
+            .plans()
+            .iter()
+            .filter(|p| p.reason == throng::sim::PlanReason::NewGoal)
+            .count() as u64;
+        counted.2 += events.moves().len() as u64;
+        counted.3 += u64::from(events.swaps());
     }
+    // The summary's counts are the events' (no count derived from another).
+    let summary = sim.summary();
+    assert_eq!(
+        (
+            summary.plans,
+            summary.plans_new_goal,
+            summary.moves,
+            summary.swaps
+        ),
+        counted
+    );
+    assert_eq!(
+        summary.plans,
+        summary.plans_new_goal
+            + summary.replans_blocked
+            + summary.replans_drifted
+            + summary.replans_map_changed
+    );
     if file == "doors.toml" {
         assert!(map_changes > 0, "the doors moved");
     }
