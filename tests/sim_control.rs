@@ -643,3 +643,34 @@ fn bad_actions_are_errors_before_anything_is_played() {
     assert!(err.to_string().contains("rotate"), "{err}");
     assert!(sim.step_with_actions(&[(a, AgentAction::Wait)]).is_ok());
 }
+
+/// A move that loses leaves the agent as it was, in every conflict mode: one standing on its
+/// goal stays arrived (it did not move), one without a goal stays idle.
+#[test]
+fn a_blocked_move_changes_no_state() {
+    for conflicts in [ConflictMode::Avoid, ConflictMode::Pibt] {
+        let mut sim = Simulation::new(open("..."), config(conflicts)).unwrap();
+        let home = sim.add_agent(at(&sim, 0, 0), Some(at(&sim, 0, 0))).unwrap();
+        let idle = sim.add_agent(at(&sim, 2, 0), None).unwrap();
+        let wall = sim.add_controlled_agent(at(&sim, 1, 0), None).unwrap();
+        sim.step();
+        assert_eq!(sim.agent(home).unwrap().state(), AgentState::Arrived);
+        let east = AgentAction::Move(Direction::East);
+        let west = AgentAction::Move(Direction::West);
+        let (report, outcomes) = sim
+            .step_with_actions(&[(home, east), (idle, west), (wall, AgentAction::Wait)])
+            .unwrap();
+        assert_eq!(
+            outcomes,
+            [
+                ActionOutcome::Blocked,
+                ActionOutcome::Blocked,
+                ActionOutcome::Waited
+            ],
+            "{conflicts}"
+        );
+        assert_eq!(sim.agent(home).unwrap().state(), AgentState::Arrived);
+        assert_eq!(sim.agent(idle).unwrap().state(), AgentState::Idle);
+        assert_eq!((report.at_goal, report.waiting), (1, 0), "{conflicts}");
+    }
+}
