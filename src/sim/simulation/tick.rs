@@ -130,7 +130,6 @@ impl Simulation {
             );
             let outcomes = self.movement.outcomes(&self.agents, actions);
             events.outcomes.extend(outcomes);
-            self.movement.set_actions(&self.grid, &self.agents, &[]);
         }
         resolving
     }
