@@ -41,7 +41,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         seed: 7,
         ..SimConfig::default()
     };
-    let mut sim = Simulation::new(grid, config);
+    let mut sim = Simulation::new(grid, config)?;
 
     // 3. A few hundred agents on random cells of the largest connected area. Adding an agent
     //    on a taken cell is an error the caller can handle (conflicts are on by default).

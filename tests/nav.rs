@@ -378,7 +378,7 @@ fn simulation_plans_with_navigation_points() {
             conflicts: ConflictMode::Off,
             ..SimConfig::default()
         };
-        let mut sim = Simulation::new(grid.clone(), config);
+        let mut sim = Simulation::new(grid.clone(), config).unwrap();
         let mut rng = TestRng::new(11);
         for _ in 0..60 {
             let s = walkable[rng.below(walkable.len() as u64) as usize];

@@ -232,7 +232,7 @@ fn crowd(grid: Grid, config: SimConfig, n: usize, seed: u64) -> (Simulation, Vec
     let mut rng = TestRng::new(seed);
     let starts = random_free_cells(&grid, n, &mut rng);
     let goals = random_free_cells(&grid, n, &mut rng);
-    let mut sim = Simulation::new(grid, config);
+    let mut sim = Simulation::new(grid, config).unwrap();
     let ids = starts
         .iter()
         .zip(&goals)
@@ -369,7 +369,7 @@ fn sim_pibt_pushes_an_arrived_agent_aside_and_it_comes_back() {
         .unwrap()
         .with_neighborhood(Neighborhood::Four);
     let c = |x, y| grid.cell(x, y).unwrap();
-    let mut sim = Simulation::new(grid.clone(), pibt_config());
+    let mut sim = Simulation::new(grid.clone(), pibt_config()).unwrap();
     let a = sim.add_agent(c(4, 0), Some(c(4, 0))).unwrap();
     let b = sim.add_agent(c(0, 0), Some(c(7, 0))).unwrap();
     let mut a_left = false;

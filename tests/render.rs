@@ -174,7 +174,7 @@ fn heatmap_is_hot_where_agents_wait_and_cold_where_nobody_goes() {
         conflicts: ConflictMode::Avoid,
         ..SimConfig::default()
     };
-    let mut sim = Simulation::new(grid.clone(), config);
+    let mut sim = Simulation::new(grid.clone(), config).unwrap();
     sim.add_agent(3, Some(3)).unwrap();
     sim.add_agent(0, Some(5)).unwrap();
     let mut heat = Heatmap::new(&grid, HeatOf::Wait);

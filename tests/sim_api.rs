@@ -28,7 +28,7 @@ fn small_sim(config: SimConfig) -> Simulation {
          ........",
     )
     .unwrap();
-    Simulation::new(grid, config)
+    Simulation::new(grid, config).unwrap()
 }
 
 fn cell(sim: &Simulation, x: u32, y: u32) -> CellId {
@@ -64,7 +64,7 @@ fn removed_agents_handle_resolves_to_nothing_and_never_aliases() {
 
 #[test]
 fn many_removals_never_alias() {
-    let mut sim = Simulation::new(open_grid(16, 16), SimConfig::default());
+    let mut sim = Simulation::new(open_grid(16, 16), SimConfig::default()).unwrap();
     let mut removed: Vec<AgentId> = Vec::new();
     let mut live: Vec<AgentId> = Vec::new();
     for round in 0..50u32 {
@@ -373,7 +373,7 @@ fn reports_and_summaries_serialize_to_json() {
 
 /// Two rows of agents crossing an open 32 x 32 field.
 fn field_sim(config: SimConfig) -> Simulation {
-    Simulation::new(open_grid(32, 32), config)
+    Simulation::new(open_grid(32, 32), config).unwrap()
 }
 
 fn crossing_commands(sim: &Simulation, n: u32) -> Vec<Command> {
@@ -439,11 +439,7 @@ fn runner_coalesces_reports_for_a_slow_consumer_without_losing_anything() {
         .unwrap();
     handle.step(30).unwrap();
     // Nobody reads while the 60 ticks are played.
-    let t0 = Instant::now();
-    while handle.ticks_played() < 60 {
-        assert!(t0.elapsed() < WAIT, "runner stalled");
-        std::thread::sleep(Duration::from_millis(2));
-    }
+    wait_for_ticks(&handle, 60);
     // The last report may still be on its way to the channel; the done answer comes after it.
     let done = handle.with(|sim| sim.tick()).unwrap();
     assert_eq!(done.recv_timeout(WAIT).unwrap(), 60);
@@ -471,12 +467,42 @@ fn runner_coalesces_reports_for_a_slow_consumer_without_losing_anything() {
     assert_eq!(reports.last().unwrap().state_hash, sim.state_hash());
 }
 
+/// Round trips through the runner's inbox (each message served between two ticks) while the
+/// simulation is expected to stay at `tick`: a runner that ticks when it should not has had
+/// as many chances as round trips, with no clock involved.
+fn assert_no_tick(handle: &SimulationHandle, tick: u64) {
+    for trip in 0..100 {
+        let now = handle
+            .with(|sim| sim.tick())
+            .unwrap()
+            .recv_timeout(WAIT)
+            .unwrap();
+        assert_eq!(now, tick, "ticked by round trip {trip}");
+        assert_eq!(handle.ticks_played(), tick);
+    }
+}
+
+/// Waits until the runner has played `ticks` ticks (at most [`WAIT`]).
+fn wait_for_ticks(handle: &SimulationHandle, ticks: u64) {
+    let t0 = Instant::now();
+    while handle.ticks_played() < ticks {
+        assert!(
+            t0.elapsed() < WAIT,
+            "{} ticks of {ticks}",
+            handle.ticks_played()
+        );
+        std::thread::yield_now();
+    }
+}
+
 #[test]
 fn runner_runs_freely_pauses_and_resumes() {
     let sim = field_sim(SimConfig::default());
     let commands = crossing_commands(&sim, 8);
+    // As fast as possible when running: a runner that ran while paused would tick between any
+    // two messages.
     let config = RunnerConfig {
-        tick_interval: Some(Duration::from_millis(1)),
+        tick_interval: None,
         ..RunnerConfig::default()
     };
     let handle = SimulationHandle::spawn(sim, config).unwrap();
@@ -484,29 +510,18 @@ fn runner_runs_freely_pauses_and_resumes() {
         handle.send(command).unwrap();
     }
     // Paused by default: nothing happens.
-    std::thread::sleep(Duration::from_millis(20));
-    assert_eq!(handle.ticks_played(), 0);
+    assert_no_tick(&handle, 0);
     assert!(handle.try_recv_report().is_none());
 
     handle.run().unwrap();
-    let t0 = Instant::now();
-    while handle.ticks_played() < 10 {
-        assert!(t0.elapsed() < WAIT, "not running");
-        std::thread::sleep(Duration::from_millis(1));
-    }
+    wait_for_ticks(&handle, 10);
     handle.pause().unwrap();
     let paused_at = handle
         .with(|sim| sim.tick())
         .unwrap()
         .recv_timeout(WAIT)
         .unwrap();
-    std::thread::sleep(Duration::from_millis(30));
-    let later = handle
-        .with(|sim| sim.tick())
-        .unwrap()
-        .recv_timeout(WAIT)
-        .unwrap();
-    assert_eq!(paused_at, later, "paused");
+    assert_no_tick(&handle, paused_at);
     assert!(paused_at >= 10);
 
     // A step while paused plays exactly that many ticks, and what follows it sees them.
@@ -518,14 +533,12 @@ fn runner_runs_freely_pauses_and_resumes() {
         .unwrap();
     assert_eq!(after_step, paused_at + 5);
 
-    // Faster ticks, then resume.
-    handle.set_tick_interval(None).unwrap();
+    // Ticks 1 ms apart, then resume.
+    handle
+        .set_tick_interval(Some(Duration::from_millis(1)))
+        .unwrap();
     handle.run().unwrap();
-    let t0 = Instant::now();
-    while handle.ticks_played() < after_step + 50 {
-        assert!(t0.elapsed() < WAIT, "not running again");
-        std::thread::sleep(Duration::from_millis(1));
-    }
+    wait_for_ticks(&handle, after_step + 50);
     let sim = handle.stop();
     assert!(sim.tick() >= after_step + 50);
     assert_eq!(sim.summary().ticks, sim.tick());
@@ -544,13 +557,8 @@ fn runner_serves_the_caller_while_waiting_for_a_consumer() {
     };
     let handle = SimulationHandle::spawn(sim, config).unwrap();
     // Two reports in the channel and a third one waiting for room.
-    let t0 = Instant::now();
-    while handle.ticks_played() < 3 {
-        assert!(t0.elapsed() < WAIT);
-        std::thread::sleep(Duration::from_millis(1));
-    }
-    std::thread::sleep(Duration::from_millis(20));
-    assert_eq!(handle.ticks_played(), 3, "no tick while the report waits");
+    wait_for_ticks(&handle, 3);
+    assert_no_tick(&handle, 3); // no tick while the report waits
     assert_eq!(handle.reports().len(), 2);
     let start: CellId = 3 * 32 + 3; // (3, 3)
     let added = handle
@@ -563,11 +571,7 @@ fn runner_serves_the_caller_while_waiting_for_a_consumer() {
     // Reading makes room: ticking resumes.
     let first = handle.reports().recv_timeout(WAIT).unwrap();
     assert_eq!(first.tick, 0);
-    let t0 = Instant::now();
-    while handle.ticks_played() < 4 {
-        assert!(t0.elapsed() < WAIT);
-        std::thread::sleep(Duration::from_millis(1));
-    }
+    wait_for_ticks(&handle, 4);
     let sim = handle.stop();
     assert!(sim.agent(added).is_some());
 }
@@ -602,17 +606,16 @@ fn messages_after_a_step_wait_for_its_ticks_and_survive_a_stop() {
     handle.step(1000).unwrap();
     handle.send(command).unwrap();
     let answer = handle.with(|sim| sim.tick()).unwrap();
-    let t0 = Instant::now();
-    while handle.ticks_played() < 2 {
-        assert!(t0.elapsed() < WAIT);
-        std::thread::sleep(Duration::from_millis(1));
-    }
-    std::thread::sleep(Duration::from_millis(20));
+    wait_for_ticks(&handle, 2);
+    // Room for one more report: the runner plays tick 2 and stalls again. Had it answered
+    // messages before the step's ticks, it would have by now (it serves messages first).
+    assert_eq!(handle.reports().recv_timeout(WAIT).unwrap().tick, 0);
+    wait_for_ticks(&handle, 3);
     assert!(answer.try_recv().is_err(), "held behind the step's ticks");
     let mut sim = handle.stop();
-    assert_eq!(sim.tick(), 2);
+    assert_eq!(sim.tick(), 3);
     // The closure ran at the stop, the command is queued for the next tick.
-    assert_eq!(answer.recv_timeout(WAIT).unwrap(), 2);
+    assert_eq!(answer.recv_timeout(WAIT).unwrap(), 3);
     assert_eq!(sim.agents().len(), 0);
     assert_eq!(sim.step().added.len(), 1);
 }
@@ -639,7 +642,7 @@ fn runner_on_its_own_pool_matches_direct_stepping() {
             goal: None,
         })
         .collect();
-    let mut direct = Simulation::new(grid.clone(), config);
+    let mut direct = Simulation::new(grid.clone(), config).unwrap();
     for command in &commands {
         direct.queue(command.clone());
     }
@@ -668,7 +671,7 @@ fn runner_on_its_own_pool_matches_direct_stepping() {
         .build()
         .unwrap();
     let handle = SimulationHandle::spawn(
-        Simulation::new(grid, config),
+        Simulation::new(grid, config).unwrap(),
         RunnerConfig {
             pool: Some(pool.into()),
             when_full: WhenFull::Wait,
@@ -777,7 +780,7 @@ fn summary_separates_the_first_tick_from_the_steady_rate() {
 #[test]
 fn blocking_the_cell_under_an_agent_is_refused_whole() {
     let grid = Grid::from_ascii("......\n......").unwrap();
-    let mut sim = Simulation::new(grid, SimConfig::default());
+    let mut sim = Simulation::new(grid, SimConfig::default()).unwrap();
     let at = sim.grid().cell(2, 0).unwrap();
     let free = sim.grid().cell(4, 1).unwrap();
     let id = sim.add_agent(at, None).unwrap();
@@ -807,4 +810,45 @@ fn blocking_the_cell_under_an_agent_is_refused_whole() {
         report.rejected
     );
     assert!(sim.grid().is_walkable(at));
+}
+
+#[test]
+fn a_simulation_checks_its_settings_against_its_grid() {
+    // The rotate model moves only straight ahead: refused on an 8-connected grid (where its
+    // agents would never take a diagonal route step), as scenario files are.
+    let rotate = SimConfig {
+        action_model: throng::sim::ActionModel::Rotate,
+        ..SimConfig::default()
+    };
+    let err = Simulation::new(open_grid(4, 4), rotate).unwrap_err();
+    assert!(matches!(err, Error::Invalid(_)), "{err:?}");
+    assert!(
+        err.to_string().starts_with(
+            "action_model: \"rotate\" moves only straight ahead and needs map.neighbourhood = 4"
+        ),
+        "{err}"
+    );
+    let four = open_grid(4, 4).with_neighborhood(throng::grid::Neighborhood::Four);
+    assert!(Simulation::new(four, rotate).is_ok());
+    // Settings a scenario file may not hold are refused the same way.
+    for (config, key) in [
+        (
+            SimConfig {
+                max_plans_per_tick: Some(0),
+                ..SimConfig::default()
+            },
+            "max_plans_per_tick: must be at least 1",
+        ),
+        (
+            SimConfig {
+                conflicts: ConflictMode::Avoid,
+                resolve_stuck: Some(true),
+                ..SimConfig::default()
+            },
+            "resolve_stuck: true cannot apply",
+        ),
+    ] {
+        let err = Simulation::new(open_grid(4, 4), config).unwrap_err();
+        assert!(err.to_string().starts_with(key), "{err}");
+    }
 }

@@ -28,7 +28,7 @@ fn config(conflicts: ConflictMode) -> SimConfig {
 fn crowd(grid: Grid, config: SimConfig, n: usize, seed: u64) -> (Simulation, Vec<AgentId>) {
     let starts = distinct_cells(&grid, n, seed);
     let goals = distinct_cells(&grid, n, seed ^ 0x5A5A);
-    let mut sim = Simulation::new(grid, config);
+    let mut sim = Simulation::new(grid, config).unwrap();
     let ids = starts
         .iter()
         .zip(&goals)
@@ -299,7 +299,7 @@ fn xy(sim: &Simulation, id: AgentId) -> (u32, u32) {
 fn a_controlled_agent_walks_a_route_to_its_goal_and_is_never_planned_for() {
     use Direction::*;
     for conflicts in ConflictMode::ALL {
-        let mut sim = Simulation::new(open("....\n.##.\n...."), config(conflicts));
+        let mut sim = Simulation::new(open("....\n.##.\n...."), config(conflicts)).unwrap();
         let (s, g) = (at(&sim, 0, 0), at(&sim, 3, 2));
         let id = sim.add_controlled_agent(s, Some(g)).unwrap();
         assert_eq!(sim.agent(id).unwrap().state(), AgentState::Moving);
@@ -332,7 +332,7 @@ fn illegal_moves_are_refused_and_leave_the_agent_where_it_was() {
     for conflicts in ConflictMode::ALL {
         // (1, 1) has a wall east, the grid's edge is near, and a diagonal past the wall's
         // corner cuts it.
-        let mut sim = Simulation::new(open("...\n.#.\n..."), config(conflicts));
+        let mut sim = Simulation::new(open("...\n.#.\n..."), config(conflicts)).unwrap();
         let id = sim.add_controlled_agent(at(&sim, 0, 0), None).unwrap();
         // Outside the grid, then (south-east) into the wall.
         for dir in [North, West, NorthWest, SouthWest, NorthEast, SouthEast] {
@@ -352,7 +352,8 @@ fn illegal_moves_are_refused_and_leave_the_agent_where_it_was() {
         let mut sim = Simulation::new(
             open("...\n...").with_neighborhood(Neighborhood::Four),
             config(conflicts),
-        );
+        )
+        .unwrap();
         let id = sim.add_controlled_agent(at(&sim, 0, 0), None).unwrap();
         let (_, outcomes) = checked_step(&mut sim, &[(id, AgentAction::Move(SouthEast))]);
         assert_eq!(outcomes, [ActionOutcome::Illegal]);
@@ -366,7 +367,7 @@ fn two_agents_into_one_cell_swaps_and_crossings_are_refused() {
     use Direction::*;
     for conflicts in [ConflictMode::Avoid, ConflictMode::Pibt] {
         // One cell, two takers: one moves, one is blocked.
-        let mut sim = Simulation::new(open("..."), config(conflicts));
+        let mut sim = Simulation::new(open("..."), config(conflicts)).unwrap();
         let a = sim.add_controlled_agent(at(&sim, 0, 0), None).unwrap();
         let b = sim.add_controlled_agent(at(&sim, 2, 0), None).unwrap();
         let (_, outcomes) = checked_step(
@@ -381,7 +382,7 @@ fn two_agents_into_one_cell_swaps_and_crossings_are_refused() {
             "{conflicts}"
         );
         // A swap: both stay.
-        let mut sim = Simulation::new(open(".."), config(conflicts));
+        let mut sim = Simulation::new(open(".."), config(conflicts)).unwrap();
         let a = sim.add_controlled_agent(at(&sim, 0, 0), None).unwrap();
         let b = sim.add_controlled_agent(at(&sim, 1, 0), None).unwrap();
         let (_, outcomes) = checked_step(
@@ -392,7 +393,7 @@ fn two_agents_into_one_cell_swaps_and_crossings_are_refused() {
         // A rotation of four in a 2 x 2 block is a swap too in `avoid` (a cycle waits); PIBT
         // lets a chain follow its head but no cycle closes without a free cell either.
         // Crossing diagonals: one goes, the other is blocked.
-        let mut sim = Simulation::new(open("..\n.."), config(conflicts));
+        let mut sim = Simulation::new(open("..\n.."), config(conflicts)).unwrap();
         let a = sim.add_controlled_agent(at(&sim, 0, 0), None).unwrap();
         let b = sim.add_controlled_agent(at(&sim, 1, 0), None).unwrap();
         let (_, outcomes) = checked_step(
@@ -410,13 +411,13 @@ fn two_agents_into_one_cell_swaps_and_crossings_are_refused() {
             "{conflicts} cross"
         );
         // Into the cell of an agent that stays (a controlled one given nothing): blocked.
-        let mut sim = Simulation::new(open("..."), config(conflicts));
+        let mut sim = Simulation::new(open("..."), config(conflicts)).unwrap();
         let a = sim.add_controlled_agent(at(&sim, 0, 0), None).unwrap();
         sim.add_controlled_agent(at(&sim, 1, 0), None).unwrap();
         let (_, outcomes) = checked_step(&mut sim, &[(a, AgentAction::Move(East))]);
         assert_eq!(outcomes, [ActionOutcome::Blocked], "{conflicts}");
         // Following an agent that leaves: both move (a chain).
-        let mut sim = Simulation::new(open("..."), config(conflicts));
+        let mut sim = Simulation::new(open("..."), config(conflicts)).unwrap();
         let a = sim.add_controlled_agent(at(&sim, 0, 0), None).unwrap();
         let b = sim.add_controlled_agent(at(&sim, 1, 0), None).unwrap();
         let (_, outcomes) = checked_step(
@@ -426,7 +427,7 @@ fn two_agents_into_one_cell_swaps_and_crossings_are_refused() {
         assert_eq!(outcomes, [ActionOutcome::Moved; 2], "{conflicts} chain");
     }
     // Conflicts off: agents pass through each other by design.
-    let mut sim = Simulation::new(open(".."), config(ConflictMode::Off));
+    let mut sim = Simulation::new(open(".."), config(ConflictMode::Off)).unwrap();
     let a = sim.add_controlled_agent(at(&sim, 0, 0), None).unwrap();
     let b = sim.add_controlled_agent(at(&sim, 1, 0), None).unwrap();
     let (_, outcomes) = checked_step(
@@ -441,7 +442,7 @@ fn two_agents_into_one_cell_swaps_and_crossings_are_refused() {
 fn pibt_never_pushes_a_controlled_agent() {
     // A corridor with a pocket: a planned agent heads west through a controlled one that is
     // given nothing. PIBT would push an idle agent into the pocket; a controlled one stays.
-    let mut sim = Simulation::new(open("......\n##.###"), config(ConflictMode::Pibt));
+    let mut sim = Simulation::new(open("......\n##.###"), config(ConflictMode::Pibt)).unwrap();
     let c = sim.add_controlled_agent(at(&sim, 2, 0), None).unwrap();
     let p = sim.add_agent(at(&sim, 5, 0), Some(at(&sim, 0, 0))).unwrap();
     for _ in 0..10 {
@@ -488,7 +489,8 @@ fn an_action_overrides_a_route_for_one_tick_then_the_agent_rejoins_it() {
         let mut sim = Simulation::new(
             open(&vec!["..........".to_string(); 5].join("\n")),
             config(conflicts),
-        );
+        )
+        .unwrap();
         let (s, g) = (at(&sim, 0, 2), at(&sim, 9, 2));
         let id = sim.add_agent(s, Some(g)).unwrap();
         checked_step(&mut sim, &[]);
@@ -536,7 +538,8 @@ fn controlled_agents_in_lifelong_runs_get_new_goals_and_goals_on_their_cell_coun
             lifelong: true,
             ..SimConfig::default()
         },
-    );
+    )
+    .unwrap();
     let start = at(&sim, 3, 3);
     // A goal on its own cell: arrives when the tick is played.
     let id = sim.add_controlled_agent(start, Some(start)).unwrap();
@@ -572,7 +575,8 @@ fn set_controlled_drops_plans_and_releasing_plans_again() {
     let mut sim = Simulation::new(
         open(&vec!["......".to_string(); 3].join("\n")),
         config(ConflictMode::Pibt),
-    );
+    )
+    .unwrap();
     let (s, g) = (at(&sim, 0, 0), at(&sim, 5, 2));
     let id = sim.add_agent(s, Some(g)).unwrap();
     sim.set_controlled(id, true).unwrap();
@@ -611,7 +615,7 @@ fn set_controlled_drops_plans_and_releasing_plans_again() {
 
 #[test]
 fn bad_actions_are_errors_before_anything_is_played() {
-    let mut sim = Simulation::new(open("...."), config(ConflictMode::Pibt));
+    let mut sim = Simulation::new(open("...."), config(ConflictMode::Pibt)).unwrap();
     let a = sim.add_controlled_agent(at(&sim, 0, 0), None).unwrap();
     let b = sim.add_agent(at(&sim, 3, 0), None).unwrap();
     sim.remove_agent(b).unwrap();
@@ -632,9 +636,41 @@ fn bad_actions_are_errors_before_anything_is_played() {
             action_model: ActionModel::Rotate,
             ..SimConfig::default()
         },
-    );
+    )
+    .unwrap();
     let a = sim.add_controlled_agent(at(&sim, 0, 0), None).unwrap();
     let err = sim.step_with_actions(&[(a, east)]).unwrap_err();
     assert!(err.to_string().contains("rotate"), "{err}");
     assert!(sim.step_with_actions(&[(a, AgentAction::Wait)]).is_ok());
+}
+
+/// A move that loses leaves the agent as it was, in every conflict mode: one standing on its
+/// goal stays arrived (it did not move), one without a goal stays idle.
+#[test]
+fn a_blocked_move_changes_no_state() {
+    for conflicts in [ConflictMode::Avoid, ConflictMode::Pibt] {
+        let mut sim = Simulation::new(open("..."), config(conflicts)).unwrap();
+        let home = sim.add_agent(at(&sim, 0, 0), Some(at(&sim, 0, 0))).unwrap();
+        let idle = sim.add_agent(at(&sim, 2, 0), None).unwrap();
+        let wall = sim.add_controlled_agent(at(&sim, 1, 0), None).unwrap();
+        sim.step();
+        assert_eq!(sim.agent(home).unwrap().state(), AgentState::Arrived);
+        let east = AgentAction::Move(Direction::East);
+        let west = AgentAction::Move(Direction::West);
+        let (report, outcomes) = sim
+            .step_with_actions(&[(home, east), (idle, west), (wall, AgentAction::Wait)])
+            .unwrap();
+        assert_eq!(
+            outcomes,
+            [
+                ActionOutcome::Blocked,
+                ActionOutcome::Blocked,
+                ActionOutcome::Waited
+            ],
+            "{conflicts}"
+        );
+        assert_eq!(sim.agent(home).unwrap().state(), AgentState::Arrived);
+        assert_eq!(sim.agent(idle).unwrap().state(), AgentState::Idle);
+        assert_eq!((report.at_goal, report.waiting), (1, 0), "{conflicts}");
+    }
 }

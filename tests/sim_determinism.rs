@@ -47,7 +47,7 @@ impl Scenario {
     fn build(&self, config: SimConfig) -> (Simulation, Vec<AgentId>) {
         let starts = distinct_cells(&self.grid, self.agents, self.placement_seed);
         let goals = distinct_cells(&self.grid, self.agents, self.placement_seed ^ 0xD1CE);
-        let mut sim = Simulation::new(self.grid.clone(), config);
+        let mut sim = Simulation::new(self.grid.clone(), config).unwrap();
         let ids = starts
             .iter()
             .zip(&goals)

@@ -5,11 +5,11 @@
 use std::collections::HashMap;
 
 use throng::grid::{CellChange, Direction};
-use throng::grid::{CellId, Grid};
+use throng::grid::{CellId, Grid, NO_CELL};
 use throng::scenario::Scenario;
 use throng::sim::{
-    ActionOutcome, AgentAction, AgentId, AgentSet, AgentState, ArrivalKind, ConflictMode,
-    SimConfig, Simulation,
+    ActionOutcome, AgentAction, AgentId, AgentState, ArrivalKind, ConflictMode, SimConfig,
+    Simulation,
 };
 
 /// Plays `ticks` ticks of a shipped scenario (with its scheduled map changes), checking after
@@ -29,6 +29,8 @@ fn replay_shipped(file: &str, agents: usize, ticks: u64) -> (Simulation, u64) {
     let mut walkable = walkable_now(&sim);
     let mut goals_reached = 0u64;
     let mut map_changes = 0;
+    // (plans, plans for a new goal, moves, swaps) counted from the events.
+    let mut counted = (0u64, 0u64, 0u64, 0u64);
     for _ in 0..ticks {
         schedule.queue_due(&mut sim);
         let report = sim.step();
@@ -69,7 +71,33 @@ fn replay_shipped(file: &str, agents: usize, ticks: u64) -> (Simulation, u64) {
         let failed = events.plans().iter().filter(|p| !p.found).count();
         assert_eq!(failed as u32, report.plans_failed);
         assert_eq!(events.moves().len() as u32, report.moved);
+        counted.0 += events.plans().len() as u64;
+        counted.1 += events
+            .plans()
+            .iter()
+            .filter(|p| p.reason == throng::sim::PlanReason::NewGoal)
+            .count() as u64;
+        counted.2 += events.moves().len() as u64;
+        counted.3 += u64::from(events.swaps());
     }
+    // The summary's counts are the events' (no count derived from another).
+    let summary = sim.summary();
+    assert_eq!(
+        (
+            summary.plans,
+            summary.plans_new_goal,
+            summary.moves,
+            summary.swaps
+        ),
+        counted
+    );
+    assert_eq!(
+        summary.plans,
+        summary.plans_new_goal
+            + summary.replans_blocked
+            + summary.replans_drifted
+            + summary.replans_map_changed
+    );
     if file == "doors.toml" {
         assert!(map_changes > 0, "the doors moved");
     }
@@ -97,7 +125,7 @@ fn the_events_of_a_shipped_lifelong_run_replay_it() {
 #[test]
 fn calls_between_ticks_come_with_the_next_tick() {
     let grid = Grid::from_ascii("........\n........\n........").unwrap();
-    let mut sim = Simulation::new(grid, SimConfig::default());
+    let mut sim = Simulation::new(grid, SimConfig::default()).unwrap();
     assert!(sim.last_events().moves().is_empty());
     let a = sim.add_agent(0, Some(7)).unwrap();
     let b = sim.add_agent(16, None).unwrap();
@@ -152,7 +180,7 @@ fn controlled_agents_arrivals_and_outcomes() {
         conflicts: ConflictMode::Avoid,
         ..SimConfig::default()
     };
-    let mut sim = Simulation::new(grid, config);
+    let mut sim = Simulation::new(grid, config).unwrap();
     let a = sim.add_controlled_agent(0, Some(1)).unwrap();
     let b = sim.add_controlled_agent(3, Some(3)).unwrap();
     let step = |sim: &mut Simulation, actions: &[(AgentId, AgentAction)]| {
@@ -193,9 +221,6 @@ fn controlled_agents_arrivals_and_outcomes() {
     assert_eq!(events.outcomes(), &[(a, ActionOutcome::Illegal)]);
     assert!(events.moves().is_empty());
     assert_eq!(sim.slot_positions()[a.index() as usize], 1);
-    assert_ne!(
-        sim.slot_positions()[b.index() as usize],
-        AgentSet::NO_POSITION
-    );
+    assert_ne!(sim.slot_positions()[b.index() as usize], NO_CELL);
     let _: CellId = 0;
 }

@@ -22,7 +22,7 @@ use throng::sim::{
 fn crowd(grid: Grid, config: SimConfig, n: usize, seed: u64) -> (Simulation, Vec<AgentId>) {
     let starts = distinct_cells(&grid, n, seed);
     let goals = distinct_cells(&grid, n, seed ^ 0xA5A5);
-    let mut sim = Simulation::new(grid, config);
+    let mut sim = Simulation::new(grid, config).unwrap();
     let ids = starts
         .iter()
         .zip(&goals)
@@ -369,7 +369,7 @@ fn corridor_sim(config: SimConfig, n: u32) -> (Simulation, Vec<AgentId>) {
         .collect();
     let grid = Grid::from_ascii(&rows.join("\n")).unwrap();
     let width = grid.width();
-    let mut sim = Simulation::new(grid, config);
+    let mut sim = Simulation::new(grid, config).unwrap();
     let mut ids = Vec::new();
     for k in 0..n {
         let (x, y) = (8 - k / 9, k % 9);
@@ -425,7 +425,7 @@ fn a_permanently_blocked_agent_backs_off_its_replans() {
     let grid = Grid::from_ascii("##########\n..........\n##########").unwrap();
     let c = |x| grid.cell(x, 1).unwrap();
     let (p_cell, b_start, b_goal) = (c(5), c(1), c(9));
-    let mut sim = Simulation::new(grid.clone(), avoid());
+    let mut sim = Simulation::new(grid.clone(), avoid()).unwrap();
     let parked = sim.add_agent(p_cell, Some(p_cell)).unwrap();
     let blocked = sim.add_agent(b_start, Some(b_goal)).unwrap();
     let reports = run_checked(&mut sim, 300);
@@ -453,7 +453,7 @@ fn head_on_pair_in_a_wide_corridor_pass_each_other() {
         replan_after_waits: 2,
         ..SimConfig::default()
     };
-    let mut sim = Simulation::new(grid, config);
+    let mut sim = Simulation::new(grid, config).unwrap();
     let (a0, b0) = (
         sim.grid().cell(0, 0).unwrap(),
         sim.grid().cell(9, 0).unwrap(),
@@ -524,7 +524,7 @@ fn plan_cap_serves_the_oldest_requests_first() {
         max_plans_per_tick: Some(2),
         ..SimConfig::default()
     };
-    let mut sim = Simulation::new(grid, config);
+    let mut sim = Simulation::new(grid, config).unwrap();
     let ids: Vec<AgentId> = (0..8)
         .map(|i| sim.add_agent(sim.grid().cell(i, 0).unwrap(), None).unwrap())
         .collect();
@@ -590,7 +590,7 @@ fn map_change_run_with(
         planner,
         ..SimConfig::default()
     };
-    let mut sim = Simulation::new(grid, config);
+    let mut sim = Simulation::new(grid, config).unwrap();
     let mut ids = Vec::new();
     for y in 0..40 {
         let start = sim.grid().cell(2, y).unwrap();
@@ -716,7 +716,7 @@ fn reopened_map_lets_agents_with_no_path_try_again() {
          .........",
     )
     .unwrap();
-    let mut sim = Simulation::new(grid, SimConfig::default());
+    let mut sim = Simulation::new(grid, SimConfig::default()).unwrap();
     let door = sim.grid().cell(4, 2).unwrap();
     sim.change_map(&[CellChange::SetWalkable {
         cell: door,
@@ -771,7 +771,7 @@ fn agent_waiting_for_a_deferred_replan_does_not_step_into_a_new_wall() {
         max_plans_per_tick: Some(1),
         ..SimConfig::default()
     };
-    let mut sim = Simulation::new(grid, config);
+    let mut sim = Simulation::new(grid, config).unwrap();
     let cell = |sim: &Simulation, x, y| sim.grid().cell(x, y).unwrap();
     let a = sim
         .add_agent(cell(&sim, 0, 1), Some(cell(&sim, 9, 1)))
@@ -908,7 +908,7 @@ fn mixed_planners_are_deterministic_across_thread_counts() {
 fn an_agent_with_its_own_nav_planner_gets_the_graph_built() {
     // The default planner (A*) has no navigation graph; a `nav` agent makes the sim build one.
     let grid = Grid::from_ascii(&vec![".".repeat(120); 30].join("\n")).unwrap();
-    let mut sim = Simulation::new(grid, SimConfig::default());
+    let mut sim = Simulation::new(grid, SimConfig::default()).unwrap();
     let cell = |sim: &Simulation, x, y| sim.grid().cell(x, y).unwrap();
     let (a0, a1) = (cell(&sim, 0, 0), cell(&sim, 119, 29));
     let (b0, b1) = (cell(&sim, 0, 29), cell(&sim, 119, 0));
@@ -931,7 +931,7 @@ fn blocked_in_corridor(detours: bool, parked_at: &[u32]) -> Vec<u64> {
     let row = ".".repeat(200);
     let grid = Grid::from_ascii(&vec![row; 5].join("\n")).unwrap();
     let config = SimConfig { detours, ..avoid() };
-    let mut sim = Simulation::new(grid, config);
+    let mut sim = Simulation::new(grid, config).unwrap();
     let c = |sim: &Simulation, x| sim.grid().cell(x, 2).unwrap();
     for &x in parked_at {
         let cell = c(&sim, x);

@@ -55,7 +55,7 @@ fn sim_with(text: &str, neighbourhood: Neighborhood, resolve: Option<bool>) -> S
         resolve_stuck: resolve,
         ..SimConfig::default()
     };
-    Simulation::new(grid, config)
+    Simulation::new(grid, config).unwrap()
 }
 
 /// Six agents in [`BAYS`], each going two walkable cells on in reading order (round the
@@ -242,7 +242,7 @@ fn lifelong_crowds_that_pibt_alone_locks_in_the_bays_keep_reaching_goals() {
                     resolve_stuck: resolve,
                     ..SimConfig::default()
                 };
-                let mut sim = Simulation::new(grid, config);
+                let mut sim = Simulation::new(grid, config).unwrap();
                 let (starts, goals) = bays_instance(&sim);
                 add(&mut sim, &starts, &goals);
                 let blocks = goals_per_block(&mut sim, 4, 1000);
@@ -336,7 +336,7 @@ fn every_instance_of_the_mapf_benchmark_arrives_in_a_one_shot_run() {
             let map = dir.join("maps").join(format!("{map_name}.map"));
             let agents = ScenFile::load(scen).unwrap().queries.len();
             let instance = Instance::load(&map, scen, agents, neighbourhood).unwrap();
-            let mut sim = Simulation::new(instance.grid, SimConfig::default());
+            let mut sim = Simulation::new(instance.grid, SimConfig::default()).unwrap();
             add(&mut sim, &instance.starts, &instance.goals);
             for _ in 0..3000 {
                 let report = sim.step();

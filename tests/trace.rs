@@ -95,7 +95,7 @@ fn busy_sim() -> (Simulation, Vec<AgentId>) {
         seed: 7,
         ..SimConfig::default()
     };
-    let mut sim = Simulation::new(grid, config);
+    let mut sim = Simulation::new(grid, config).unwrap();
     let open: Vec<CellId> = (0..160).filter(|&c| sim.grid().is_walkable(c)).collect();
     let mut ids = Vec::new();
     for i in 0..12 {

@@ -175,14 +175,13 @@ pub unsafe extern "C" fn throng_sim_new(
         } else {
             config_from_json(ptr::text(config_json, "config_json")?)?
         };
-        if let Some(why) = config.action_model.unsupported_on(grid.neighborhood()) {
-            return Err(Failure::invalid(format!(
-                "config_json: action_model: {why}"
-            )));
-        }
+        // The simulation's own check, made first to name the parameter at fault.
+        config
+            .check(grid.neighborhood())
+            .map_err(|e| Failure::invalid(format!("config_json: {e}")))?;
         let sim = match nav {
             Some(nav) => Simulation::with_nav_graph(grid, config, nav)?,
-            None => Simulation::new(grid, config),
+            None => Simulation::new(grid, config)?,
         };
         let state = SimState {
             sim,

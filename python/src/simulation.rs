@@ -10,15 +10,15 @@ use std::sync::Arc;
 
 use numpy::ndarray::Array2;
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyUntypedArrayMethods};
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
-use throng_core::grid::CellId;
 use throng_core::grid::{CellChange, Direction};
+use throng_core::grid::{CellId, NO_CELL};
 use throng_core::report::RunJson;
 use throng_core::scenario::{ChangeSchedule, Scenario};
-use throng_core::sim::{AgentAction, AgentId, AgentSet, SimConfig, TickReport};
+use throng_core::sim::{AgentAction, AgentId, SimConfig, TickReport};
 
 use crate::grid::Grid;
 use crate::{cells, cells_checked, pool, py_to_json, to_dict, to_py};
@@ -74,6 +74,61 @@ enum Source {
     Arrays,
 }
 
+/// The keyword arguments of `Simulation(grid, starts, goals, **options)`: the simulation's
+/// own (`seed`, `threads`, `conflicts`, `planner`, `lifelong`, `controlled`, with their
+/// defaults), the rest keys of a scenario file's `[sim]` table.
+struct Options {
+    threads: usize,
+    controlled: bool,
+    config: SimConfig,
+}
+
+impl Options {
+    fn read(py: Python<'_>, options: Option<&Bound<'_, PyDict>>) -> PyResult<Options> {
+        let mut config = SimConfig {
+            seed: 0,
+            lifelong: false,
+            conflicts: "pibt".parse().map_err(to_py)?,
+            planner: "jps".parse().map_err(to_py)?,
+            ..SimConfig::default()
+        };
+        let (mut threads, mut controlled) = (1, false);
+        let mut rest = Vec::new();
+        for (key, value) in options.into_iter().flat_map(|o| o.iter()) {
+            let key: String = key.extract()?;
+            let wrong =
+                |e: PyErr| PyTypeError::new_err(format!("argument '{key}': {}", e.value(py)));
+            match key.as_str() {
+                "seed" => config.seed = value.extract().map_err(wrong)?,
+                "threads" => threads = value.extract().map_err(wrong)?,
+                "conflicts" => {
+                    let name: String = value.extract().map_err(wrong)?;
+                    config.conflicts = name.parse().map_err(to_py)?;
+                }
+                "planner" => {
+                    let name: String = value.extract().map_err(wrong)?;
+                    config.planner = name.parse().map_err(to_py)?;
+                }
+                "lifelong" => config.lifelong = value.extract().map_err(wrong)?,
+                "controlled" => controlled = value.extract().map_err(wrong)?,
+                _ => rest.push((key, value)),
+            }
+        }
+        // One thread: plan on the calling thread (unless `parallel` says otherwise); the same
+        // plans.
+        config.parallel = threads != 1;
+        for (key, value) in rest {
+            let value = py_to_json(py, &key, &value)?;
+            config.set(&key, value).map_err(to_py)?;
+        }
+        Ok(Options {
+            threads,
+            controlled,
+            config,
+        })
+    }
+}
+
 /// A crowd on a grid, played tick by tick on its own pool of worker threads: built from a
 /// scenario file (`Simulation.from_scenario`) or from a grid and arrays of starts and goals.
 ///
@@ -104,50 +159,21 @@ pub(crate) struct Simulation {
 #[pymethods]
 impl Simulation {
     #[new]
-    #[pyo3(signature = (
-        grid,
-        starts,
-        goals = None,
-        *,
-        seed = 0,
-        threads = 1,
-        conflicts = "pibt",
-        planner = "jps",
-        lifelong = false,
-        controlled = false,
-        **config
-    ))]
-    #[allow(clippy::too_many_arguments)]
+    #[pyo3(
+        signature = (grid, starts, goals = None, **options),
+        text_signature = "(grid, starts, goals=None, *, seed=0, threads=1, conflicts='pibt', \
+                          planner='jps', lifelong=False, controlled=False, **config)"
+    )]
     fn new(
         py: Python<'_>,
         grid: &Grid,
         starts: &Bound<'_, PyAny>,
         goals: Option<&Bound<'_, PyAny>>,
-        seed: u64,
-        threads: usize,
-        conflicts: &str,
-        planner: &str,
-        lifelong: bool,
-        controlled: bool,
-        config: Option<&Bound<'_, PyDict>>,
+        options: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Simulation> {
         let t0 = std::time::Instant::now();
-        let mut cfg = SimConfig {
-            seed,
-            lifelong,
-            conflicts: conflicts.parse().map_err(to_py)?,
-            planner: planner.parse().map_err(to_py)?,
-            ..SimConfig::default()
-        };
-        // One thread: plan on the calling thread (unless told otherwise); the same plans.
-        cfg.parallel = threads != 1;
-        if let Some(config) = config {
-            for (key, value) in config.iter() {
-                let key: String = key.extract()?;
-                let value = py_to_json(py, &key, &value)?;
-                cfg.set(&key, value).map_err(to_py)?;
-            }
-        }
+        let options = Options::read(py, options)?;
+        let (threads, controlled, cfg) = (options.threads, options.controlled, options.config);
         let g = grid.grid.clone();
         let starts = cells(py, &g, "starts", starts)?;
         let goals = match goals.filter(|g| !g.is_none()) {
@@ -165,7 +191,8 @@ impl Simulation {
             }
         };
         let sim = py.detach(|| {
-            let mut sim = throng_core::sim::Simulation::new((*g).clone(), cfg);
+            let mut sim =
+                throng_core::sim::Simulation::new((*g).clone(), cfg).map_err(|e| e.to_string())?;
             for (row, (&start, &goal)) in starts.iter().zip(&goals).enumerate() {
                 let added = if controlled {
                     sim.add_controlled_agent(start, goal)
@@ -405,7 +432,7 @@ impl Simulation {
         let slots = self.sim.slot_positions();
         let mut xy = Vec::with_capacity(2 * self.sim.agents().len());
         for &cell in slots {
-            if cell != AgentSet::NO_POSITION {
+            if cell != NO_CELL {
                 xy.push((cell % width) as i32);
                 xy.push((cell / width) as i32);
             }
@@ -613,7 +640,7 @@ impl Simulation {
         let agents = self.sim.agents();
         let mut ids = Vec::with_capacity(agents.len());
         for (slot, &cell) in self.sim.slot_positions().iter().enumerate() {
-            if cell != AgentSet::NO_POSITION {
+            if cell != NO_CELL {
                 ids.push(agents.id_at(slot as u32).expect("a live slot"));
             }
         }

@@ -408,6 +408,19 @@ def test_run_needs_ticks_for_array_simulations():
     assert sim.run(10)["arrived"] == 1
 
 
+def test_rotate_needs_a_four_connected_grid():
+    # The engine's own check, with the message the command line gives for a scenario file.
+    eight = grid_of("...\n...")
+    for controlled in (False, True):
+        with pytest.raises(ValueError, match="action_model: \"rotate\" moves only straight "
+                           "ahead and needs map.neighbourhood = 4"):
+            throng.Simulation(eight, [[0, 0]], [[2, 1]], action_model="rotate",
+                              controlled=controlled)
+    four = throng.Grid.from_array(np.ones((2, 3), dtype=bool), neighbourhood=4)
+    sim = throng.Simulation(four, [[0, 0]], [[2, 1]], action_model="rotate")
+    assert sim.run(20)["arrived"] == 1
+
+
 def test_rotate_refuses_moves():
     grid = throng.Grid.from_array(np.ones((3, 3), dtype=bool), neighbourhood=4)
     sim = throng.Simulation(grid, [[0, 0]], controlled=True, action_model="rotate")

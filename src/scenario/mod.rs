@@ -304,8 +304,8 @@ impl Scenario {
     /// # Errors
     /// [`Error::Parse`] naming the file, the key (and its line when the file wrote it), and why.
     pub fn check(&self) -> Result<()> {
-        if let Some(why) = self.sim.action_model.unsupported_on(self.neighbourhood) {
-            return Err(self.origin.error("sim.action_model", why));
+        if let Some((key, why)) = self.sim.problem_on(self.neighbourhood) {
+            return Err(self.origin.error(key, why));
         }
         Ok(())
     }
@@ -416,7 +416,7 @@ impl Scenario {
         self.schedule(&grid)?;
         let pairs = self.place(&grid)?;
         let planners = self.planners(pairs.len());
-        let mut sim = Simulation::new(grid, self.sim_config());
+        let mut sim = Simulation::new(grid, self.sim_config())?;
         for ((start, goal), planner) in pairs.into_iter().zip(planners) {
             match planner {
                 Some(planner) => sim.add_agent_with_planner(start, Some(goal), planner)?,

@@ -58,10 +58,9 @@ impl ActionModel {
     /// step diagonally, and an agent whose next route cell is diagonal can neither face it
     /// ([`Heading::toward`] has no heading for it) nor step onto it, so it stays, turns nowhere
     /// and asks for the same cell next tick, for ever (measured: 0 of the 1,200 agents of
-    /// `sims/crowd-rooms.toml` and 2 of the 10,000 of the default scenario arrived). Scenario
-    /// files and overrides are refused this combination ([`crate::scenario::Scenario::check`]).
-    /// Agents driven from outside by actions ([`crate::sim::Simulation::step_with_actions`])
-    /// only ever step straight, and run on either grid.
+    /// `sims/crowd-rooms.toml` and 2 of the 10,000 of the default scenario arrived; agents
+    /// driven from outside get no moves under `rotate`, only waits). A simulation is refused
+    /// this combination ([`crate::sim::SimConfig::check`]).
     ///
     /// ```
     /// use throng::grid::Neighborhood;

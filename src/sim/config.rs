@@ -3,6 +3,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::action_model::ActionModel;
+use crate::error::{Error, Result};
+use crate::grid::Neighborhood;
 use crate::planner::PlannerKind;
 
 /// How agents treat each other.
@@ -111,8 +113,8 @@ impl SimConfig {
     /// # Errors
     /// [`crate::error::Error::Invalid`] naming the key for an unknown key, a value of the wrong type
     /// or one a scenario file may not hold; on error nothing changes.
-    pub fn set(&mut self, key: &str, value: serde_json::Value) -> crate::error::Result<()> {
-        let bad = |message: String| crate::error::Error::Invalid(format!("{key}: {message}"));
+    pub fn set(&mut self, key: &str, value: serde_json::Value) -> Result<()> {
+        let bad = |message: String| Error::Invalid(format!("{key}: {message}"));
         let mut fields = serde_json::to_value(*self)
             .map_err(|e| bad(format!("cannot represent the settings: {e}")))?;
         let table = fields.as_object_mut().expect("SimConfig is a struct");
@@ -136,9 +138,49 @@ impl SimConfig {
         Ok(())
     }
 
-    /// The first setting a scenario file may not hold, as its key (`sim.node_budget`) and what
-    /// is wrong, or `None`. Scenario files and overrides ([`crate::scenario::Scenario::set`]) both
-    /// check with it.
+    /// Checks the settings for a grid of `neighborhood` moves: the one check of a configuration,
+    /// which [`crate::sim::Simulation::new`] makes (and so every caller that builds a simulation:
+    /// scenario files, the C ABI, the Python package).
+    ///
+    /// ```
+    /// use throng::grid::Neighborhood;
+    /// use throng::sim::{ActionModel, SimConfig};
+    ///
+    /// let rotate = SimConfig { action_model: ActionModel::Rotate, ..SimConfig::default() };
+    /// assert!(rotate.check(Neighborhood::Four).is_ok());
+    /// let err = rotate.check(Neighborhood::Eight).unwrap_err();
+    /// assert!(err.to_string().starts_with("action_model: \"rotate\" moves only straight ahead"));
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] naming the first setting at fault (as a `[sim]` key of scenario files)
+    /// and why: a cap, budget or memory limit of 0, the action model `rotate` with conflicts
+    /// other than `pibt` or on an 8-connected grid ([`ActionModel::unsupported_on`]),
+    /// `resolve_stuck = true` where it cannot apply.
+    pub fn check(&self, neighborhood: Neighborhood) -> Result<()> {
+        match self.problem_on(neighborhood) {
+            Some((key, message)) => Err(Error::Invalid(format!(
+                "{}: {message}",
+                key.strip_prefix("sim.").unwrap_or(key)
+            ))),
+            None => Ok(()),
+        }
+    }
+
+    /// [`problem`](Self::problem), then the settings that depend on the grid's `neighborhood`
+    /// (the action model).
+    pub(crate) fn problem_on(&self, neighborhood: Neighborhood) -> Option<(&'static str, String)> {
+        self.problem().or_else(|| {
+            self.action_model
+                .unsupported_on(neighborhood)
+                .map(|why| ("sim.action_model", why))
+        })
+    }
+
+    /// The first setting a scenario file may not hold whatever its map, as its key
+    /// (`sim.node_budget`) and what is wrong, or `None`. Scenario files and overrides
+    /// ([`crate::scenario::Scenario::set`]) check with it key by key; [`check`](Self::check)
+    /// adds the map's neighbourhood.
     pub(crate) fn problem(&self) -> Option<(&'static str, String)> {
         if self.max_plans_per_tick == Some(0) {
             return Some((

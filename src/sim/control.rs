@@ -5,10 +5,6 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::agent::{Agent, AgentState};
-use super::events::ArrivalKind;
-use super::move_context::MoveContext;
-use super::route::{self, Arrived};
 use crate::grid::{CellId, Direction, Grid};
 
 /// What a caller asks one agent to do this tick.
@@ -20,7 +16,7 @@ use crate::grid::{CellId, Direction, Grid};
 /// may be given an action for a tick: for an agent that follows a route, the action replaces
 /// its route's step for that tick, and afterwards it rejoins its route as an agent pushed off
 /// it by PIBT does (its cell is spliced into the route before the best route cell one move
-/// away, see `sim::route`; pushed too far, more than [`SimConfig::drift_replan`] cells, it
+/// away, see `sim/agent/route.rs`; pushed too far, more than [`SimConfig::drift_replan`] cells, it
 /// asks for a new plan from where it stands), whatever the conflict mode.
 ///
 /// # The rules a chosen move must follow
@@ -105,47 +101,4 @@ impl ActionOutcome {
 /// The cell an agent standing on `at` reaches by `dir`, when the move is legal.
 pub(crate) fn legal_target(grid: &Grid, at: CellId, dir: Direction) -> Option<CellId> {
     grid.moves(at).contains(dir).then(|| grid.step(at, dir))
-}
-
-/// Moves `agent` onto the neighbouring cell `to` chosen by an action, and returns its arrival,
-/// if it made one: a controlled agent walks there; an agent with a route rejoins it as when
-/// PIBT pushes it ([`route::rejoin`]), asking for a new plan when it has drifted too far. The
-/// caller updates the occupancy and [`super::AgentSet::positions`].
-pub(crate) fn move_by_action(ctx: &MoveContext, agent: &mut Agent, to: CellId) -> Arrived {
-    if agent.controlled {
-        return move_controlled(agent, to, ctx.tick);
-    }
-    route::rejoin(ctx, agent, to)
-}
-
-/// Moves the controlled `agent` onto `to` during `tick`, keeps its state (arrived on its goal,
-/// moving otherwise, idle without a goal) and returns its arrival, if it made one.
-pub(crate) fn move_controlled(agent: &mut Agent, to: CellId, tick: u64) -> Arrived {
-    agent.position = to;
-    agent.moves += 1;
-    agent.waited = 0;
-    match agent.goal {
-        Some(goal) if goal == to => Some(route::arrive(agent, tick, ArrivalKind::Stepped)),
-        Some(_) => {
-            if agent.state == AgentState::Arrived {
-                // Left the goal it had reached: on its way back, not to a new goal.
-                route::leave_goal(agent);
-            }
-            agent.state = AgentState::Moving;
-            None
-        }
-        None => None,
-    }
-}
-
-/// After the movement phase: a controlled agent with a goal that did not move and is not on
-/// its goal is waiting.
-pub(crate) fn settle_controlled(agent: &mut Agent, moved: bool) {
-    if agent.controlled
-        && !moved
-        && agent.goal.is_some()
-        && matches!(agent.state, AgentState::Moving | AgentState::Waiting)
-    {
-        agent.state = AgentState::Waiting;
-    }
 }

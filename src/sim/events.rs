@@ -85,7 +85,7 @@ pub struct Arrival {
     /// Stepped onto it, or found standing on it.
     pub kind: ArrivalKind,
     /// Whether it counts as a goal reached ([`crate::sim::TickReport::goals_reached`]): not
-    /// for an agent back on a goal it had reached and been moved off (see `sim::route`).
+    /// for an agent back on a goal it had reached and been moved off (see `sim/agent/route.rs`).
     pub counted: bool,
 }
 

@@ -276,7 +276,8 @@ impl RunSummary {
     }
 }
 
-/// Accumulates tick reports and plan latencies into a [`RunSummary`].
+/// Accumulates what ticks did (from their events) and their times and crowds (from their
+/// reports) into a [`RunSummary`].
 #[derive(Debug, Clone)]
 pub struct Metrics {
     plan_ns: Histogram<u64>,
@@ -301,11 +302,23 @@ impl Default for Metrics {
 }
 
 impl Metrics {
-    /// Records the latencies of a tick's plans from its events: every plan; the repairs
-    /// (D* Lite plans that resumed an earlier search); the replans (plans for a map change or
-    /// around blocking agents that were not repairs).
+    /// Records what a tick did from its events, the one source of the run's counts: its plans
+    /// (by reason, failed, nodes expanded) and their latencies (every plan; the repairs, D*
+    /// Lite plans that resumed an earlier search; the replans, plans for a map change or
+    /// around blocking agents that were not repairs), the moves, PIBT's swaps and the goals
+    /// reached.
     pub fn record_events(&mut self, events: &TickEvents) {
+        let s = &mut self.summary;
         for plan in events.plans() {
+            s.plans += 1;
+            s.plans_failed += u64::from(!plan.found);
+            s.nodes_expanded += plan.expanded;
+            match plan.reason {
+                PlanReason::NewGoal => s.plans_new_goal += 1,
+                PlanReason::Blocked => s.replans_blocked += 1,
+                PlanReason::Drifted => s.replans_drifted += 1,
+                PlanReason::MapChanged => s.replans_map_changed += 1,
+            }
             let ns = plan.nanos.max(1);
             let record = |h: &mut Histogram<u64>| {
                 h.record(ns)
@@ -318,9 +331,13 @@ impl Metrics {
                 record(&mut self.replan_ns);
             }
         }
+        s.moves += events.moves().len() as u64;
+        s.swaps += u64::from(events.swaps());
+        s.goals_reached += u64::from(events.goals_reached());
     }
 
-    /// Records a finished tick's report.
+    /// Records a finished tick's times and the crowd as it stands after it, from its report
+    /// (what the tick did is counted from its events: [`record_events`](Self::record_events)).
     pub fn record_tick(&mut self, report: &TickReport) {
         let s = &mut self.summary;
         self.tick_ns
@@ -329,28 +346,13 @@ impl Metrics {
         self.move_ns
             .record(((report.movement_ms * 1e6) as u64).max(1))
             .expect("auto-resizing histogram accepts any value");
-        s.replans_blocked += u64::from(report.replans_blocked);
-        s.replans_drifted += u64::from(report.replans_drifted);
-        s.replans_map_changed += u64::from(report.replans_map_changed);
-        s.plans_new_goal += u64::from(
-            report.plans
-                - report.replans_blocked
-                - report.replans_drifted
-                - report.replans_map_changed,
-        );
-        s.swaps += u64::from(report.swaps);
         if s.ticks == 0 {
             s.first_tick_ms = report.wall_ms;
         }
         s.ticks += 1;
         s.agents = report.agents;
-        s.plans += u64::from(report.plans);
-        s.plans_failed += u64::from(report.plans_failed);
-        s.nodes_expanded += report.nodes_expanded;
         s.wall_s += report.wall_ms / 1e3;
         s.planning_s += report.planning_ms / 1e3;
-        s.moves += u64::from(report.moved);
-        s.goals_reached += u64::from(report.goals_reached);
         s.arrived = report.at_goal;
         s.all_arrived = report.agents > 0 && report.at_goal == report.agents;
         s.arrived_fraction = if report.agents > 0 {

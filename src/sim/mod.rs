@@ -1,12 +1,14 @@
 //! The crowd simulation: agents with goals planning and moving on a shared grid, tick by tick.
 //!
-//! [`Simulation`] bundles everything for the common case (`sim.step()`). It is built from plain
-//! parts an advanced user can drive directly: the [`AgentSet`] arena, the [`Occupancy`] map, the
-//! [`PlanningStage`] (parallel planning with per-worker workspaces) and the [`MovementStage`]
-//! (deterministic conflict resolution), plus [`Metrics`].
+//! [`Simulation`] owns the grid, the agents and the phases of a tick and plays one tick per
+//! `step()`: commands, planning (in parallel, per-worker workspaces), movement (deterministic
+//! conflict resolution), then the tick's [`TickEvents`] and [`TickReport`]. Users read the
+//! crowd through it ([`AgentSet`], [`Occupancy`], [`Metrics`]) and change it through its
+//! calls and [`Command`]s; [`SimulationHandle`] runs one on its own thread.
 
 mod action_model;
 mod agent;
+mod apply;
 mod command;
 mod config;
 mod control;
@@ -17,7 +19,6 @@ mod movement;
 mod occupancy;
 mod pibt_movement;
 mod planning;
-mod route;
 mod runner;
 mod simulation;
 mod stuck;
@@ -30,9 +31,7 @@ pub use control::{ActionOutcome, AgentAction};
 pub use events::{Arrival, ArrivalKind, GoalChange, Move, PlanMade, PlanReason, TickEvents};
 pub(crate) use metrics::StableHasher;
 pub use metrics::{EndStatus, Metrics, RunSummary, TickReport};
-pub use movement::MovementStage;
 pub use occupancy::Occupancy;
-pub use planning::PlanningStage;
 pub use runner::{RunnerConfig, RunnerStopped, SimulationHandle, WhenFull};
 pub use simulation::Simulation;
 pub use stuck::STUCK_WINDOW;

@@ -3,8 +3,9 @@
 //! [`super::TickEvents`].
 //!
 //! The movement modules are layered, each using only those below it, so that none imports
-//! another in a cycle: this module; `route` (how one move changes an agent's route, and
-//! arrival); `control` (moves chosen from outside); `pibt_movement` (conflict mode `pibt`);
+//! another in a cycle: this module; `agent` (how one move changes an agent's route, and
+//! arrival: `agent/route.rs`); `apply` (applying a move or a stay); `control` (the actions'
+//! types and rules); `pibt_movement` (conflict mode `pibt`) and `stuck` (LaCAM's plans);
 //! `movement` (the phase's entry, and conflict modes `off` and `avoid`).
 
 use super::config::SimConfig;

@@ -1,7 +1,10 @@
 //! The movement phase: every agent with a path tries to take one step.
 //!
 //! [`MovementStage::run`] is the one entry for every [`ConflictMode`]: `off` steps each agent
-//! along its path, `avoid` is below, and `pibt` is [`super::pibt_movement`].
+//! along its path, `avoid` is below, and `pibt` is [`super::pibt_movement`]. Each mode only
+//! decides; [`Apply`] applies every move and stay. The actions chosen from outside come in
+//! through [`MovementStage::set_actions`] and their outcomes go out through
+//! [`MovementStage::outcomes`].
 //!
 //! With conflicts `avoid`, an agent moves only into a cell that is free at that moment, and not
 //! diagonally across an agent that already stepped the other way across the same 2 x 2 block. Agents are
@@ -11,14 +14,14 @@
 //! swapping, or a rotation) is a cycle: its agents wait. Every agent is resolved once, so the
 //! phase is O(agents), and the result depends only on slot order: deterministic.
 
-use super::agent::{AgentSet, AgentState};
+use super::agent::{AgentId, AgentSet, Chosen};
+use super::apply::Apply;
 use super::config::{ConflictMode, SimConfig};
-use super::control;
-use super::events::{ArrivalKind, PlanReason, TickEvents};
+use super::control::{self, ActionOutcome, AgentAction};
+use super::events::TickEvents;
 use super::move_context::{Forced, MoveContext};
 use super::occupancy::Occupancy;
 use super::pibt_movement::PibtMovement;
-use super::route;
 use crate::grid::{CellId, Grid};
 
 const UNSEEN: u8 = 0;
@@ -27,24 +30,61 @@ const DONE: u8 = 2;
 
 /// Scratch memory of the movement phase, reused every tick.
 #[derive(Debug, Default)]
-pub struct MovementStage {
+pub(crate) struct MovementStage {
     claims: Claims,
     /// Per slot, the moves chosen from outside for this phase (see [`super::control`]); empty
-    /// when none was. Set by the simulation before [`MovementStage::run`], cleared after.
-    pub(crate) forced: Vec<Forced>,
+    /// when none was.
+    forced: Vec<Forced>,
+    /// Per slot, the outcome of the action given (see [`Apply`]); empty when none was.
+    outcomes: Vec<ActionOutcome>,
     pibt: PibtMovement,
 }
 
 impl MovementStage {
     /// An empty stage.
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Self::default()
+    }
+
+    /// Takes the actions chosen from outside for the next [`run`](Self::run) (checked by the
+    /// caller: live agents, each named once), judging each move legal or not on `grid` as it
+    /// is now. An agent no longer live (removed this tick) is left alone.
+    pub(crate) fn set_actions(
+        &mut self,
+        grid: &Grid,
+        agents: &AgentSet,
+        actions: &[(AgentId, AgentAction)],
+    ) {
+        self.forced.clear();
+        self.outcomes.clear();
+        if actions.is_empty() {
+            return;
+        }
+        self.forced.resize(agents.slot_count(), Forced::Free);
+        self.outcomes
+            .resize(agents.slot_count(), ActionOutcome::Illegal);
+        for &(id, action) in actions {
+            let Some(agent) = agents.get(id) else {
+                continue; // removed by a command this tick
+            };
+            let slot = id.index() as usize;
+            (self.forced[slot], self.outcomes[slot]) = match action {
+                AgentAction::Wait => (Forced::Stay, ActionOutcome::Waited),
+                AgentAction::Move(dir) => {
+                    match control::legal_target(grid, agent.position(), dir) {
+                        // Blocked until the move is made.
+                        Some(cell) => (Forced::To(cell), ActionOutcome::Blocked),
+                        None => (Forced::Stay, ActionOutcome::Illegal),
+                    }
+                }
+            };
+        }
     }
 
     /// Moves the agents one step in the tick of `events` (the tick being played), and
     /// appends to `events` what it did: the moves, the arrivals (in the order they happened:
     /// lifelong runs give new goals in that order), the waiting agents and PIBT's swaps.
-    pub fn run(
+    pub(crate) fn run(
         &mut self,
         grid: &Grid,
         agents: &mut AgentSet,
@@ -58,12 +98,29 @@ impl MovementStage {
             tick: events.tick(),
             forced: &self.forced,
         };
+        let occupancy = config.conflicts.separates().then_some(occupancy);
+        let mut apply = Apply::new(&ctx, occupancy, events, &mut self.outcomes);
         match config.conflicts {
-            ConflictMode::Pibt => self.pibt.run(&ctx, agents, occupancy, events),
-            ConflictMode::Off | ConflictMode::Avoid => {
-                self.claims.run(&ctx, agents, occupancy, events)
-            }
+            ConflictMode::Pibt => self.pibt.run(&ctx, agents, &mut apply),
+            ConflictMode::Off | ConflictMode::Avoid => self.claims.run(&ctx, agents, &mut apply),
         }
+        apply.finish();
+    }
+
+    /// The outcome of each action of the last [`set_actions`](Self::set_actions), in the order
+    /// given, after [`run`](Self::run) (an agent removed before the phase: illegal).
+    pub(crate) fn outcomes<'a>(
+        &'a self,
+        agents: &'a AgentSet,
+        actions: &'a [(AgentId, AgentAction)],
+    ) -> impl Iterator<Item = (AgentId, ActionOutcome)> + 'a {
+        actions.iter().map(|&(id, _)| {
+            let outcome = match agents.get(id) {
+                Some(_) => self.outcomes[id.index() as usize],
+                None => ActionOutcome::Illegal,
+            };
+            (id, outcome)
+        })
     }
 }
 
@@ -78,16 +135,17 @@ struct Claims {
     stack: Vec<u32>,
 }
 
+/// What the claim resolution decided for the agent on top of its stack.
+enum Claim {
+    Stay,
+    Move(CellId),
+    /// Resolve the agent ahead first.
+    After(u32),
+}
+
 impl Claims {
-    /// Moves the agents one step in conflict mode `off` or `avoid`, appending what they did to
-    /// `events`.
-    fn run(
-        &mut self,
-        ctx: &MoveContext,
-        agents: &mut AgentSet,
-        occupancy: &mut Occupancy,
-        events: &mut TickEvents,
-    ) {
+    /// Moves the agents one step in conflict mode `off` or `avoid`.
+    fn run(&mut self, ctx: &MoveContext, agents: &mut AgentSet, apply: &mut Apply) {
         let slots = agents.slot_count();
         self.status.clear();
         self.status.resize(slots, UNSEEN);
@@ -101,62 +159,21 @@ impl Claims {
             match ctx.config.conflicts {
                 ConflictMode::Off => {
                     self.status[slot as usize] = DONE;
-                    if intent(ctx, agents, slot).is_some() {
-                        advance(ctx, agents, slot, None, events);
+                    match intent(ctx, agents, slot) {
+                        Some(to) => apply.moved(agents, slot, to, chosen(ctx, slot)),
+                        None => apply.stayed(agents, slot),
                     }
                 }
-                ConflictMode::Avoid => self.resolve(ctx, agents, occupancy, slot, events),
+                ConflictMode::Avoid => self.resolve(ctx, agents, apply, slot),
                 ConflictMode::Pibt => unreachable!("handled by `PibtMovement`"),
             }
         }
-        // Waiting agents: count, and after too many waits ask for a plan around the others
-        // (not agents moved from outside this tick, nor controlled ones: never planned for).
-        let mut waiting = 0;
-        for (slot, agent) in agents.iter_mut() {
-            let forced = ctx.forced(slot);
-            if agent.controlled {
-                let moved = self.start.get(slot as usize) != Some(&agent.position);
-                control::settle_controlled(agent, moved);
-                if agent.state == AgentState::Waiting {
-                    waiting += 1;
-                }
-                continue;
-            }
-            if forced == Forced::Stay && agent.next_cell().is_some() {
-                agent.state = AgentState::Waiting; // asked to wait
-            }
-            if agent.state == AgentState::Waiting && forced != Forced::Free {
-                waiting += 1;
-                continue;
-            }
-            if agent.state == AgentState::Waiting {
-                waiting += 1;
-                agent.waited += 1;
-                // Each failed replan around the others doubles the wait (at most 32 times).
-                let patience = ctx
-                    .config
-                    .replan_after_waits
-                    .saturating_mul(1 << agent.blocked_failures.min(5));
-                if agent.waited >= patience && agent.plan_request.is_none() {
-                    agent.plan_request = Some((PlanReason::Blocked, ctx.tick));
-                    agent.waited = 0;
-                }
-            }
-        }
-        events.waiting += waiting;
     }
 
     /// Whether agent `slot` stepping diagonally onto `to` would cross an agent that already
     /// stepped between the block's two other cells this tick.
-    fn crosses(
-        &self,
-        grid: &Grid,
-        agents: &AgentSet,
-        occupancy: &Occupancy,
-        slot: u32,
-        to: CellId,
-    ) -> bool {
-        let Some(from) = agents.at(slot).map(|a| a.position) else {
+    fn crosses(&self, grid: &Grid, occupancy: &Occupancy, slot: u32, to: CellId) -> bool {
+        let Some(&from) = self.start.get(slot as usize) else {
             return false;
         };
         let ((fx, fy), (tx, ty)) = (grid.coords(from), grid.coords(to));
@@ -174,51 +191,39 @@ impl Claims {
 
     /// Resolves agent `root` and, first, the chain of agents ahead of it (conflict mode
     /// `avoid`: see the module docs).
-    fn resolve(
-        &mut self,
-        ctx: &MoveContext,
-        agents: &mut AgentSet,
-        occupancy: &mut Occupancy,
-        root: u32,
-        record: &mut TickEvents,
-    ) {
+    fn resolve(&mut self, ctx: &MoveContext, agents: &mut AgentSet, apply: &mut Apply, root: u32) {
         self.stack.clear();
         self.stack.push(root);
         self.status[root as usize] = IN_PROGRESS;
         while let Some(&slot) = self.stack.last() {
-            let Some(next) = intent(ctx, agents, slot) else {
-                self.status[slot as usize] = DONE;
-                self.stack.pop();
-                continue;
-            };
-            match occupancy.agent_at(next) {
-                None if self.crosses(ctx.grid, agents, occupancy, slot, next) => {
-                    // Another agent already crossed this 2 x 2 block the other way.
-                    if let Some(agent) = agents.at_mut(slot) {
-                        agent.state = AgentState::Waiting;
+            let claim = match intent(ctx, agents, slot) {
+                None => Claim::Stay,
+                Some(next) => {
+                    let occupancy = apply
+                        .occupancy()
+                        .expect("conflicts avoid keep the occupancy");
+                    match occupancy.agent_at(next) {
+                        // Another agent already crossed this 2 x 2 block the other way.
+                        None if self.crosses(ctx.grid, occupancy, slot, next) => Claim::Stay,
+                        None => Claim::Move(next),
+                        // Let the agent ahead go first; come back to this one after.
+                        Some(other) if self.status[other as usize] == UNSEEN => Claim::After(other),
+                        // Ahead is an agent that stays (done) or a cycle back to this chain.
+                        Some(_) => Claim::Stay,
                     }
-                    self.status[slot as usize] = DONE;
-                    self.stack.pop();
                 }
-                None => {
-                    advance(ctx, agents, slot, Some(occupancy), record);
-                    self.status[slot as usize] = DONE;
-                    self.stack.pop();
-                }
-                Some(other) if self.status[other as usize] == UNSEEN => {
-                    // Let the agent ahead go first; come back to this one after.
+            };
+            match claim {
+                Claim::After(other) => {
                     self.status[other as usize] = IN_PROGRESS;
                     self.stack.push(other);
+                    continue;
                 }
-                Some(_) => {
-                    // Ahead is an agent that stays (done) or a cycle back to this chain.
-                    if let Some(agent) = agents.at_mut(slot) {
-                        agent.state = AgentState::Waiting;
-                    }
-                    self.status[slot as usize] = DONE;
-                    self.stack.pop();
-                }
+                Claim::Move(to) => apply.moved(agents, slot, to, chosen(ctx, slot)),
+                Claim::Stay => apply.stayed(agents, slot),
             }
+            self.status[slot as usize] = DONE;
+            self.stack.pop();
         }
     }
 }
@@ -231,41 +236,15 @@ fn intent(ctx: &MoveContext, agents: &AgentSet, slot: u32) -> Option<CellId> {
         Forced::Stay => None,
         Forced::Free => agents
             .at(slot)
-            .filter(|a| !a.controlled)
+            .filter(|a| !a.is_controlled())
             .and_then(|a| a.next_cell()),
     }
 }
 
-/// Moves agent `slot` onto its [`intent`] (which the caller found free): one cell along its
-/// route, or where an action sent it.
-fn advance(
-    ctx: &MoveContext,
-    agents: &mut AgentSet,
-    slot: u32,
-    occupancy: Option<&mut Occupancy>,
-    record: &mut TickEvents,
-) {
-    let id = agents.id_at(slot).expect("live agent");
-    let agent = agents.at_mut(slot).expect("live agent");
-    let from = agent.position;
-    let (to, arrived) = match ctx.forced(slot) {
-        Forced::To(to) => (to, control::move_by_action(ctx, agent, to)),
-        _ => {
-            let arrived = route::step_along(agent, ctx.tick);
-            debug_assert!(
-                ctx.grid.is_walkable(agent.position),
-                "paths only cross walkable cells"
-            );
-            (agent.position, arrived)
-        }
-    };
-    record.step(id, from, to);
-    if let Some(counted) = arrived {
-        record.arrive(id, to, ArrivalKind::Stepped, counted);
+/// How agent `slot`'s [`intent`] was chosen.
+fn chosen(ctx: &MoveContext, slot: u32) -> Chosen {
+    match ctx.forced(slot) {
+        Forced::To(_) => Chosen::Sent,
+        _ => Chosen::Route,
     }
-    if let Some(occ) = occupancy {
-        occ.clear(from);
-        occ.set(to, slot);
-    }
-    agents.sync_position(slot);
 }

@@ -1,6 +1,7 @@
 //! Which agent stands on each cell.
 
 use crate::grid::CellId;
+use crate::mapf::NO_AGENT;
 
 /// Per-cell agent slot (flat array indexed by cell id). Maintained by the simulation when
 /// conflicts are on; with conflicts off several agents may share a cell and it is left empty.
@@ -10,12 +11,10 @@ pub struct Occupancy {
 }
 
 impl Occupancy {
-    const NONE: u32 = u32::MAX;
-
     /// Room for `cells` cells, all free.
     pub fn new(cells: usize) -> Self {
         Occupancy {
-            cells: vec![Self::NONE; cells],
+            cells: vec![NO_AGENT; cells],
         }
     }
 
@@ -23,7 +22,7 @@ impl Occupancy {
     #[inline]
     pub fn agent_at(&self, cell: CellId) -> Option<u32> {
         match self.cells.get(cell as usize) {
-            Some(&s) if s != Self::NONE => Some(s),
+            Some(&s) if s != NO_AGENT => Some(s),
             _ => None,
         }
     }
@@ -35,6 +34,6 @@ impl Occupancy {
 
     #[inline]
     pub(crate) fn clear(&mut self, cell: CellId) {
-        self.cells[cell as usize] = Self::NONE;
+        self.cells[cell as usize] = NO_AGENT;
     }
 }

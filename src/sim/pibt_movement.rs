@@ -19,7 +19,7 @@
 //!
 //! # Pushed off the route
 //! An agent pushed onto a cell off its route does not replan: its route is spliced to lead
-//! back from where it stands ([`route::rejoin`], whose module docs tell how).
+//! back from where it stands (`sim/agent/route.rs` tells how).
 //!
 //! # Priorities
 //! An agent's urgency counts the ticks since it last stood on its goal (reset when it arrives);
@@ -27,8 +27,8 @@
 //! and are pushed aside by travellers; pushed off, they head back and their urgency grows. A
 //! cell holding an agent at its goal is worth half a step more to others (`SETTLED_PENALTY`):
 //! in one-shot runs a settled agent pushed off its goal puts its arrival back, so a traveller
-//! that can still gain ground around it goes around (default scenario: sum of costs 3.29 M
-//! without the penalty, 2.83 M with it).
+//! that can still gain ground around it goes around (its effect on the sum of costs:
+//! `docs/performance.md`).
 //!
 //! # Cost
 //! Agents at their goal or without a route are not ranked unless pushed
@@ -43,15 +43,12 @@
 use rayon::prelude::*;
 
 use super::action_model::{ActionModel, ForwardOnly, Heading, commitment_holds};
-use super::agent::{AgentSet, AgentState};
-use super::control;
-use super::events::{ArrivalKind, TickEvents};
+use super::agent::{AgentSet, AgentState, Chosen, MoveCosts, RANK_WINDOW, UNIT, WALK_WINDOW};
+use super::apply::Apply;
 use super::metrics::StableHasher;
 use super::move_context::{Forced, MoveContext};
 use super::occupancy::Occupancy;
-use super::route::{self, MoveCosts, RANK_WINDOW, UNIT, WALK_WINDOW};
-use crate::grid::NO_CELL;
-use crate::grid::{CellId, Grid, Neighborhood};
+use crate::grid::{CellId, Grid, NO_CELL, Neighborhood};
 use crate::mapf::{Candidates, Guidance, Pibt, rank_candidates};
 
 /// Added to the value of a cell where an agent stands on its goal: a side step that still gains
@@ -83,17 +80,8 @@ pub(crate) struct PibtMovement {
 }
 
 impl PibtMovement {
-    /// Moves every agent one step (or not) as PIBT decides, appending what they did to
-    /// `events`. (The waiting count is kept in a local: in this loop over every agent that
-    /// costs fewer instructions.)
-    pub(crate) fn run(
-        &mut self,
-        ctx: &MoveContext,
-        agents: &mut AgentSet,
-        occupancy: &mut Occupancy,
-        events: &mut TickEvents,
-    ) {
-        let mut waiting = 0;
+    /// Moves every agent one step (or not) as PIBT decides, through `apply`.
+    pub(crate) fn run(&mut self, ctx: &MoveContext, agents: &mut AgentSet, apply: &mut Apply) {
         let (grid, config) = (ctx.grid, ctx.config);
         let slots = agents.slot_count();
         let pibt = match &mut self.pibt {
@@ -121,26 +109,25 @@ impl PibtMovement {
                 .collect();
         }
         // The flat positions array, copied whole (a free slot's entry is `NO_CELL`).
-        debug_assert_eq!(AgentSet::NO_POSITION, NO_CELL);
         self.positions.clear();
         self.positions.extend_from_slice(agents.positions());
         self.settled.clear();
         self.settled.resize(slots, false);
         self.order.clear();
         for (slot, agent) in agents.iter_mut() {
-            self.settled[slot as usize] = agent.state == AgentState::Arrived;
+            self.settled[slot as usize] = agent.state() == AgentState::Arrived;
             let tie = self.ties[slot as usize];
             // Action model `rotate`: agents still carrying out a move decided earlier (turning
             // to face it, or waiting for its cell) go first and keep it.
             if rotate
                 && agent
-                    .committed
-                    .is_some_and(|c| !commitment_holds(grid, agent.position, c))
+                    .committed()
+                    .is_some_and(|c| !commitment_holds(grid, agent.position(), c))
             {
-                agent.committed = None;
+                agent.commit(None);
             }
-            let committed = u64::from(rotate && agent.committed.is_some()) << 63;
-            let urgency = u64::from(agent.urgency.min(u32::MAX >> 1)) << 32;
+            let committed = u64::from(rotate && agent.committed().is_some()) << 63;
+            let urgency = u64::from(agent.urgency().min(u32::MAX >> 1)) << 32;
             self.order
                 .push((committed | urgency | u64::from(tie), slot));
         }
@@ -151,6 +138,9 @@ impl PibtMovement {
         self.order_slots.extend(self.order.iter().map(|&(_, s)| s));
 
         // Candidates, ranked in parallel.
+        let occupancy = apply
+            .occupancy()
+            .expect("conflicts pibt keep the occupancy");
         let mut guide = RouteGuide::new(grid, agents, occupancy, &self.settled);
         guide.rotate = rotate;
         let mut h = StableHasher::default();
@@ -170,9 +160,9 @@ impl PibtMovement {
             // cells all cost more): PIBT ranks them only if they are pushed.
             let travelling = agents
                 .at(slot as u32)
-                .is_some_and(|a| a.state != AgentState::Arrived && route::on_route(a));
-            let committed = agents.at(slot as u32).and_then(|a| a.committed);
-            let controlled = agents.at(slot as u32).is_some_and(|a| a.controlled);
+                .is_some_and(|a| a.state() != AgentState::Arrived && a.on_route());
+            let committed = agents.at(slot as u32).and_then(|a| a.committed());
+            let controlled = agents.at(slot as u32).is_some_and(|a| a.is_controlled());
             // Moves chosen from outside: that cell or staying, nothing else (see
             // `sim::control`); a controlled agent given nothing stays.
             *out = match forced.get(slot).copied().unwrap_or_default() {
@@ -212,81 +202,38 @@ impl PibtMovement {
         );
         self.next.clear();
         self.next.extend_from_slice(next);
-        events.swaps += pibt.swaps();
+        apply.swapped(pibt.swaps());
         if rotate {
             self.forward
                 .apply(grid, &self.positions, &mut self.next, |slot| {
                     agents.at(slot).map(|a| {
-                        let route_next = route::ahead(a).and_then(|(r, _)| r.get(1).copied());
-                        (a.heading, route_next)
+                        let route_next = a.ahead().and_then(|(r, _)| r.get(1).copied());
+                        (a.heading(), route_next)
                     })
                 });
         }
 
-        // Apply: free every cell left, then take every cell entered (an agent may enter the
-        // cell another leaves).
-        for (slot, (&from, &to)) in self.positions.iter().zip(&self.next).enumerate() {
-            if from != NO_CELL && from != to {
-                debug_assert_eq!(occupancy.agent_at(from), Some(slot as u32));
-                occupancy.clear(from);
-            }
-        }
-        for (slot, (&from, &to)) in self.positions.iter().zip(&self.next).enumerate() {
-            if from != NO_CELL && from != to {
-                occupancy.set(to, slot as u32);
-            }
-        }
-        for (id, agent) in agents.iter_mut_ids() {
-            let slot = id.index();
+        // Apply, slot by slot (an agent may enter the cell another leaves: see `Apply`).
+        for slot in 0..slots as u32 {
             let (from, to) = (self.positions[slot as usize], self.next[slot as usize]);
-            if from != to {
-                events.step(id, from, to);
-            }
-            if agent.controlled {
-                if from != to
-                    && let Some(counted) = control::move_controlled(agent, to, ctx.tick)
-                {
-                    events.arrive(id, to, ArrivalKind::Stepped, counted);
-                }
-                control::settle_controlled(agent, from != to);
-                if agent.state == AgentState::Waiting {
-                    waiting += 1;
-                }
-                if agent.state == AgentState::Arrived || agent.goal.is_none() {
-                    agent.urgency = 0;
-                } else {
-                    agent.urgency = agent.urgency.saturating_add(1);
-                }
+            if from == NO_CELL {
                 continue;
             }
-            if rotate {
+            if rotate && let Some(agent) = agents.at_mut(slot).filter(|a| !a.is_controlled()) {
                 // Decided moves not made yet are kept.
-                agent.committed = self.forward.commitment(slot, from, to);
+                agent.commit(self.forward.commitment(slot, from, to));
+                if from == to
+                    && let Some(want) = self.forward.turn(slot)
+                {
+                    agent.turn_toward(want);
+                }
             }
             if from == to {
-                if let Some(want) = self.forward.turn(slot) {
-                    agent.heading = agent.heading.after(agent.heading.turn_toward(want));
-                }
-                if agent.next_cell().is_some() {
-                    agent.state = AgentState::Waiting;
-                    agent.waited += 1;
-                    waiting += 1;
-                }
-            } else if let Some(counted) = route::rejoin(ctx, agent, to) {
-                events.arrive(id, to, ArrivalKind::Stepped, counted);
-            }
-            if agent.state == AgentState::Arrived || agent.goal.is_none() {
-                agent.urgency = 0;
+                apply.stayed(agents, slot);
             } else {
-                agent.urgency = agent.urgency.saturating_add(1);
+                apply.moved(agents, slot, to, Chosen::Sent);
             }
         }
-        for (slot, (&from, &to)) in self.positions.iter().zip(&self.next).enumerate() {
-            if from != NO_CELL && from != to {
-                agents.sync_position(slot as u32);
-            }
-        }
-        events.waiting += waiting;
     }
 }
 
@@ -343,7 +290,7 @@ impl<'a> RouteGuide<'a> {
             for (o, &c) in out.iter_mut().zip(cells) {
                 // Staying is worth nothing, even on a route that comes back past the agent:
                 // otherwise the agent of highest priority could stay for good (see
-                // `route::rejoin`).
+                // `sim/agent/route.rs`).
                 if j > 0 && c == route[0] {
                     continue;
                 }
@@ -371,21 +318,23 @@ impl Guidance for RouteGuide<'_> {
         let Some(a) = self.agents.at(agent) else {
             return 0;
         };
-        match route::ahead(a) {
+        match a.ahead() {
             Some((route, drift)) => {
                 self.along(route, drift as usize + WALK_WINDOW, &[cell], &mut out);
                 if out[0] == i64::MAX {
-                    self.far(cell, a.position)
+                    self.far(cell, a.position())
                 } else {
                     out[0]
                 }
             }
-            None => self.far(cell, a.position),
+            None => self.far(cell, a.position()),
         }
     }
 
     fn is_goal(&self, agent: u32, cell: CellId) -> bool {
-        self.agents.at(agent).is_some_and(|a| a.goal == Some(cell))
+        self.agents
+            .at(agent)
+            .is_some_and(|a| a.goal() == Some(cell))
     }
 
     fn costs_to_go(&self, agent: u32, cells: &[CellId], out: &mut [i64]) {
@@ -393,25 +342,25 @@ impl Guidance for RouteGuide<'_> {
             out.fill(0);
             return;
         };
-        match route::ahead(a) {
+        match a.ahead() {
             Some((route, drift)) => {
                 self.along(route, drift as usize + RANK_WINDOW, cells, out);
                 for (o, &c) in out.iter_mut().zip(cells) {
                     if *o == i64::MAX {
-                        *o = self.far(c, a.position);
+                        *o = self.far(c, a.position());
                     }
-                    if c != a.position && self.settled(c) {
+                    if c != a.position() && self.settled(c) {
                         *o += SETTLED_PENALTY;
                     }
                     if self.rotate {
-                        *o += self.turns_to(a.heading, a.position, c) * UNIT as i64;
+                        *o += self.turns_to(a.heading(), a.position(), c) * UNIT as i64;
                     }
                 }
             }
             // No route (no goal, or waiting for a plan): stay unless pushed.
             None => {
                 for (o, &c) in out.iter_mut().zip(cells) {
-                    *o = self.far(c, a.position);
+                    *o = self.far(c, a.position());
                 }
             }
         }

@@ -4,9 +4,10 @@
 //! simulation's navigation graph), except replans around other agents and the repairs of a
 //! `dstar` agent's own search, which only a simulation makes. Each rayon worker uses its own
 //! [`PlanWorkspace`], kept in a per-stage thread-local ([`ThreadLocal`]): the workspaces
-//! survive from tick to tick, so planning does not allocate once warm. Workers take the jobs
-//! one at a time, the most expensive first (estimated by the distance searched across), from a
-//! shared counter; each job's lock is only ever taken by the worker running it. Replans around
+//! survive from tick to tick, so planning does not allocate once warm. The jobs are sorted most
+//! expensive first (estimated by the distance searched across) and handed out by rayon's
+//! `par_iter_mut`, one job at a time: each job is borrowed by the one worker that runs it, no
+//! lock; they go back to queue order to be applied. Replans around
 //! other agents first try a short detour back onto the agent's path ([`SimConfig::detours`]).
 //! A plan depends only on the grid, the agent's start and goal and the occupancy snapshot
 //! taken before the phase, never on which thread ran it, so any number of threads gives the
@@ -20,17 +21,16 @@
 //! map: `docs/performance.md`).
 
 use std::cell::RefCell;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, PoisonError};
+use std::cmp::Reverse;
 use std::time::Instant;
 
+use rayon::prelude::*;
 use thread_local::ThreadLocal;
 
-use super::agent::{AgentSet, AgentState};
+use super::agent::AgentSet;
 use super::config::SimConfig;
 use super::events::{ArrivalKind, PlanMade, PlanReason, TickEvents};
 use super::occupancy::Occupancy;
-use super::route;
 use crate::dstar::DStarLite;
 use crate::error::Result;
 use crate::grid::{CellId, Grid};
@@ -41,6 +41,10 @@ use crate::search::{QueryError, SearchOptions, SearchOutcome, SearchWorkspace};
 /// One plan to make. Jobs (and their path buffers) are kept between ticks and reused.
 #[derive(Debug, Default)]
 struct PlanJob {
+    /// The job's place in the queue (oldest request first): the order results are applied in.
+    rank: u32,
+    /// The estimated cost that orders the jobs for the workers (see [`estimated_cost`]).
+    cost: u32,
     slot: u32,
     start: CellId,
     goal: CellId,
@@ -73,19 +77,15 @@ struct PlanJob {
 /// allocation once warm), expensive plans first. Plans depend only on the grid, the agent and
 /// the occupancy snapshot, never on the thread, so any thread count gives the same plans.
 ///
-/// Owned by a [`crate::sim::Simulation`]; advanced users can run
-/// it on their own [`AgentSet`].
+/// Owned by a [`crate::sim::Simulation`], which runs it once a tick.
 #[derive(Default)]
-pub struct PlanningStage {
+pub(crate) struct PlanningStage {
     /// One workspace per worker, made on first use: every planner's queries and the replans
     /// around agents share it, so that a worker holds one set of per-cell arrays, not one per
     /// planner.
     workspaces: ThreadLocal<RefCell<PlanWorkspace>>,
-    /// Locked only by the worker running the job (uncontended), so that workers can take
-    /// jobs in any order.
-    jobs: Vec<Mutex<PlanJob>>,
-    /// Job indices, most expensive first (estimated).
-    order: Vec<(u32, u32)>,
+    /// The tick's jobs (first `count`), with their buffers kept for later ticks.
+    jobs: Vec<PlanJob>,
     queue: Vec<(u64, u32)>,
 }
 
@@ -126,8 +126,8 @@ impl PlanningStage {
     ) -> Result<()> {
         self.queue.clear();
         for (slot, agent) in agents.iter_mut() {
-            if let Some((_, since)) = agent.plan_request {
-                Planner::with_graph(agent.planner.unwrap_or(config.planner), nav)?;
+            if let Some(since) = agent.plan_requested_at() {
+                Planner::with_graph(agent.planner().unwrap_or(config.planner), nav)?;
                 self.queue.push((since, slot));
             }
         }
@@ -137,34 +137,33 @@ impl PlanningStage {
         events.deferred += (self.queue.len() - count) as u32;
 
         if self.jobs.len() < count {
-            self.jobs.resize_with(count, Mutex::default);
+            self.jobs.resize_with(count, PlanJob::default);
         }
-        for (job, &(_, slot)) in self.jobs.iter_mut().zip(&self.queue[..count]) {
-            let job = job.get_mut().unwrap_or_else(PoisonError::into_inner);
+        for (rank, (job, &(_, slot))) in self.jobs.iter_mut().zip(&self.queue[..count]).enumerate()
+        {
+            job.rank = rank as u32;
             let agent = agents.at_mut(slot).expect("queued agents are live");
             job.slot = slot;
-            job.start = agent.position;
-            job.goal = agent.goal.unwrap_or(agent.position);
-            job.reason = agent.plan_request.take().map(|(r, _)| r);
+            job.start = agent.position();
+            job.goal = agent.goal().unwrap_or(job.start);
+            job.reason = agent.take_plan_request();
             job.outcome = None;
             job.repaired = false;
-            job.planner = agent.planner.unwrap_or(config.planner);
+            job.planner = agent.planner().unwrap_or(config.planner);
             job.dstar = None;
             job.route.clear();
             job.detour_exit = None;
             job.detoured = false;
             if job.reason == Some(PlanReason::Blocked) {
-                std::mem::swap(&mut job.route, &mut agent.path);
-                job.cursor = agent.cursor;
-                if config.detours && !agent.detoured {
+                job.cursor = agent.swap_route(&mut job.route);
+                if config.detours && !agent.detoured() {
                     let nearby = Nearby::new(grid, occupancy, slot, job.start, config.avoid_radius);
                     job.detour_exit = detour_exit(job, nearby);
                 }
             }
             if job.planner == PlannerKind::DStar && job.reason != Some(PlanReason::Blocked) {
                 let mut dstar = agent
-                    .dstar
-                    .take()
+                    .take_dstar()
                     .unwrap_or_else(|| Box::new(DStarLite::new(job.goal)));
                 dstar.set_max_bytes(config.dstar_max_bytes);
                 dstar.set_goal(job.goal);
@@ -185,36 +184,20 @@ impl PlanningStage {
             run_job(job, grid, &planner, &mut ws, occupancy, config);
         };
         if config.parallel {
-            // Longest first, each worker taking the next job as it frees up (list scheduling):
-            // a tick's planning ends with its slowest plan, so the long ones must not start
-            // last.
-            self.order.clear();
-            self.order
-                .extend(jobs.iter_mut().enumerate().map(|(i, job)| {
-                    let job = job.get_mut().unwrap_or_else(PoisonError::into_inner);
-                    (estimated_cost(job, grid), i as u32)
-                }));
-            self.order.sort_unstable_by(|a, b| b.cmp(a));
-            let order = &self.order;
-            let next = AtomicUsize::new(0);
-            let jobs = &*jobs;
-            rayon::broadcast(|_| {
-                loop {
-                    let k = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(&(_, i)) = order.get(k) else { break };
-                    let mut job = jobs[i as usize]
-                        .lock()
-                        .unwrap_or_else(PoisonError::into_inner);
-                    plan(&mut job);
-                }
-            });
+            // Longest first, one job at a time to whichever worker is free (close to list
+            // scheduling): a tick's planning ends with its slowest plan, so the long ones must
+            // not start last.
+            for job in jobs.iter_mut() {
+                job.cost = estimated_cost(job, grid);
+            }
+            jobs.sort_unstable_by_key(|job| (Reverse(job.cost), job.rank));
+            jobs.par_iter_mut().with_max_len(1).for_each(plan);
+            jobs.sort_unstable_by_key(|job| job.rank);
         } else {
-            jobs.iter_mut()
-                .for_each(|job| plan(job.get_mut().unwrap_or_else(PoisonError::into_inner)));
+            jobs.iter_mut().for_each(plan);
         }
 
         for job in jobs.iter_mut() {
-            let job = job.get_mut().unwrap_or_else(PoisonError::into_inner);
             let id = agents.id_at(job.slot).expect("planned agents are live");
             let found = matches!(job.outcome, Some(Ok(SearchOutcome::Found { .. })));
             events.plan(PlanMade {
@@ -227,36 +210,23 @@ impl PlanningStage {
             });
             let agent = agents.at_mut(job.slot).expect("planned agents are live");
             if job.reason == Some(PlanReason::Blocked) {
-                std::mem::swap(&mut job.route, &mut agent.path); // give the path back
+                agent.swap_route(&mut job.route); // give the route back
             }
             if let Some(dstar) = job.dstar.take() {
-                agent.dstar = Some(dstar);
+                agent.put_dstar(dstar);
             }
             match job.outcome.take() {
                 Some(Ok(SearchOutcome::Found { .. })) => {
-                    std::mem::swap(&mut agent.path, &mut job.path);
-                    agent.detoured = job.detoured;
-                    agent.cursor = 0;
-                    agent.drift = 0;
-                    agent.waited = 0;
-                    if agent.path.len() > 1 {
-                        agent.state = AgentState::Moving;
-                    } else if agent.state != AgentState::Arrived {
-                        // Planned from its goal: it stands there.
-                        let counted = route::arrive(agent, events.tick(), ArrivalKind::Standing);
-                        events.arrive(id, agent.position, ArrivalKind::Standing, counted);
+                    // A path of one cell: planned from its goal, it stands there.
+                    let tick = events.tick();
+                    if let Some(counted) = agent.adopt_path(&mut job.path, job.detoured, tick) {
+                        events.arrive(id, agent.position(), ArrivalKind::Standing, counted);
                     }
                 }
-                _ if job.reason == Some(PlanReason::Blocked) => {
-                    // Boxed in by agents: keep the old path and keep waiting for them to move,
-                    // twice as long before the next try.
-                    agent.blocked_failures += 1;
-                }
-                _ => {
-                    agent.path.clear();
-                    agent.cursor = 0;
-                    agent.state = AgentState::NoPath;
-                }
+                // Boxed in by agents: keep the old path and keep waiting for them to move,
+                // twice as long before the next try.
+                _ if job.reason == Some(PlanReason::Blocked) => agent.blocked_plan_failed(),
+                _ => agent.no_path(),
             }
         }
         Ok(())
@@ -345,8 +315,8 @@ fn detour_exit(job: &PlanJob, nearby: Nearby<'_>) -> Option<usize> {
     if rest.first() != Some(&job.start) {
         return None; // not on its path (never happens for a waiting agent)
     }
-    // Rejoining some way past the box leaves the detour room to choose its way back (default
-    // scenario: sum of costs 0.3% above whole-way replans; rejoining at the box's edge, 1.3%).
+    // Rejoining some way past the box leaves the detour room to choose its way back (what it
+    // costs against whole-way replans: `docs/performance.md`).
     let leave = rest.iter().position(|&cell| !nearby.contains(cell))?;
     let exit = (leave + 2 * nearby.radius as usize).min(rest.len() - 1);
     if rest[leave..=exit].iter().any(|&cell| nearby.occupied(cell)) {
@@ -481,8 +451,7 @@ mod tests {
         let grid = Grid::new(100, 100).unwrap();
         let (start, goal) = (grid.cell(0, 0).unwrap(), grid.cell(99, 99).unwrap());
         let mut agents = AgentSet::new();
-        let mut agent = Agent::new(start, 0);
-        agent.planner = Some(PlannerKind::Nav);
+        let mut agent = Agent::new(start, 0, Some(PlannerKind::Nav), false);
         agent.set_goal(goal, 0);
         let id = agents.insert(agent);
         let occupancy = Occupancy::new(grid.len());
@@ -494,7 +463,7 @@ mod tests {
             .unwrap_err();
         assert!(error.to_string().contains("navigation graph"), "{error}");
         let agent = agents.get(id).unwrap();
-        assert!(agent.plan_request.is_some() && agent.path.is_empty());
+        assert!(agent.plan_requested_at().is_some() && agent.remaining_path().is_empty());
         let nav = NavGraph::build(&grid, &NavOptions::default()).unwrap();
         assert!(events.plans().is_empty());
         stage
@@ -514,8 +483,8 @@ mod tests {
             (id, PlanReason::NewGoal, true)
         );
         let agent = agents.get(id).unwrap();
-        assert_eq!(agent.state, AgentState::Moving);
-        assert_eq!(agent.path.first(), Some(&start));
-        assert_eq!(agent.path.last(), Some(&goal));
+        assert_eq!(agent.state(), crate::sim::AgentState::Moving);
+        assert_eq!(agent.ahead().map(|(route, _)| route[0]), Some(start));
+        assert_eq!(agent.remaining_path().last(), Some(&goal));
     }
 }

@@ -127,7 +127,7 @@ struct Shared {
 ///      .########.\n\
 ///      ..........",
 /// )?;
-/// let sim = Simulation::new(grid, SimConfig::default());
+/// let sim = Simulation::new(grid, SimConfig::default())?;
 /// let handle = SimulationHandle::spawn(sim, RunnerConfig::default())?;
 ///
 /// // Queue an agent and play 20 ticks; neither call waits for the simulation.

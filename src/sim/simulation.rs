@@ -2,22 +2,19 @@
 
 mod lifelong_goals;
 mod summary;
-
-use std::time::Instant;
+mod tick;
 
 use super::action_model::Heading;
-use super::agent::{Agent, AgentId, AgentSet, AgentState};
+use super::agent::{Agent, AgentId, AgentSet};
 use super::command::Command;
 use super::config::SimConfig;
-use super::control::{self, ActionOutcome, AgentAction};
-use super::events::{ArrivalKind, PlanReason, TickEvents};
+use super::control::{ActionOutcome, AgentAction};
+use super::events::TickEvents;
 use super::metrics::{Metrics, TickReport};
-use super::move_context::Forced;
 use super::movement::MovementStage;
 use super::occupancy::Occupancy;
 use super::planning::PlanningStage;
-use super::route;
-use super::stuck::{self, StuckResolution};
+use super::stuck::StuckResolution;
 
 use crate::error::{Error, Result};
 use crate::grid::{CellChange, CellId, Grid};
@@ -52,7 +49,7 @@ use crate::planner::PlannerKind;
 ///      .######.\n\
 ///      ........",
 /// )?;
-/// let mut sim = Simulation::new(grid, SimConfig::default());
+/// let mut sim = Simulation::new(grid, SimConfig::default())?;
 /// let start = sim.grid().cell(0, 0).unwrap();
 /// let goal = sim.grid().cell(7, 2).unwrap();
 /// let id = sim.add_agent(start, Some(goal))?;
@@ -93,12 +90,17 @@ pub struct Simulation {
     named: Vec<bool>,
     /// Detection and resolution of a stuck crowd (see `sim::stuck`).
     stuck: StuckResolution,
+    /// Scratch: the slots of agents left without a path (lifelong runs give them new goals).
+    retry: Vec<u32>,
 }
 
 impl Simulation {
     /// A simulation with no agent. With the `nav` or `auto` planner it builds the grid's
     /// navigation graph now (default options), which those planners plan through.
-    pub fn new(grid: Grid, config: SimConfig) -> Simulation {
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] for settings that cannot play on `grid` ([`SimConfig::check`]).
+    pub fn new(grid: Grid, config: SimConfig) -> Result<Simulation> {
         Self::assemble(grid, config, None)
     }
 
@@ -126,7 +128,7 @@ impl Simulation {
     ///
     /// # Errors
     /// [`Error::Invalid`] when `nav` was made for another grid (size, movement rule or
-    /// walkable cells differ).
+    /// walkable cells differ), and as [`new`](Self::new).
     pub fn with_nav_graph(grid: Grid, config: SimConfig, nav: NavGraph) -> Result<Simulation> {
         if !nav.matches(&grid) {
             return Err(Error::Invalid(
@@ -135,11 +137,12 @@ impl Simulation {
                     .into(),
             ));
         }
-        Ok(Self::assemble(grid, config, Some(nav)))
+        Self::assemble(grid, config, Some(nav))
     }
 
     /// [`new`](Self::new) with the navigation graph given, or built when the planner needs one.
-    fn assemble(grid: Grid, config: SimConfig, nav: Option<NavGraph>) -> Simulation {
+    fn assemble(grid: Grid, config: SimConfig, nav: Option<NavGraph>) -> Result<Simulation> {
+        config.check(grid.neighborhood())?;
         let occupancy = Occupancy::new(grid.len());
         // `nav` and `auto` plan through a navigation graph (the rule of `Planner`); an agent
         // added later with one of them gets it then (`insert_agent`).
@@ -166,9 +169,10 @@ impl Simulation {
             calls: TickEvents::new(0),
             named: Vec::new(),
             stuck: StuckResolution::default(),
+            retry: Vec::new(),
         };
         sim.index_components();
-        sim
+        Ok(sim)
     }
 
     /// The grid (read-only; change it with [`Command::ChangeMap`] or
@@ -193,18 +197,18 @@ impl Simulation {
     }
 
     /// Every slot's cell in one contiguous array, indexed by [`AgentId::index`]
-    /// ([`AgentSet::NO_POSITION`] for a free slot): the live agents' positions in slot order
+    /// ([`crate::grid::NO_CELL`] for a free slot): the live agents' positions in slot order
     /// without a walk over the agent records (see [`AgentSet::positions`]).
     ///
     /// ```
-    /// use throng::grid::Grid;
-    /// use throng::sim::{AgentSet, SimConfig, Simulation};
+    /// use throng::grid::{Grid, NO_CELL};
+    /// use throng::sim::{SimConfig, Simulation};
     ///
-    /// let mut sim = Simulation::new(Grid::from_ascii("....")?, SimConfig::default());
+    /// let mut sim = Simulation::new(Grid::from_ascii("....")?, SimConfig::default())?;
     /// let a = sim.add_agent(0, Some(3))?;
     /// let b = sim.add_agent(2, None)?;
     /// sim.remove_agent(b)?;
-    /// assert_eq!(sim.slot_positions(), &[0, AgentSet::NO_POSITION]);
+    /// assert_eq!(sim.slot_positions(), &[0, NO_CELL]);
     /// sim.step();
     /// assert_eq!(sim.slot_positions()[a.index() as usize], 1);
     /// # Ok::<(), throng::error::Error>(())
@@ -228,7 +232,7 @@ impl Simulation {
     /// use throng::grid::Grid;
     /// use throng::sim::{SimConfig, Simulation};
     ///
-    /// let mut sim = Simulation::new(Grid::from_ascii("...")?, SimConfig::default());
+    /// let mut sim = Simulation::new(Grid::from_ascii("...")?, SimConfig::default())?;
     /// let id = sim.add_agent(0, Some(2))?;
     /// sim.step(); // plans, then steps onto cell 1
     /// let events = sim.last_events();
@@ -292,7 +296,7 @@ impl Simulation {
     /// use throng::grid::Direction;
     /// use throng::sim::{ActionOutcome, AgentAction, AgentState, SimConfig, Simulation};
     ///
-    /// let mut sim = Simulation::new(Grid::from_ascii("....\n.#..")?, SimConfig::default());
+    /// let mut sim = Simulation::new(Grid::from_ascii("....\n.#..")?, SimConfig::default())?;
     /// let id = sim.add_agent(0, Some(3))?;
     /// sim.set_controlled(id, true)?;
     /// sim.step(); // no action: it stays
@@ -314,34 +318,8 @@ impl Simulation {
     pub fn set_controlled(&mut self, id: AgentId, controlled: bool) -> Result<()> {
         let tick = self.tick;
         let agent = self.agents.get_mut(id).ok_or(Error::UnknownAgent(id))?;
-        if agent.controlled == controlled {
-            return Ok(());
-        }
-        agent.controlled = controlled;
-        agent.path.clear();
-        agent.cursor = 0;
-        agent.drift = 0;
-        agent.waited = 0;
-        agent.blocked_failures = 0;
-        agent.detoured = false;
-        agent.committed = None;
-        let on_goal = agent.goal == Some(agent.position);
-        if controlled {
-            agent.plan_request = None;
-            agent.dstar = None;
-            if agent.goal.is_some() && agent.state != AgentState::Arrived {
-                agent.state = AgentState::Moving;
-                if on_goal {
-                    self.settle.push(id.index());
-                }
-            }
-        } else if agent.goal.is_some() {
-            if agent.state == AgentState::Arrived {
-                agent.path.push(agent.position); // a route of one cell: where it stays
-            } else {
-                agent.state = AgentState::Planning;
-                agent.plan_request = Some((PlanReason::NewGoal, tick));
-            }
+        if agent.set_controlled(controlled, tick) {
+            self.settle.push(id.index());
         }
         Ok(())
     }
@@ -357,7 +335,7 @@ impl Simulation {
     /// use throng::sim::{SimConfig, Simulation};
     ///
     /// let grid = Grid::from_ascii(&vec![".".repeat(40); 20].join("\n"))?;
-    /// let mut sim = Simulation::new(grid, SimConfig::default());
+    /// let mut sim = Simulation::new(grid, SimConfig::default())?;
     /// let (a, b) = (sim.grid().cell(0, 0).unwrap(), sim.grid().cell(39, 19).unwrap());
     /// let id = sim.add_agent_with_planner(a, Some(b), PlannerKind::Nav)?;
     /// assert_eq!(sim.agent(id).unwrap().planner(), Some(PlannerKind::Nav));
@@ -399,9 +377,7 @@ impl Simulation {
         if planner.is_some_and(PlannerKind::uses_nav) && self.nav.is_none() {
             self.nav = Some(NavGraph::build(&self.grid, &NavOptions::default())?);
         }
-        let mut agent = Agent::new(start, self.tick);
-        agent.planner = planner;
-        agent.controlled = controlled;
+        let mut agent = Agent::new(start, self.tick, planner, controlled);
         if let Some(goal) = goal {
             agent.set_goal(goal, self.tick);
         }
@@ -424,7 +400,7 @@ impl Simulation {
         let agent = self.agents.remove(id).ok_or(Error::UnknownAgent(id))?;
         self.calls.removed.push(id);
         if self.config.conflicts.separates() {
-            self.occupancy.clear(agent.position);
+            self.occupancy.clear(agent.position());
         }
         Ok(())
     }
@@ -439,7 +415,7 @@ impl Simulation {
         let tick = self.tick;
         let agent = self.agents.get_mut(id).ok_or(Error::UnknownAgent(id))?;
         agent.set_goal(goal, tick);
-        if agent.controlled && agent.position == goal {
+        if agent.is_controlled() && agent.position() == goal {
             self.settle.push(id.index());
         }
         self.calls.goal(id, goal);
@@ -457,7 +433,7 @@ impl Simulation {
     /// use throng::sim::{SimConfig, Simulation};
     ///
     /// let grid = Grid::from_ascii("...\n...")?;
-    /// let mut sim = Simulation::new(grid, SimConfig::default());
+    /// let mut sim = Simulation::new(grid, SimConfig::default())?;
     /// let id = sim.add_agent(0, None)?;
     /// sim.set_route(id, &[0, 3, 4])?; // down, then right
     /// sim.step();
@@ -474,12 +450,12 @@ impl Simulation {
     pub fn set_route(&mut self, id: AgentId, route: &[CellId]) -> Result<()> {
         let tick = self.tick;
         let agent = self.agents.get(id).ok_or(Error::UnknownAgent(id))?;
-        if agent.controlled {
+        if agent.is_controlled() {
             return Err(Error::Invalid(format!(
                 "agent {id:?} is controlled from outside: it follows no route"
             )));
         }
-        let position = agent.position;
+        let position = agent.position();
         if route.first() != Some(&position) {
             return Err(Error::Invalid(format!(
                 "a route must start on the agent's cell {position}"
@@ -489,16 +465,8 @@ impl Simulation {
             .path_cost(route)
             .map_err(|e| Error::Invalid(format!("illegal route: {e}")))?;
         let agent = self.agents.get_mut(id).ok_or(Error::UnknownAgent(id))?;
-        let goal = *route.last().expect("not empty");
-        agent.set_goal(goal, tick);
-        self.calls.goal(id, goal);
-        if route.len() > 1 {
-            agent.path.extend_from_slice(route);
-            agent.plan_request = None;
-            agent.state = AgentState::Moving;
-            agent.blocked_failures = 0;
-            agent.detoured = false;
-        }
+        agent.set_route(route, tick);
+        self.calls.goal(id, *route.last().expect("not empty"));
         Ok(())
     }
 
@@ -508,7 +476,7 @@ impl Simulation {
     /// [`Error::UnknownAgent`] for a stale id.
     pub fn set_heading(&mut self, id: AgentId, heading: Heading) -> Result<()> {
         let agent = self.agents.get_mut(id).ok_or(Error::UnknownAgent(id))?;
-        agent.heading = heading;
+        agent.set_heading(heading);
         Ok(())
     }
 
@@ -535,9 +503,9 @@ impl Simulation {
             && let Some((id, agent)) = self
                 .agents
                 .iter()
-                .find(|(_, a)| blocked.contains(&a.position))
+                .find(|(_, a)| blocked.contains(&a.position()))
         {
-            let (x, y) = self.grid.coords(agent.position);
+            let (x, y) = self.grid.coords(agent.position());
             return Err(Error::CellOccupied { x, y, agent: id });
         }
         self.grid.apply(changes)?;
@@ -552,37 +520,15 @@ impl Simulation {
             nav.apply_changes(&self.grid, &cells)?;
         }
         self.index_components();
-        for (_, agent) in self.agents.iter_mut() {
-            if let Some(dstar) = &mut agent.dstar {
-                dstar.notify_cell_changes(&self.grid, changes);
-            }
-        }
         let tick = self.tick;
         let opened = changes
             .iter()
             .any(|c| matches!(c, CellChange::SetWalkable { walkable: true, .. }));
         for (_, agent) in self.agents.iter_mut() {
-            if agent.controlled {
-                continue; // no route, no plan: its driver sees the new map
+            if let Some(dstar) = agent.dstar_mut() {
+                dstar.notify_cell_changes(&self.grid, changes);
             }
-            let rest = match agent.state {
-                AgentState::Moving | AgentState::Waiting => &agent.path[agent.cursor..],
-                // A way may have opened to a goal that had none: try again.
-                AgentState::NoPath if opened && agent.goal.is_some() => {
-                    agent.state = AgentState::Planning;
-                    agent.plan_request = Some((PlanReason::MapChanged, tick));
-                    continue;
-                }
-                _ => continue,
-            };
-            if self.grid.path_cost(rest).is_err() {
-                // Stop until the new plan: with a plan cap the replan may wait for a later
-                // tick, and the old path would walk into the new wall meanwhile.
-                agent.path.clear();
-                agent.cursor = 0;
-                agent.state = AgentState::Planning;
-                agent.plan_request = Some((PlanReason::MapChanged, tick));
-            }
+            agent.map_changed(&self.grid, opened, tick);
         }
         Ok(())
     }
@@ -606,7 +552,7 @@ impl Simulation {
     /// use throng::grid::Direction::{East, West};
     /// use throng::sim::{ActionOutcome, AgentAction, SimConfig, Simulation};
     ///
-    /// let mut sim = Simulation::new(Grid::from_ascii("...")?, SimConfig::default());
+    /// let mut sim = Simulation::new(Grid::from_ascii("...")?, SimConfig::default())?;
     /// let a = sim.add_controlled_agent(0, None)?;
     /// let b = sim.add_controlled_agent(2, None)?;
     /// // Both want the middle cell: one gets it, the other is blocked.
@@ -664,161 +610,6 @@ impl Simulation {
         }
         self.named.clear();
         result
-    }
-
-    fn play(
-        &mut self,
-        actions: &[(AgentId, AgentAction)],
-        outcomes: &mut Vec<ActionOutcome>,
-    ) -> TickReport {
-        let t0 = Instant::now();
-        let mut report = TickReport {
-            tick: self.tick,
-            ..TickReport::default()
-        };
-
-        // 1. Commands.
-        for command in std::mem::take(&mut self.commands) {
-            let result = match command {
-                Command::AddAgent { start, goal } => {
-                    self.add_agent(start, goal).map(|id| report.added.push(id))
-                }
-                Command::RemoveAgent(id) => self.remove_agent(id),
-                Command::SetGoal { agent, goal } => self.set_goal(agent, goal),
-                Command::ChangeMap(changes) => self.change_map(&changes),
-            };
-            if let Err(e) = result {
-                report.rejected.push(e.to_string());
-            }
-        }
-        // The tick's events start with the calls made since the last tick (commands included).
-        let events = &mut self.events;
-        events.clear(self.tick);
-        events.absorb_calls(&self.calls);
-        self.calls.clear(self.tick + 1);
-        if events.has_agent_or_map_events() || !events.goals.is_empty() || !actions.is_empty() {
-            self.stuck.drop_plan(self.tick); // the plan was made for another crowd
-        }
-        let t1 = Instant::now();
-
-        // 2-3. Planning (agents planned from their goal arrive there).
-        self.planning
-            .run(
-                &self.grid,
-                &mut self.agents,
-                &self.occupancy,
-                &self.config,
-                self.nav.as_ref(),
-                events,
-            )
-            .expect("the simulation has the navigation graph its planners need");
-        // So do controlled agents given the cell they stand on as goal.
-        for slot in self.settle.drain(..) {
-            let Some(id) = self.agents.id_at(slot) else {
-                continue; // removed since
-            };
-            let agent = self.agents.at_mut(slot).expect("live");
-            if agent.controlled
-                && agent.goal == Some(agent.position)
-                && agent.state != AgentState::Arrived
-            {
-                let counted = route::arrive(agent, self.tick, ArrivalKind::Standing);
-                events.arrive(id, agent.position, ArrivalKind::Standing, counted);
-            }
-        }
-        let t2 = Instant::now();
-
-        // Moves chosen from outside.
-        if !actions.is_empty() {
-            let forced = &mut self.movement.forced;
-            forced.clear();
-            forced.resize(self.agents.slot_count(), Forced::Free);
-            for &(id, action) in actions {
-                let Some(agent) = self.agents.get(id) else {
-                    continue; // removed by a command this tick
-                };
-                forced[id.index() as usize] = match action {
-                    AgentAction::Wait => Forced::Stay,
-                    AgentAction::Move(dir) => {
-                        match control::legal_target(&self.grid, agent.position, dir) {
-                            Some(cell) => Forced::To(cell),
-                            None => Forced::Stay,
-                        }
-                    }
-                };
-            }
-        }
-
-        // 4. Movement: a step of LaCAM's plan for a stuck crowd, else the conflict mode's.
-        let ctx = super::move_context::MoveContext {
-            grid: &self.grid,
-            config: &self.config,
-            tick: self.tick,
-            forced: &[],
-        };
-        report.resolving = self
-            .stuck
-            .follow(&ctx, &mut self.agents, &mut self.occupancy, events);
-        if !report.resolving {
-            self.movement.run(
-                &self.grid,
-                &mut self.agents,
-                &mut self.occupancy,
-                &self.config,
-                events,
-            );
-        }
-        for &(id, action) in actions {
-            let agent = self.agents.get(id);
-            let forced = self.movement.forced[id.index() as usize];
-            let outcome = match (agent, action, forced) {
-                (None, _, _) => ActionOutcome::Illegal,
-                (Some(_), AgentAction::Wait, _) => ActionOutcome::Waited,
-                (Some(a), AgentAction::Move(_), Forced::To(cell)) if a.position == cell => {
-                    ActionOutcome::Moved
-                }
-                (Some(_), AgentAction::Move(_), Forced::To(_)) => ActionOutcome::Blocked,
-                (Some(_), AgentAction::Move(_), _) => ActionOutcome::Illegal,
-            };
-            events.outcomes.push((id, outcome));
-        }
-        outcomes.clear();
-        outcomes.extend(events.outcomes.iter().map(|&(_, o)| o));
-        self.movement.forced.clear();
-        if self.config.lifelong {
-            self.give_lifelong_goals();
-        }
-        if stuck::applies(&self.config) {
-            self.stuck
-                .observe(&self.grid, &self.agents, &self.config, &self.events);
-        }
-        let t3 = Instant::now();
-
-        // 5. Metrics.
-        report.count(&self.events);
-        report.agents = self.agents.len() as u32;
-        for (_, a) in self.agents.iter() {
-            match a.state {
-                AgentState::Arrived => report.at_goal += 1,
-                AgentState::NoPath => report.no_path += 1,
-                _ => {}
-            }
-        }
-        report.unsolvable = self.stuck.unsolvable();
-        report.state_hash = self.state_hash();
-        debug_assert!(
-            self.agents.positions_agree(),
-            "the flat positions array mirrors the agents"
-        );
-        let ms = |a: Instant, b: Instant| (b - a).as_secs_f64() * 1e3;
-        report.commands_ms = ms(t0, t1);
-        report.planning_ms = ms(t1, t2);
-        report.movement_ms = ms(t2, t3);
-        report.wall_ms = ms(t0, Instant::now());
-        self.metrics.record_events(&self.events);
-        self.metrics.record_tick(&report);
-        self.tick += 1;
-        report
     }
 
     fn check_cell(&self, cell: CellId, what: &str) -> Result<()> {

@@ -35,13 +35,13 @@
 //! [`super::SimConfig::resolve_stuck`]).
 
 use super::ActionModel;
-use super::agent::{AgentSet, AgentState};
+use super::agent::{AgentSet, AgentState, Chosen};
+use super::apply::Apply;
 use super::config::{ConflictMode, SimConfig};
-use super::events::{ArrivalKind, TickEvents};
+use super::events::TickEvents;
 use super::move_context::MoveContext;
 use super::occupancy::Occupancy;
-use super::route;
-use crate::grid::{CellId, Grid};
+use crate::grid::{CellId, Grid, NO_CELL};
 use crate::mapf::check_step;
 use crate::mapf::lacam::{LacamOptions, LacamOutcome, solve};
 
@@ -70,7 +70,7 @@ const MIN_NODES: usize = 100;
 /// Detection and resolution of a stuck crowd (see the module docs).
 #[derive(Debug, Default)]
 pub(crate) struct StuckResolution {
-    /// Per slot: the goal the best below was measured for ([`AgentSet::NO_POSITION`]: none).
+    /// Per slot: the goal the best below was measured for ([`NO_CELL`]: none).
     goal: Vec<CellId>,
     /// Per slot: the fewest route cells left seen since that goal was given.
     best: Vec<u32>,
@@ -168,42 +168,21 @@ impl StuckResolution {
         let positions = agents.positions();
         let intact = self.slots.iter().zip(before).all(|(&slot, &cell)| {
             positions.get(slot as usize) == Some(&cell)
-                && agents.at(slot).is_some_and(|a| !a.controlled)
+                && agents.at(slot).is_some_and(|a| !a.is_controlled())
         }) && self.slots.len() == agents.len();
         if !intact {
             self.drop_plan(ctx.tick);
             return false;
         }
-        for (&from, &to) in before.iter().zip(after) {
-            if from != to {
-                occupancy.clear(from);
-            }
-        }
-        let mut waiting = 0;
+        let mut apply = Apply::new(ctx, Some(occupancy), events, &mut []);
         for (&slot, (&from, &to)) in self.slots.iter().zip(before.iter().zip(after)) {
-            let id = agents.id_at(slot).expect("checked live above");
-            let agent = agents.at_mut(slot).expect("checked live above");
-            if from != to {
-                occupancy.set(to, slot);
-                events.step(id, from, to);
-                if let Some(counted) = route::rejoin(ctx, agent, to) {
-                    events.arrive(id, to, ArrivalKind::Stepped, counted);
-                }
-            } else if agent.next_cell().is_some() {
-                agent.state = AgentState::Waiting;
-                agent.waited += 1;
-                waiting += 1;
-            }
-            if agent.state == AgentState::Arrived || agent.goal.is_none() {
-                agent.urgency = 0;
+            if from == to {
+                apply.stayed(agents, slot);
             } else {
-                agent.urgency = agent.urgency.saturating_add(1);
-            }
-            if from != to {
-                agents.sync_position(slot);
+                apply.moved(agents, slot, to, Chosen::Sent);
             }
         }
-        events.waiting += waiting;
+        apply.finish();
         self.cursor += 1;
         self.ticks += 1;
         if !self.resolving() {
@@ -248,26 +227,22 @@ impl StuckResolution {
             return;
         }
         let slots = agents.slot_count();
-        self.goal.resize(slots, AgentSet::NO_POSITION);
+        self.goal.resize(slots, NO_CELL);
         self.best.resize(slots, u32::MAX);
         let (mut progress, mut unfinished) = (false, false);
         for (id, agent) in agents.iter() {
-            if agent.controlled {
+            if agent.is_controlled() {
                 // Driven from outside: not this module's to plan.
                 self.last_progress = tick;
                 return;
             }
-            let Some(goal) = agent.goal else { continue };
-            if matches!(agent.state, AgentState::Arrived | AgentState::NoPath) {
+            let Some(goal) = agent.goal() else { continue };
+            if matches!(agent.state(), AgentState::Arrived | AgentState::NoPath) {
                 continue;
             }
             unfinished = true;
             let slot = id.index() as usize;
-            let left = if route::on_route(agent) {
-                (agent.path.len() - agent.cursor) as u32
-            } else {
-                u32::MAX // waiting for a plan
-            };
+            let left = agent.route_left().unwrap_or(u32::MAX); // MAX: waiting for a plan
             if self.goal[slot] != goal {
                 self.goal[slot] = goal;
                 self.best[slot] = left;
@@ -293,24 +268,20 @@ impl StuckResolution {
             return;
         }
         let slots = agents.slot_count();
-        self.goal.resize(slots, AgentSet::NO_POSITION);
+        self.goal.resize(slots, NO_CELL);
         self.best.resize(slots, u32::MAX);
         self.since.resize(slots, tick);
         let mut stuck = false;
         for (id, agent) in agents.iter() {
-            if agent.controlled {
+            if agent.is_controlled() {
                 return; // driven from outside: not this module's to plan
             }
-            let Some(goal) = agent.goal else { continue };
-            if matches!(agent.state, AgentState::Arrived | AgentState::NoPath) {
+            let Some(goal) = agent.goal() else { continue };
+            if matches!(agent.state(), AgentState::Arrived | AgentState::NoPath) {
                 continue;
             }
             let slot = id.index() as usize;
-            let left = if route::on_route(agent) {
-                (agent.path.len() - agent.cursor) as u32
-            } else {
-                u32::MAX // waiting for a plan
-            };
+            let left = agent.route_left().unwrap_or(u32::MAX); // MAX: waiting for a plan
             if self.goal[slot] != goal || left < self.best[slot] {
                 self.goal[slot] = goal;
                 self.best[slot] = left;
@@ -338,13 +309,13 @@ impl StuckResolution {
         let mut goal_of = vec![false; grid.len()];
         let mut shared_goal = false;
         for (id, agent) in agents.iter() {
-            let real = agent.goal.filter(|_| agent.state != AgentState::NoPath);
-            let goal = real.unwrap_or(agent.position);
+            let real = agent.goal().filter(|_| agent.state() != AgentState::NoPath);
+            let goal = real.unwrap_or(agent.position());
             if real.is_some() {
                 shared_goal |= std::mem::replace(&mut goal_of[goal as usize], true);
             }
             self.slots.push(id.index());
-            starts.push(agent.position);
+            starts.push(agent.position());
             goals.push(goal);
         }
         self.triggers += 1;
@@ -354,13 +325,13 @@ impl StuckResolution {
             // nearest cell to it that no other agent ends on (breadth first over the map).
             let mut taken = vec![false; grid.len()];
             for (k, (_, agent)) in agents.iter().enumerate() {
-                if agent.goal.is_none() || agent.state == AgentState::NoPath {
+                if agent.goal().is_none() || agent.state() == AgentState::NoPath {
                     taken[goals[k] as usize] = true;
                 }
             }
             let mut seen = vec![false; grid.len()];
             for (k, (_, agent)) in agents.iter().enumerate() {
-                if agent.goal.is_none() || agent.state == AgentState::NoPath {
+                if agent.goal().is_none() || agent.state() == AgentState::NoPath {
                     continue;
                 }
                 let target = nearest_untaken(grid, goals[k], &taken, &mut seen);

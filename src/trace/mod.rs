@@ -17,7 +17,7 @@
 //! use throng::trace::{TraceOptions, TraceReader, TraceRecorder};
 //!
 //! let grid = Grid::from_ascii("......\n.####.\n......")?;
-//! let mut sim = Simulation::new(grid, SimConfig::default());
+//! let mut sim = Simulation::new(grid, SimConfig::default())?;
 //! sim.add_agent(0, Some(17))?;
 //! let mut recorder = TraceRecorder::new(Vec::new(), &sim, &TraceOptions::default())?;
 //! for _ in 0..8 {

@@ -603,7 +603,7 @@ mod tests {
             seed: 3,
             ..SimConfig::default()
         };
-        let mut sim = Simulation::new(Grid::from_ascii(&rows.join("\n")).unwrap(), config);
+        let mut sim = Simulation::new(Grid::from_ascii(&rows.join("\n")).unwrap(), config).unwrap();
         let open: Vec<CellId> = (0..160).filter(|&c| sim.grid().is_walkable(c)).collect();
         for i in 0..12 {
             let (start, goal) = (open[i * 11 % open.len()], open[open.len() - 1 - i * 7]);
@@ -618,7 +618,7 @@ mod tests {
     fn neighbour_codes_are_step_codes() {
         for width in [3u32, 4, 7] {
             let grid = Grid::new(width, 5).unwrap();
-            let sim = Simulation::new(grid, SimConfig::default());
+            let sim = Simulation::new(grid, SimConfig::default()).unwrap();
             let recorder = TraceRecorder::new(Vec::new(), &sim, &TraceOptions::default()).unwrap();
             let cells = 5 * width;
             for from in 0..cells {

@@ -23,8 +23,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use throng::grid::CellId;
-use throng::sim::{AgentSet, AgentState, Simulation};
+use throng::grid::{CellId, NO_CELL};
+use throng::sim::{AgentState, Simulation};
 
 use crate::cmd::output_path::{OutputFile, ReadyOutputs, StreamedFile};
 
@@ -98,7 +98,7 @@ impl PathsRecorder {
                 let grid = sim.grid();
                 let tick = sim.tick();
                 for (slot, &cell) in positions.iter().enumerate() {
-                    if cell == AgentSet::NO_POSITION {
+                    if cell == NO_CELL {
                         continue;
                     }
                     let (x, y) = grid.coords(cell);
@@ -108,10 +108,8 @@ impl PathsRecorder {
             }
             PathsFormat::Jsonl => {
                 // A run adds no agent: every tick has the slots of the first.
-                self.cells.extend(
-                    (0..self.slots)
-                        .map(|s| positions.get(s).copied().unwrap_or(AgentSet::NO_POSITION)),
-                );
+                self.cells
+                    .extend((0..self.slots).map(|s| positions.get(s).copied().unwrap_or(NO_CELL)));
             }
         }
         self.ticks += 1;
@@ -131,7 +129,7 @@ impl PathsRecorder {
         let agents = sim
             .slot_positions()
             .iter()
-            .filter(|&&c| c != AgentSet::NO_POSITION)
+            .filter(|&&c| c != NO_CELL)
             .count();
         let ticks = self.ticks;
         let file = self.out.finish()?;
@@ -173,7 +171,7 @@ impl PathsRecorder {
                         out.write_all(b",")?;
                     }
                     match self.cells[t * self.slots + slot] {
-                        AgentSet::NO_POSITION => out.write_all(b"null")?,
+                        NO_CELL => out.write_all(b"null")?,
                         cell => {
                             let (x, y) = grid.coords(cell);
                             write!(out, "{}", if axis == 0 { x } else { y })?;

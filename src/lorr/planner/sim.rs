@@ -78,7 +78,7 @@ impl SimPlanner {
             parallel,
             ..SimConfig::default()
         };
-        let mut sim = Simulation::new(grid.clone(), sim_config);
+        let mut sim = Simulation::new(grid.clone(), sim_config)?;
         let ids = starts
             .iter()
             .map(|&s| sim.add_agent(s, None))

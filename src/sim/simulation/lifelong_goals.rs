@@ -7,7 +7,6 @@ use rand_chacha::ChaCha8Rng;
 
 use super::Simulation;
 use crate::grid::CellId;
-use crate::sim::agent::AgentState;
 use crate::sim::metrics::StableHasher;
 
 impl Simulation {
@@ -22,14 +21,9 @@ impl Simulation {
                 self.assign_lifelong_goal(arrival.agent.index());
             }
         }
-        for slot in 0..self.agents.slot_count() as u32 {
-            if self
-                .agents
-                .at(slot)
-                .is_some_and(|a| a.state == AgentState::NoPath)
-            {
-                self.assign_lifelong_goal(slot);
-            }
+        self.collect_no_path();
+        for i in 0..self.retry.len() {
+            self.assign_lifelong_goal(self.retry[i]);
         }
     }
 
@@ -54,7 +48,7 @@ impl Simulation {
         let Some(agent) = self.agents.at(slot) else {
             return;
         };
-        let Some(component) = self.grid.components().of(agent.position) else {
+        let Some(component) = self.grid.components().of(agent.position()) else {
             return;
         };
         let cells = &self.component_cells[component as usize];
@@ -64,11 +58,11 @@ impl Simulation {
         let mut h = StableHasher::default();
         h.write_u64(seed);
         h.write_u64(u64::from(slot));
-        h.write_u64(u64::from(agent.goals_reached));
+        h.write_u64(u64::from(agent.goals_reached()));
         h.write_u64(tick);
         let mut rng = ChaCha8Rng::seed_from_u64(h.finish());
-        let mut goal = agent.position;
-        while goal == agent.position {
+        let mut goal = agent.position();
+        while goal == agent.position() {
             goal = cells[rng.random_range(0..cells.len())];
         }
         let agent = self.agents.at_mut(slot).expect("checked above");

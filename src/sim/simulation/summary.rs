@@ -3,16 +3,12 @@
 
 use super::Simulation;
 use crate::sim::agent::AgentState;
-use crate::sim::metrics::{EndStatus, RunSummary, StableHasher};
+use crate::sim::metrics::{EndStatus, RunSummary};
 
 impl Simulation {
     /// Summary of the run so far.
     pub fn summary(&self) -> RunSummary {
-        let trips = self.agents.iter().filter_map(|(_, a)| {
-            (a.state == AgentState::Arrived)
-                .then(|| a.arrived_at.map(|t| t.saturating_sub(a.trip_start)))
-                .flatten()
-        });
+        let trips = self.agents.iter().filter_map(|(_, a)| a.trip_cost());
         let threads = if self.config.parallel {
             rayon::current_num_threads()
         } else {
@@ -21,7 +17,7 @@ impl Simulation {
         let mut summary = self.metrics.summary(trips, threads);
         let mut bytes = Vec::new();
         for (_, agent) in self.agents.iter() {
-            if let Some(dstar) = &agent.dstar {
+            if let Some(dstar) = agent.dstar() {
                 bytes.push(dstar.memory_bytes() as u64);
                 let stats = dstar.stats();
                 let restarts = stats.restarts + stats.budget_resets;
@@ -36,7 +32,7 @@ impl Simulation {
         let no_path = self
             .agents
             .iter()
-            .any(|(_, a)| a.state == AgentState::NoPath);
+            .any(|(_, a)| a.state() == AgentState::NoPath);
         summary.end_status = if self.config.lifelong {
             EndStatus::Lifelong
         } else if summary.all_arrived {
@@ -55,16 +51,6 @@ impl Simulation {
     /// A hash of every live agent's slot, position and state, in slot order: equal hashes mean
     /// (with overwhelming likelihood) equal crowds. Stable across platforms.
     pub fn state_hash(&self) -> u64 {
-        let mut h = StableHasher::default();
-        for (id, a) in self.agents.iter() {
-            h.write_u64(u64::from(id.index()) << 32 | u64::from(id.generation()));
-            // The heading is 0 (east) for good under the free action model: the same hashes.
-            h.write_u64(
-                u64::from(a.position) << 8
-                    | (a.heading.index() as u64) << 4
-                    | u64::from(a.state.code()),
-            );
-        }
-        h.finish()
+        self.crowd().hash
     }
 }

@@ -1,0 +1,167 @@
+//! Applying the movement phase's decisions: the one place where an agent's move or stay this
+//! tick changes the agent (route, position, state, urgency), the occupancy, the flat positions
+//! array and the tick's events, whichever mode decided it (conflict modes `off`, `avoid` and
+//! `pibt`, or a stuck crowd's LaCAM plan), and where the outcome of each action is settled.
+//!
+//! Every live agent gets exactly one call a tick: [`Apply::moved`] or [`Apply::stayed`].
+//! Moves may be applied in any order: a move frees its cell only if the agent still holds it,
+//! so an agent entering the cell another leaves keeps it whichever is applied first.
+
+use super::agent::{AgentSet, Chosen};
+use super::config::ConflictMode;
+use super::control::ActionOutcome;
+use super::events::{ArrivalKind, TickEvents};
+use super::move_context::{Forced, MoveContext};
+use super::occupancy::Occupancy;
+use crate::grid::CellId;
+
+/// Where the movement phase writes what its decisions did (see the module docs).
+pub(crate) struct Apply<'a> {
+    ctx: &'a MoveContext<'a>,
+    /// `None` with conflicts `off` (agents may share cells; the occupancy is not kept).
+    occupancy: Option<&'a mut Occupancy>,
+    events: &'a mut TickEvents,
+    /// Per slot, the outcome of the action given to the agent: set by the caller before the
+    /// phase ([`ActionOutcome::Blocked`] for a legal move), made [`ActionOutcome::Moved`] here
+    /// when the move is made. Empty when no action was given.
+    outcomes: &'a mut [ActionOutcome],
+    waiting: u32,
+}
+
+impl<'a> Apply<'a> {
+    pub(crate) fn new(
+        ctx: &'a MoveContext<'a>,
+        occupancy: Option<&'a mut Occupancy>,
+        events: &'a mut TickEvents,
+        outcomes: &'a mut [ActionOutcome],
+    ) -> Self {
+        Apply {
+            ctx,
+            occupancy,
+            events,
+            outcomes,
+            waiting: 0,
+        }
+    }
+
+    /// The occupancy as the moves applied so far left it (`None` with conflicts `off`).
+    #[inline]
+    pub(crate) fn occupancy(&self) -> Option<&Occupancy> {
+        self.occupancy.as_deref()
+    }
+
+    /// Agent `slot` moves onto `to`, which the phase found free for it (see
+    /// [`crate::sim::Agent::take_move`] for `chosen`).
+    pub(crate) fn moved(&mut self, agents: &mut AgentSet, slot: u32, to: CellId, chosen: Chosen) {
+        let id = agents.id_at(slot).expect("a live agent moves");
+        let agent = agents.at_mut(slot).expect("a live agent moves");
+        let from = agent.position();
+        let arrived = agent.take_move(self.ctx, to, chosen);
+        agent.tick_urgency();
+        self.events.step(id, from, to);
+        if let Some(counted) = arrived {
+            self.events.arrive(id, to, ArrivalKind::Stepped, counted);
+        }
+        if let Some(occupancy) = self.occupancy.as_deref_mut() {
+            if occupancy.agent_at(from) == Some(slot) {
+                occupancy.clear(from);
+            }
+            occupancy.set(to, slot);
+        }
+        agents.sync_position(slot);
+        if let Some(outcome) = self.outcomes.get_mut(slot as usize)
+            && matches!(self.ctx.forced(slot), Forced::To(_))
+        {
+            *outcome = ActionOutcome::Moved;
+        }
+    }
+
+    /// Agent `slot` stays this tick: a controlled agent with a goal waits for its driver; one
+    /// told to stay (an action, a refused move) holds its place; any other with a next route
+    /// cell waits for it, and in conflict modes `off` and `avoid` asks for a plan around the
+    /// others after waiting too long.
+    pub(crate) fn stayed(&mut self, agents: &mut AgentSet, slot: u32) {
+        let Some(agent) = agents.at_mut(slot) else {
+            return;
+        };
+        let waits = if agent.is_controlled() {
+            agent.settle_controlled(false);
+            agent.state() == super::AgentState::Waiting
+        } else if self.ctx.forced(slot) != Forced::Free {
+            agent.hold()
+        } else {
+            let waits = agent.wait();
+            if waits && self.ctx.config.conflicts != ConflictMode::Pibt {
+                agent.lose_patience(self.ctx.config.replan_after_waits, self.ctx.tick);
+            }
+            waits
+        };
+        self.waiting += u32::from(waits);
+        agent.tick_urgency();
+    }
+
+    /// PIBT swapped `pairs` pairs of agents through corridors.
+    pub(crate) fn swapped(&mut self, pairs: u32) {
+        self.events.swaps += pairs;
+    }
+
+    /// Ends the phase: the agents waiting go to the events.
+    pub(crate) fn finish(self) {
+        self.events.waiting += self.waiting;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::grid::Grid;
+    use crate::sim::SimConfig;
+    use crate::sim::agent::Agent;
+
+    /// Three agents turning round a 2 x 2 block (each onto the cell the next one leaves) and
+    /// one staying: whatever order the moves are applied in, the occupancy, the flat positions
+    /// and the events come out the same.
+    #[test]
+    fn moves_apply_in_any_order() {
+        let grid = Grid::from_ascii("..\n..").unwrap();
+        let config = SimConfig::default();
+        let ctx = MoveContext {
+            grid: &grid,
+            config: &config,
+            tick: 0,
+            forced: &[],
+        };
+        // Cells 0 1 / 2 3: slot 0 on 0 -> 1, slot 1 on 1 -> 3, slot 2 on 3 -> 0 (a
+        // rotation), slot 3 stays on 2.
+        let moves = [(0u32, 1), (1, 3), (2, 0)];
+        let mut results = Vec::new();
+        for order in [[0, 1, 2], [2, 1, 0], [1, 2, 0]] {
+            let mut agents = AgentSet::new();
+            let mut occupancy = Occupancy::new(grid.len());
+            for (slot, start) in [0u32, 1, 3, 2].into_iter().enumerate() {
+                agents.insert(Agent::new(start, 0, None, false));
+                occupancy.set(start, slot as u32);
+            }
+            let mut events = TickEvents::new(0);
+            let mut apply = Apply::new(&ctx, Some(&mut occupancy), &mut events, &mut []);
+            for k in order {
+                let (slot, to) = moves[k];
+                apply.moved(&mut agents, slot, to, Chosen::Sent);
+            }
+            apply.stayed(&mut agents, 3);
+            apply.finish();
+            let cells: Vec<_> = (0..4).map(|c| occupancy.agent_at(c)).collect();
+            assert_eq!(
+                cells,
+                [Some(2), Some(0), Some(3), Some(1)],
+                "order {order:?}"
+            );
+            assert_eq!(agents.positions(), &[1, 3, 0, 2]);
+            assert!(agents.positions_agree());
+            let mut moved: Vec<_> = events.moves().iter().map(|m| (m.from, m.to)).collect();
+            moved.sort_unstable();
+            results.push(moved);
+        }
+        assert!(results.windows(2).all(|w| w[0] == w[1]));
+    }
+}
