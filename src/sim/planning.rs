@@ -5,9 +5,10 @@
 //! `dstar` agent's own search, which only a simulation makes. Each rayon worker uses its own
 //! [`PlanWorkspace`], kept in a per-stage thread-local ([`ThreadLocal`]): the workspaces
 //! survive from tick to tick, so planning does not allocate once warm. The jobs are sorted most
-//! expensive first (estimated by the distance searched across) and handed out by rayon's
-//! `par_iter_mut`, one job at a time: each job is borrowed by the one worker that runs it, no
-//! lock; they go back to queue order to be applied. Replans around
+//! expensive first (estimated by the distance searched across) and handed out one at a time to
+//! whichever worker frees up (list scheduling), through a lock-free bounded channel of borrows
+//! (its buffer is the one allocation of a tick that plans): each job is borrowed by the one
+//! worker that runs it, no lock; they go back to queue order to be applied. Replans around
 //! other agents first try a short detour back onto the agent's path ([`SimConfig::detours`]).
 //! A plan depends only on the grid, the agent's start and goal and the occupancy snapshot
 //! taken before the phase, never on which thread ran it, so any number of threads gives the
@@ -24,7 +25,6 @@ use std::cell::RefCell;
 use std::cmp::Reverse;
 use std::time::Instant;
 
-use rayon::prelude::*;
 use thread_local::ThreadLocal;
 
 use super::agent::AgentSet;
@@ -191,7 +191,19 @@ impl PlanningStage {
                 job.cost = estimated_cost(job, grid);
             }
             jobs.sort_unstable_by_key(|job| (Reverse(job.cost), job.rank));
-            jobs.par_iter_mut().with_max_len(1).for_each(plan);
+            // A lock-free bounded channel, filled dearest first, from which every worker takes
+            // the next job as it frees up; each job is borrowed by the one worker that took it.
+            let (give, take) = crossbeam_channel::bounded(jobs.len());
+            for job in jobs.iter_mut() {
+                give.send(job).expect("the channel holds every job");
+            }
+            drop(give);
+            rayon::broadcast(|_| {
+                while let Ok(job) = take.recv() {
+                    plan(job);
+                }
+            });
+            drop(take);
             jobs.sort_unstable_by_key(|job| job.rank);
         } else {
             jobs.iter_mut().for_each(plan);
