@@ -7,4 +7,8 @@
 //!   name a file given to the wrong one with it; the library's scenario and replay readers use
 //!   it for the same.
 
+//! - [`Input`], [`read_bytes`] and [`check`]: the one way files are opened for reading, with
+//!   the size cap of their kind; the commands check `--map` with it and copy a problem's files.
+
 pub use crate::file_kind::FileKind;
+pub use crate::input::{Input, check, read_bytes};

@@ -57,7 +57,7 @@ impl std::error::Error for ParseError {}
 #[non_exhaustive]
 pub enum Error {
     /// A file could not be read or written.
-    #[error("{}: {source}", path.display())]
+    #[error("{}: {}", path.display(), crate::input::io_words(source))]
     Io {
         /// The file.
         path: PathBuf,
@@ -115,8 +115,3 @@ impl Error {
 
 /// Shorthand for `Result<T, throng::error::Error>`.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
-
-/// Reads a whole text file, mapping failure to [`Error::Io`] with the path.
-pub(crate) fn read_text(path: &std::path::Path) -> Result<String> {
-    std::fs::read_to_string(path).map_err(|e| Error::io(path, e))
-}

@@ -29,6 +29,8 @@ pub enum FileKind {
     MapfPlan,
     /// Navigation points saved by `throng nav` (magic `THRONGNV`).
     NavPoints,
+    /// The JSON summary of a run that `throng run --json` writes (a `scenario_file` key).
+    RunSummary,
 }
 
 /// Bytes read to tell the kind (the keys of a JSON file or a plan's header come early).
@@ -53,6 +55,7 @@ impl FileKind {
             FileKind::LorrOutput => "a League of Robot Runners output file",
             FileKind::MapfPlan => "a MAPF plan",
             FileKind::NavPoints => "a navigation-points file",
+            FileKind::RunSummary => "a run summary (throng run --json)",
         }
     }
 
@@ -60,6 +63,10 @@ impl FileKind {
     /// read: the command's reader reports that). Reads the first 64 KiB, and a small file whole
     /// to recognise a scenario.
     pub fn of(path: &Path) -> Option<FileKind> {
+        // Not a FIFO (opening it would wait for a writer), a device or a folder.
+        if !std::fs::metadata(path).ok()?.is_file() {
+            return None;
+        }
         let mut head = Vec::new();
         std::fs::File::open(path)
             .ok()?
@@ -161,6 +168,9 @@ impl FileKind {
             {
                 return Some(FileKind::LorrOutput);
             }
+            if text.contains("\"scenario_file\"") {
+                return Some(FileKind::RunSummary);
+            }
             return None;
         }
         let is_key_value = |l: &str| {
@@ -221,6 +231,10 @@ mod tests {
                 Some(FileKind::MapfPlan),
             ),
             ("soc=3\nsolution=\n", Some(FileKind::MapfPlan)),
+            (
+                "{\n  \"scenario\": \"default\",\n  \"scenario_file\": \"s.toml\"",
+                Some(FileKind::RunSummary),
+            ),
             ("{\"other\": 1}", None),
             ("name = \"x\"\n[map]\nfile = \"a.map\"\n", None),
             ("type = \"octile\"\n", None),

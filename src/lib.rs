@@ -86,6 +86,7 @@ pub mod error;
 mod file_kind;
 pub mod grid;
 mod hash;
+mod input;
 pub mod lorr;
 pub mod mapf;
 pub mod movingai;

@@ -111,7 +111,22 @@ fn main() -> ExitCode {
             if is_broken_pipe(&err) {
                 return ExitCode::SUCCESS;
             }
-            let chain: Vec<String> = err.chain().map(ToString::to_string).collect();
+            let chain: Vec<String> = err
+                .chain()
+                .scan(false, |after_io, e| {
+                    // A file's I/O error already says its source in the words of every reader.
+                    let said = *after_io && e.is::<io::Error>();
+                    *after_io = matches!(
+                        e.downcast_ref::<throng::error::Error>(),
+                        Some(throng::error::Error::Io { .. })
+                    ) || matches!(
+                        e.downcast_ref::<throng::nav::NavFileError>(),
+                        Some(throng::nav::NavFileError::Io { .. })
+                    );
+                    Some((!said).then(|| e.to_string()))
+                })
+                .flatten()
+                .collect();
             eprintln!("throng: error: {}", dedup_chain(&chain).join(": "));
             ExitCode::from(2)
         }

@@ -25,6 +25,7 @@ fn hint(kind: FileKind, file: &str) -> String {
         FileKind::NavPoints => {
             format!("try: throng scen --planner nav --nav-file {file} FILE.scen")
         }
+        FileKind::RunSummary => "written by throng run --json, for people and scripts".to_string(),
     }
 }
 

@@ -7,6 +7,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use indicatif::ProgressDrawTarget;
+use throng::cli::{Input, read_bytes};
 use throng::lorr::{LorrConfig, LorrPlanner, LorrRun, Problem, TaskAssignment, WindowConfig};
 use throng::sim::ActionModel;
 
@@ -331,8 +332,8 @@ fn write_problem(problem: &Problem, from: &Path, dir: &Path) -> anyhow::Result<(
             1 => file.fill(|w| problem.write_agents(w))?,
             _ => {
                 let from = if i == 2 { &map } else { &tasks };
-                let bytes = std::fs::read(from)
-                    .with_context(|| format!("{}: cannot read it", from.display()))?;
+                let kind = if i == 2 { Input::Map } else { Input::LorrTasks };
+                let bytes = read_bytes(from, kind)?;
                 file.fill(|w| w.write_all(&bytes))?;
             }
         }
@@ -346,7 +347,7 @@ fn write_problem(problem: &Problem, from: &Path, dir: &Path) -> anyhow::Result<(
 /// for the check that `--out` overwrites none of them.
 fn named_files(problem: &Path) -> Vec<(&'static str, PathBuf)> {
     let dir = problem.parent().unwrap_or(Path::new("."));
-    let json: serde_json::Value = std::fs::read(problem)
+    let json: serde_json::Value = read_bytes(problem, Input::LorrProblem)
         .ok()
         .and_then(|bytes| serde_json::from_slice(&bytes).ok())
         .unwrap_or_default();

@@ -16,8 +16,9 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use crate::error::{Error, ParseError, Result, read_text};
+use crate::error::{Error, ParseError, Result};
 use crate::grid::{CellId, Grid, Neighborhood};
+use crate::input::{Input, read_text};
 use crate::movingai::{MapOptions, parse_map};
 
 /// Most errands one task may have.
@@ -69,7 +70,7 @@ impl Problem {
     pub fn load(path: impl AsRef<Path>) -> Result<Problem> {
         let path = path.as_ref();
         let file = path.display().to_string();
-        let text = read_text(path)?;
+        let text = read_text(path, Input::LorrProblem)?;
         let name = path
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
@@ -77,7 +78,14 @@ impl Problem {
         let dir = path.parent().unwrap_or(Path::new("."));
         // Each file is read only when it is needed, so that the first problem found is the one
         // reported, as before the texts could be given in memory.
-        Self::assemble(&text, &file, name, dir, |_, p| read_text(p).map(Cow::Owned))
+        Self::assemble(&text, &file, name, dir, |part, p| {
+            let kind = match part {
+                Part::Map => Input::Map,
+                Part::Agents => Input::LorrAgents,
+                Part::Tasks => Input::LorrTasks,
+            };
+            read_text(p, kind).map(Cow::Owned)
+        })
     }
 
     /// A problem from the texts of its four files, held in memory: the problem JSON, the map,

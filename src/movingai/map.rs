@@ -18,8 +18,9 @@
 
 use std::path::Path;
 
-use crate::error::{ParseError, Result, read_text};
+use crate::error::{ParseError, Result};
 use crate::grid::{Grid, Neighborhood};
+use crate::input::{Input, read_text};
 
 /// How terrain letters become cells.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -57,7 +58,7 @@ pub fn load_map(path: impl AsRef<Path>) -> Result<Grid> {
 /// As [`load_map`].
 pub fn load_map_with(path: impl AsRef<Path>, options: &MapOptions) -> Result<Grid> {
     let path = path.as_ref();
-    let text = read_text(path)?;
+    let text = read_text(path, Input::Map)?;
     Ok(parse_map(&text, &path.display().to_string(), options)?)
 }
 

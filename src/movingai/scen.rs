@@ -9,8 +9,9 @@ use std::path::{Path, PathBuf};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use crate::error::{Error, ParseError, Result, read_text};
+use crate::error::{Error, ParseError, Result};
 use crate::grid::{CellId, Grid};
+use crate::input::{Input, read_text};
 use crate::search::{SearchOptions, SearchWorkspace};
 
 /// Relative tolerance for scenario files whose lengths carry 8 decimals.
@@ -73,7 +74,7 @@ impl ScenFile {
     /// [`Error::Io`] when it cannot be read, [`Error::Parse`] (with the line) when malformed.
     pub fn load(path: impl AsRef<Path>) -> Result<ScenFile> {
         let path = path.as_ref();
-        let text = read_text(path)?;
+        let text = read_text(path, Input::Scen)?;
         let mut scen = parse_scen(&text, &path.display().to_string())?;
         scen.path = path.to_path_buf();
         Ok(scen)

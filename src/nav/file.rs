@@ -44,7 +44,7 @@ pub const FORMAT_VERSION: u32 = 4;
 #[non_exhaustive]
 pub enum NavFileError {
     /// The file could not be read or written.
-    #[error("{}: {source}", path.display())]
+    #[error("{}: {}", path.display(), crate::input::io_words(source))]
     Io {
         /// The file.
         path: PathBuf,
@@ -183,10 +183,12 @@ impl NavGraph {
     /// version, was prepared for another map, or is damaged.
     pub fn load(path: impl AsRef<Path>, grid: &Grid) -> Result<NavGraph, NavFileError> {
         let path = path.as_ref();
-        let bytes = std::fs::read(path).map_err(|source| NavFileError::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        let bytes = crate::input::read_unsniffed(path, crate::input::Input::NavPoints).map_err(
+            |source| NavFileError::Io {
+                path: path.to_path_buf(),
+                source,
+            },
+        )?;
         Self::from_bytes(&bytes, grid, path)
     }
 

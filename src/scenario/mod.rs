@@ -99,10 +99,10 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::error::{Error, Result, read_text};
-use crate::file_kind::FileKind;
+use crate::error::Result;
 use crate::grid::procgen::MapGenerator;
 use crate::grid::{Grid, Neighborhood};
+use crate::input::{Input, read_text};
 use crate::movingai::{MapOptions, load_map, parse_map};
 use crate::planner::PlannerKind;
 use crate::report::RunJson;
@@ -221,26 +221,16 @@ impl Scenario {
     /// Reads and checks a scenario file.
     ///
     /// # Errors
-    /// [`Error::Io`] when it cannot be read; [`Error::Parse`] naming the line and key of an
+    /// [`Error::Io`](crate::error::Error::Io) when it cannot be read; [`Error::Parse`](crate::error::Error::Parse) naming the line and key of an
     /// unknown key, a missing key, a value of the wrong type or out of range, or a map or
     /// `.scen` file that does not exist.
     pub fn load(path: impl AsRef<Path>) -> Result<Scenario> {
         let path = path.as_ref();
-        let text = read_text(path)?;
+        // A map, a trace or a LoRR problem given as a scenario is named for what it is by
+        // the reader, rather than by the TOML parser's complaint about its first line.
+        let text = read_text(path, Input::Scenario)?;
         let base = path.parent().unwrap_or(Path::new(""));
-        let mut scenario = Self::parse(&text, &path.display().to_string(), base).map_err(|e| {
-            // A map, a trace or a LoRR problem given as a scenario is named for what it is,
-            // rather than by the TOML parser's complaint about its first line.
-            match FileKind::of_bytes(text.as_bytes()) {
-                Some(kind) if kind != FileKind::Scenario => Error::Invalid(format!(
-                    "{} is {}, not {}",
-                    path.display(),
-                    kind.describe(),
-                    FileKind::Scenario.describe()
-                )),
-                _ => e,
-            }
-        })?;
+        let mut scenario = Self::parse(&text, &path.display().to_string(), base)?;
         if scenario.name.is_empty() {
             scenario.name = path
                 .file_stem()
@@ -302,7 +292,7 @@ impl Scenario {
     /// neighbourhood. [`build`](Self::build) checks too.
     ///
     /// # Errors
-    /// [`Error::Parse`] naming the file, the key (and its line when the file wrote it), and why.
+    /// [`Error::Parse`](crate::error::Error::Parse) naming the file, the key (and its line when the file wrote it), and why.
     pub fn check(&self) -> Result<()> {
         if let Some((key, why)) = self.sim.problem_on(self.neighbourhood) {
             return Err(self.origin.error(key, why));

@@ -19,8 +19,9 @@ use serde::Deserialize;
 
 use super::json_lines::element_line;
 use super::replay::{ReplayStreams, ReplayWriter};
-use crate::error::{Error, ParseError, Result, read_text};
+use crate::error::{Error, ParseError, Result};
 use crate::grid::{CellId, Grid, Neighborhood};
+use crate::input::{Input, read_text};
 use crate::lorr::LorrAction;
 use crate::sim::{ActionModel, Heading};
 use crate::trace::TraceMap;
@@ -70,7 +71,7 @@ impl LorrOutput {
     /// # Errors
     /// [`Error::Io`] when it cannot be read, [`Error::Parse`] as [`parse`](Self::parse).
     pub fn load(path: &Path) -> Result<LorrOutput> {
-        let text = read_text(path)?;
+        let text = read_text(path, Input::LorrOutput)?;
         Ok(LorrOutput::parse(text, &path.display().to_string())?)
     }
 

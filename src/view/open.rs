@@ -33,7 +33,7 @@ pub struct MapSource<'a> {
 /// map; [`Error::Parse`] (file and line, or the trace's byte offset) for a damaged file; the
 /// map's own errors.
 pub fn open(file: &Path, source: MapSource<'_>) -> Result<Replay> {
-    let bytes = std::fs::read(file).map_err(|e| Error::io(file, e))?;
+    let bytes = crate::input::read_bytes(file, crate::input::Input::Replay)?;
     let name = file.display().to_string();
     let kind = sniff(&bytes).map_err(|what| {
         let hint = match what {

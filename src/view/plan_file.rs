@@ -9,8 +9,9 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::error::{Error, ParseError, Result, read_text};
+use crate::error::{Error, ParseError, Result};
 use crate::grid::{CellId, Direction, Grid, Neighborhood};
+use crate::input::{Input, read_text};
 
 /// A plan as read, before its map is known.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -50,7 +51,7 @@ impl PlanFile {
     /// [`Error::Io`] when it cannot be read, [`Error::Parse`] (file and line) as
     /// [`parse`](Self::parse).
     pub fn load(path: &Path) -> Result<PlanFile> {
-        let text = read_text(path)?;
+        let text = read_text(path, Input::MapfPlan)?;
         Ok(PlanFile::parse(&text, &path.display().to_string())?)
     }
 

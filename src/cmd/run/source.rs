@@ -70,13 +70,9 @@ pub(super) fn chosen_scenario(args: &RunArgs) -> anyhow::Result<Scenario> {
     Ok(settings.on_map(map, agents, &name, &label)?)
 }
 
-/// Fails at once, naming the flag, when the `--map` file is missing or a folder.
+/// Fails at once, naming the flag, when the `--map` file is missing, not a regular file, too
+/// large or another kind of file.
 fn check_map_file(file: &Path) -> anyhow::Result<()> {
-    if file.is_dir() {
-        bail!("--map {}: is a directory, not a .map file", file.display());
-    }
-    if !file.is_file() {
-        bail!("--map {}: no such file", file.display());
-    }
+    throng::cli::check(file, throng::cli::Input::Map).map_err(|e| anyhow::anyhow!("--map {e}"))?;
     file_kind::expect(file, FileKind::Map).map_err(|e| e.context("--map"))
 }
