@@ -46,7 +46,16 @@ fn every_command(input: &str, map: &str, scen: &str) -> Vec<Vec<String>> {
         v(&["run", "--map", input, "--agents", "3"]),
         v(&["scen", input, "--map", map]),
         v(&["scen", scen, "--map", input]),
-        v(&["scen", scen, "--map", map, "--planner", "nav", "--nav-file", input]),
+        v(&[
+            "scen",
+            scen,
+            "--map",
+            map,
+            "--planner",
+            "nav",
+            "--nav-file",
+            input,
+        ]),
         v(&["mapf", input, scen, "--agents", "2"]),
         v(&["mapf", map, input, "--agents", "2"]),
         v(&["lorr", input]),
@@ -71,8 +80,14 @@ fn devices_fifos_and_folders_are_refused_in_one_line_with_memory_bounded() {
     let fifo = dir.path().join("fifo");
     let made = Command::new("mkfifo").arg(&fifo).status();
     let mut inputs = vec![
-        ("/dev/zero", "is a device or special file, not a regular file"),
-        ("/dev/urandom", "is a device or special file, not a regular file"),
+        (
+            "/dev/zero",
+            "is a device or special file, not a regular file",
+        ),
+        (
+            "/dev/urandom",
+            "is a device or special file, not a regular file",
+        ),
         (s(dir.path()), "is a directory, not a regular file"),
     ];
     if made.is_ok_and(|st| st.success()) {
@@ -114,9 +129,15 @@ fn files_larger_than_their_kind_may_be_are_refused_by_size() {
     );
     let big_map = sparse("big.map", 300 << 20);
     let o = bounded(&["run", "--map", &big_map, "--agents", "3"]);
-    assert_error(&o, &["big.map: larger than the 272 MiB a Moving AI map may be"]);
+    assert_error(
+        &o,
+        &["big.map: larger than the 272 MiB a Moving AI map may be"],
+    );
     let o = bounded(&["mapf", &big_map, &scen, "--agents", "2"]);
-    assert_error(&o, &["big.map: larger than the 272 MiB a Moving AI map may be"]);
+    assert_error(
+        &o,
+        &["big.map: larger than the 272 MiB a Moving AI map may be"],
+    );
     let big_problem = sparse("big.json", 5 << 20);
     let o = bounded(&["lorr", &big_problem]);
     assert_error(
@@ -124,7 +145,10 @@ fn files_larger_than_their_kind_may_be_are_refused_by_size() {
         &["big.json: larger than the 4 MiB a League of Robot Runners problem may be"],
     );
     let o = bounded(&["scen", &map, "--map", &map]);
-    assert_error(&o, &["m.map is a Moving AI map, not a Moving AI .scen file"]);
+    assert_error(
+        &o,
+        &["m.map is a Moving AI map, not a Moving AI .scen file"],
+    );
 }
 
 #[test]

@@ -30,7 +30,7 @@ fn negative_numbers_are_range_errors_naming_the_flag() {
         ),
         (
             &["scen", "x.scen", "--budget", "-1"],
-            "--budget -1: must be at least 0",
+            "--budget -1: must be at least 1",
         ),
         (
             &["scen", "x.scen", "--cluster", "-1"],
@@ -271,39 +271,58 @@ fn a_failed_gen_leaves_no_file_behind() {
     assert!(out.is_file());
 }
 
-/// `scen --budget 0` answers no query: the report claims no length ratio, in text or JSON, and
-/// counts every query over budget (a failure: status 1).
+/// `scen --budget 1` answers no query of two steps or more: the report claims no length
+/// ratio, in text or JSON, and counts every query over budget (a failure: status 1).
 #[test]
 fn no_length_ratio_is_claimed_for_queries_not_answered() {
-    let scen = shipped("arena.map.scen").display().to_string();
-    let o = throng(&["scen", &scen, "--budget", "0", "--json"]);
+    // arena's queries but its one shorter than two steps (answered within one expansion).
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(shipped("arena.map"), dir.path().join("arena.map")).unwrap();
+    let all = std::fs::read_to_string(shipped("arena.map.scen")).unwrap();
+    let kept: Vec<&str> = all
+        .lines()
+        .filter(|l| {
+            l.split('\t')
+                .nth(8)
+                .is_none_or(|len| len.parse::<f64>().unwrap() >= 2.0)
+        })
+        .collect();
+    assert_eq!(kept.len(), 130, "the header and 129 queries");
+    let scen = dir.path().join("arena.map.scen");
+    std::fs::write(&scen, kept.join("\n") + "\n").unwrap();
+    let scen = scen.display().to_string();
+    let o = throng(&["scen", &scen, "--budget", "1", "--json"]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!(v["budget_exhausted"], 130);
+    assert_eq!(v["budget_exhausted"], 129);
     assert_eq!(v["optimal"], 0);
     assert!(v["mean_len_ratio"].is_null(), "{}", v["mean_len_ratio"]);
     assert!(v["max_len_ratio"].is_null(), "{}", v["max_len_ratio"]);
-    let o = throng(&["scen", &scen, "--budget", "0"]);
+    let o = throng(&["scen", &scen, "--budget", "1"]);
     let text = String::from_utf8_lossy(&o.stdout);
     let length = text.lines().find(|l| l.starts_with("length")).unwrap();
     assert!(!length.contains("1.0000"), "{length}");
     assert!(length.contains("no ratio"), "{length}");
-    // 130 failures: 20 listed, and the rest counted rather than dropped.
-    assert_eq!(v["failed"], 130);
+    // 129 failures: 20 listed, and the rest counted rather than dropped.
+    assert_eq!(v["failed"], 129);
     assert_eq!(
         text.lines().filter(|l| l.starts_with("  line ")).count(),
         20
     );
-    assert!(text.contains("... and 110 more failing queries"), "{text}");
-    // A budget that stops only some queries: the ratios are over those answered, and say so.
+    assert!(text.contains("... and 109 more failing queries"), "{text}");
+    // A budget of 0 would answer nothing, and is refused as `node_budget = 0` is.
+    assert_one_line_error(
+        &throng(&["scen", &scen, "--budget", "0"]),
+        "--budget 0: must be at least 1",
+    );
     let o = throng(&["scen", &scen, "--budget", "200", "--json"]);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let stopped = v["budget_exhausted"].as_u64().unwrap();
-    assert!(stopped > 0 && stopped < 130, "{v}");
+    assert!(stopped > 0 && stopped < 129, "{v}");
     assert!((v["max_len_ratio"].as_f64().unwrap() - 1.0).abs() < 1e-6);
     let o = throng(&["scen", &scen, "--budget", "200"]);
     let text = String::from_utf8_lossy(&o.stdout);
-    let answered = 130 - stopped;
+    let answered = 129 - stopped;
     assert!(
         text.contains(&format!("over the {answered} queries answered")),
         "{text}"

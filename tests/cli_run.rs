@@ -214,18 +214,21 @@ fn set_overrides_any_setting_with_the_file_checks() {
         set["final_state_hash"]
     );
     for (arg, message) in [
-        ("colour=red", "override colour: unknown key"),
-        ("agents=0", "override agents: must be 1 to"),
-        (
-            "ticks=-3",
-            "override ticks: expected a non-negative integer",
-        ),
-        ("lifelong=maybe", "override lifelong: invalid type"),
+        ("colour=red", "--set colour=red: unknown key"),
+        ("agents=0", "--set agents=0: must be at least 1"),
+        ("ticks=-3", "--set ticks=-3: must be a whole number"),
+        ("ticks=abc", "--set ticks=abc: must be a whole number"),
+        ("lifelong=maybe", "--set lifelong=maybe: invalid type"),
         (
             "node_budget=0",
-            "override node_budget: sim.node_budget: must be at least 1",
+            "--set node_budget=0: must be at least 1 (leave it out for no limit)",
         ),
-        ("noequals", "expected KEY=VALUE"),
+        ("noequals", "--set noequals: expected KEY=VALUE"),
+        ("=3", "--set =3: expected KEY=VALUE"),
+        (
+            "sim.seed=3",
+            "--set sim.seed=3: the run's seed is `seed`, not a [sim] key",
+        ),
     ] {
         let o = throng(&["run", path.to_str().unwrap(), "-q", "--set", arg]);
         assert_eq!(o.status.code(), Some(2), "{arg}");
@@ -235,6 +238,36 @@ fn set_overrides_any_setting_with_the_file_checks() {
             "{arg}: {err}"
         );
     }
+}
+
+/// An error found when the scenario is built, about a value an override set, names the
+/// override rather than the file's line that the override replaced.
+#[test]
+fn errors_about_an_overridden_value_name_the_flag() {
+    let scenario = "sims/mapf-random-32-32-10.toml";
+    let o = throng(&["run", scenario, "--set", "agents=1000"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = text(&o.stderr);
+    assert!(
+        err.starts_with("throng: error: --set agents=1000: 1000 agents but ")
+            && err.contains("has only 461 lines"),
+        "{err}"
+    );
+    assert!(!err.contains(".toml:"), "{err}");
+    // Without the override, the file's own line is named.
+    let edited = tempfile::tempdir().unwrap();
+    let copy = edited.path().join("m.toml");
+    let text_of = std::fs::read_to_string(scenario)
+        .unwrap()
+        .replace("agents = 100", "agents = 1000");
+    let text_of = text_of.replace("../sims/", "").replace(
+        "file = \"maps/",
+        &format!("file = \"{}/sims/maps/", env!("CARGO_MANIFEST_DIR")),
+    );
+    std::fs::write(&copy, text_of).unwrap();
+    let o = throng(&["run", copy.to_str().unwrap()]);
+    let err = text(&o.stderr);
+    assert!(err.contains("m.toml:14: agents: 1000 agents but "), "{err}");
 }
 
 #[test]
@@ -436,7 +469,10 @@ fn absurd_thread_counts_are_refused_at_once() {
     let o = throng(&["run", path.to_str().unwrap(), "--threads", "10000"]);
     assert_eq!(o.status.code(), Some(2));
     let err = text(&o.stderr);
-    assert!(err.contains("--threads: at most 256"), "{err}");
+    assert!(
+        err.contains("--threads 10000: must be at most 256"),
+        "{err}"
+    );
     assert_eq!(err.lines().count(), 1, "{err}");
     // Refused before the run: no tick played, no summary written.
     assert!(o.stdout.is_empty(), "no run: {}", text(&o.stdout));
@@ -571,15 +607,12 @@ fn rotate_on_an_eight_connected_map_is_refused_naming_the_key() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let rooms = root.join("sims/crowd-rooms.toml");
     let rooms = rooms.to_str().unwrap();
-    // It used to run, every agent frozen: 0 of 1,200 arrived.
+    // It used to run, every agent frozen: 0 of 1,200 arrived. The value came from the flag,
+    // which the error names.
     let o = throng(&["run", rooms, "--set", "action_model=rotate"]);
     assert_error(
         &o,
-        &[
-            "crowd-rooms.toml",
-            "sim.action_model",
-            "map.neighbourhood = 4",
-        ],
+        &["--set action_model=rotate: ", "map.neighbourhood = 4"],
     );
     // Also written in a file: at its line.
     let (dir, path) = small_scenario();

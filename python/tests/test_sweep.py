@@ -80,7 +80,7 @@ def test_errors(tmp_path, backend):
     assert [("error" in r, r["seed"]) for r in rows] == [
         (False, 1), (False, 2), (True, 1), (True, 2)
     ]
-    assert all("override agents: must be 1 to" in r["error"] for r in rows[2:])
+    assert all("override agents=0: must be at least 1" in r["error"] for r in rows[2:])
     assert [r["final_state_hash"] for r in rows[:2]] == [
         expected_hash(a, s, agents=30) for s in (1, 2)
     ]

@@ -142,7 +142,8 @@ pub fn run(args: LorrArgs) -> anyhow::Result<ExitCode> {
     }
     let steps = match args.steps.or(problem.competition_steps()) {
         Some(s) if (1..=MAX_STEPS).contains(&s) => s,
-        Some(s) => anyhow::bail!("--steps {s}: must be 1 to {MAX_STEPS}"),
+        Some(0) => anyhow::bail!("--steps 0: must be at least 1"),
+        Some(s) => anyhow::bail!("--steps {s}: must be at most {MAX_STEPS}"),
         None => anyhow::bail!(
             "{}: not a 2024 competition problem, so its step count is unknown: give --steps N",
             args.problem.display()

@@ -56,6 +56,12 @@ pub(crate) fn count_from(min: u64) -> impl Fn(&str) -> Result<usize, String> + C
     }
 }
 
+/// A count from `min` to `max` (both included), as [`count_from`] parses it.
+pub(crate) fn count_in(min: u64, max: usize) -> impl Fn(&str) -> Result<usize, String> + Clone {
+    let parse = whole_in(min, max as u64);
+    move |text: &str| parse(text).map(|v| v as usize)
+}
+
 /// A positive, finite number of seconds.
 pub(crate) fn positive_seconds(text: &str) -> Result<f64, String> {
     match text.trim().parse::<f64>() {

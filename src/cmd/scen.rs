@@ -40,7 +40,7 @@ pub(crate) struct ScenArgs {
     planner: PlannerKind,
     /// Stop a query after this many node expansions (it then counts as over budget, a
     /// failure, and has no length ratio).
-    #[arg(long, value_name = "N", value_parser = whole_from(0u64))]
+    #[arg(long, value_name = "N", value_parser = whole_from(1u64))]
     budget: Option<u64>,
     /// Navigation points saved by `throng nav` (nav and auto planners only, not with --cluster;
     /// default: build them).

@@ -218,6 +218,30 @@ impl Scenario {
     /// largest area.
     pub const MAX_AGENTS_PER_CELL: usize = 16;
 
+    /// What is wrong with `agents` agents, in the words of every place that takes the count
+    /// (the file, an override, `--agents`).
+    pub(crate) fn agents_problem(agents: u64) -> Option<String> {
+        match agents {
+            0 => Some("must be at least 1".into()),
+            n if n > Self::MAX_AGENTS as u64 => Some(format!(
+                "must be at most {} (each agent takes a few hundred bytes)",
+                Self::MAX_AGENTS
+            )),
+            _ => None,
+        }
+    }
+
+    /// What is wrong with `ticks` ticks.
+    pub(crate) fn ticks_problem(ticks: u64) -> Option<&'static str> {
+        (ticks == 0).then_some("must be at least 1")
+    }
+
+    /// What is wrong with `threads` worker threads.
+    pub(crate) fn threads_problem(threads: u64) -> Option<String> {
+        (threads > Self::MAX_THREADS as u64)
+            .then(|| format!("must be at most {} (0 means all cores)", Self::MAX_THREADS))
+    }
+
     /// Reads and checks a scenario file.
     ///
     /// # Errors

@@ -50,11 +50,8 @@ impl Scenario {
         name: &str,
         label: &str,
     ) -> Result<Scenario> {
-        if agents == 0 || agents > Scenario::MAX_AGENTS {
-            return Err(Error::Invalid(format!(
-                "{label}: agents must be 1 to {}, got {agents}",
-                Scenario::MAX_AGENTS
-            )));
+        if let Some(why) = Scenario::agents_problem(agents as u64) {
+            return Err(Error::Invalid(format!("{label}: agents {why}")));
         }
         if !self.changes.is_empty() || self.doors.is_some() {
             return Err(Error::Invalid(format!(

@@ -41,38 +41,41 @@ impl Scenario {
     /// [`Error::Invalid`] naming the key for an unknown key, a value of the wrong type or one
     /// out of the range the scenario file allows.
     pub fn set(&mut self, key: &str, value: serde_json::Value) -> Result<()> {
-        let bad = |message: String| Error::Invalid(format!("override {key}: {message}"));
-        let uint = |value: &serde_json::Value| {
-            value
-                .as_u64()
-                .ok_or_else(|| bad(format!("expected a non-negative integer, got {value}")))
+        let label = format!("override {key}={value}");
+        self.set_labelled(key, value, label)
+    }
+
+    /// [`set`](Self::set), with errors (now and when the scenario is built) naming the override
+    /// as `label`.
+    fn set_labelled(&mut self, key: &str, value: serde_json::Value, label: String) -> Result<()> {
+        let bad = |message: &str| Error::Invalid(format!("{label}: {message}"));
+        let uint =
+            |value: &serde_json::Value| value.as_u64().ok_or_else(|| bad("must be a whole number"));
+        let origin_key = match key {
+            "seed" | "ticks" | "threads" | "agents" => key.to_string(),
+            "neighbourhood" | "map.neighbourhood" => "map.neighbourhood".to_string(),
+            _ => format!("sim.{}", key.strip_prefix("sim.").unwrap_or(key)),
         };
         match key {
             "seed" => self.seed = uint(&value)?,
             "ticks" => {
                 let ticks = uint(&value)?;
-                if ticks == 0 {
-                    return Err(bad("must be at least 1".into()));
+                if let Some(why) = Scenario::ticks_problem(ticks) {
+                    return Err(bad(why));
                 }
                 self.ticks = ticks;
             }
             "threads" => {
                 let threads = uint(&value)?;
-                if threads > Scenario::MAX_THREADS as u64 {
-                    return Err(bad(format!(
-                        "at most {} worker threads (0 means all cores), got {threads}",
-                        Scenario::MAX_THREADS
-                    )));
+                if let Some(why) = Scenario::threads_problem(threads) {
+                    return Err(bad(&why));
                 }
                 self.threads = threads as usize;
             }
             "agents" => {
                 let agents = uint(&value)?;
-                if agents == 0 || agents > Scenario::MAX_AGENTS as u64 {
-                    return Err(bad(format!(
-                        "must be 1 to {}, got {agents}",
-                        Scenario::MAX_AGENTS
-                    )));
+                if let Some(why) = Scenario::agents_problem(agents) {
+                    return Err(bad(&why));
                 }
                 self.agents = agents as usize;
             }
@@ -80,48 +83,65 @@ impl Scenario {
                 self.neighbourhood = match uint(&value)? {
                     4 => Neighborhood::Four,
                     8 => Neighborhood::Eight,
-                    other => return Err(bad(format!("must be 4 or 8, not {other}"))),
+                    _ => return Err(bad("must be 4 or 8")),
                 };
             }
             _ => {
                 let name = key.strip_prefix("sim.").unwrap_or(key);
                 if name == "seed" {
-                    return Err(bad("set the run's seed with `seed`, not in [sim]".into()));
+                    return Err(bad("the run's seed is `seed`, not a [sim] key"));
                 }
                 let mut fields = serde_json::to_value(self.sim)
-                    .map_err(|e| bad(format!("cannot represent the settings: {e}")))?;
+                    .map_err(|e| bad(&format!("cannot represent the settings: {e}")))?;
                 let table = fields.as_object_mut().expect("SimConfig is a struct");
                 match table.get_mut(name) {
                     Some(slot) => *slot = value,
+                    None if name.is_empty() => return Err(bad("expected KEY=VALUE")),
                     None => {
-                        let mut known: Vec<&str> = TOP_KEYS.to_vec();
-                        known.extend(table.keys().map(String::as_str).filter(|k| *k != "seed"));
-                        return Err(bad(format!("unknown key (known: {})", known.join(", "))));
+                        let sim_keys: Vec<&str> = table
+                            .keys()
+                            .map(String::as_str)
+                            .filter(|k| *k != "seed")
+                            .collect();
+                        return Err(bad(&format!(
+                            "unknown key (known: {}, and the [sim] keys {})",
+                            TOP_KEYS.join(", "),
+                            sim_keys.join(", ")
+                        )));
                     }
                 }
                 let sim: SimConfig =
-                    serde_json::from_value(fields).map_err(|e| bad(e.to_string()))?;
+                    serde_json::from_value(fields).map_err(|e| bad(&e.to_string()))?;
                 if let Some((problem, message)) = sim.problem() {
-                    return Err(bad(format!("{problem}: {message}")));
+                    let message = message.to_string();
+                    let message = if problem == origin_key {
+                        message
+                    } else {
+                        format!("{problem}: {message}")
+                    };
+                    return Err(bad(&message));
                 }
                 self.sim = sim;
             }
         }
+        self.origin.overrides.push((origin_key, label));
         Ok(())
     }
 
     /// [`set`](Self::set) from a `KEY=VALUE` string, as on the command line: the value is read
     /// as JSON when it parses as JSON (`3`, `true`, `null`, `"text"`), otherwise as a string
-    /// (`conflicts=avoid`).
+    /// (`conflicts=avoid`). Errors name it as the flag that gives it: `--set KEY=VALUE`.
     ///
     /// # Errors
     /// As [`set`](Self::set), and for text without `=`.
     pub fn set_assignment(&mut self, assignment: &str) -> Result<()> {
-        let (key, text) = assignment.split_once('=').ok_or_else(|| {
-            Error::Invalid(format!("override {assignment:?}: expected KEY=VALUE"))
-        })?;
-        let value = serde_json::from_str(text.trim())
-            .unwrap_or_else(|_| serde_json::Value::String(text.trim().to_string()));
-        self.set(key.trim(), value)
+        let label = format!("--set {assignment}");
+        let (key, text) = match assignment.split_once('=') {
+            Some((key, text)) if !key.trim().is_empty() => (key.trim(), text.trim()),
+            _ => return Err(Error::Invalid(format!("{label}: expected KEY=VALUE"))),
+        };
+        let value = serde_json::from_str(text)
+            .unwrap_or_else(|_| serde_json::Value::String(text.to_string()));
+        self.set_labelled(key, value, label)
     }
 }

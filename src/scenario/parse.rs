@@ -88,34 +88,17 @@ impl Reader<'_> {
     /// `ticks` and `agents` at least 1, `agents` and `threads` within their caps.
     fn check_sizes(&mut self, raw: &RawScenario) -> Result<()> {
         let origin = &mut self.origin;
-        if *raw.ticks.get_ref() == 0 {
-            return Err(origin.error("ticks", "must be at least 1"));
+        if let Some(why) = Scenario::ticks_problem(*raw.ticks.get_ref()) {
+            return Err(origin.error("ticks", why));
         }
-        if *raw.agents.get_ref() == 0 {
-            return Err(origin.error("agents", "must be at least 1"));
+        if let Some(why) = Scenario::agents_problem(*raw.agents.get_ref() as u64) {
+            return Err(origin.error("agents", why));
         }
-        if *raw.agents.get_ref() > Scenario::MAX_AGENTS {
-            return Err(origin.error(
-                "agents",
-                format!(
-                    "at most {} agents (each takes a few hundred bytes), got {}",
-                    Scenario::MAX_AGENTS,
-                    raw.agents.get_ref()
-                ),
-            ));
-        }
-        if raw.threads > Scenario::MAX_THREADS {
+        if let Some(why) = Scenario::threads_problem(raw.threads as u64) {
             if let Some(line) = key_line_in(self.text, 0..self.text.len(), "threads") {
                 origin.lines.push(("threads", line));
             }
-            return Err(origin.error(
-                "threads",
-                format!(
-                    "at most {} worker threads (0 means all cores), got {}",
-                    Scenario::MAX_THREADS,
-                    raw.threads
-                ),
-            ));
+            return Err(origin.error("threads", why));
         }
         Ok(())
     }

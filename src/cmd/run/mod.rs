@@ -19,7 +19,7 @@ mod report;
 mod source;
 
 use super::file_kind;
-use super::numbers::{count_from, whole_from, whole_in};
+use super::numbers::{count_in, whole_from, whole_in};
 use crate::cmd::output_path::{self, OutputFile, OutputFolder};
 use compare::{batch_speedups, play_interleaved, print_comparison};
 use output::is_stdout;
@@ -69,11 +69,11 @@ pub(crate) struct RunArgs {
     #[arg(long, value_name = "SPEC")]
     generate: Option<String>,
     /// Agents placed on --map or --generate (default 10000, as sims/default.toml).
-    #[arg(long, value_name = "N", value_parser = count_from(1))]
+    #[arg(long, value_name = "N", value_parser = count_in(1, Scenario::MAX_AGENTS))]
     agents: Option<usize>,
     /// Worker threads to plan on, at most 256 (default: the file's `threads`; 0 means all
     /// cores).
-    #[arg(long, value_name = "N", value_parser = count_from(0))]
+    #[arg(long, value_name = "N", value_parser = count_in(0, Scenario::MAX_THREADS))]
     threads: Option<usize>,
     /// Seed of the placement and of lifelong goals (default: the file's `seed`).
     #[arg(long, value_parser = whole_from(0u64))]
@@ -315,12 +315,6 @@ pub(crate) fn run_scenario(args: RunArgs) -> anyhow::Result<ExitCode> {
         scenario.ticks = ticks;
     }
     if let Some(threads) = args.threads {
-        if threads > Scenario::MAX_THREADS {
-            bail!(
-                "--threads: at most {} worker threads (0 means all cores), got {threads}",
-                Scenario::MAX_THREADS
-            );
-        }
         scenario.threads = threads;
     }
     // Settings that depend on each other, as the overrides left them.
