@@ -74,11 +74,12 @@ pub enum Error {
     /// A cell, coordinate or query is not valid for the grid it is used with.
     #[error(transparent)]
     InvalidQuery(#[from] crate::search::QueryError),
-    /// An agent id that does not name a live agent (it was removed).
-    #[error("agent {0:?} does not exist (removed?)")]
+    /// An agent id that does not name a live agent (it was removed). Shown as the 64-bit id
+    /// of [`AgentId::to_bits`](crate::sim::AgentId::to_bits), the one Python and C hold.
+    #[error("agent {} does not exist (removed?)", .0.to_bits())]
     UnknownAgent(crate::sim::AgentId),
     /// A cell already holds an agent and conflicts are on.
-    #[error("cell ({x}, {y}) is occupied by agent {agent:?}")]
+    #[error("cell ({x}, {y}) is occupied by agent {}", .agent.to_bits())]
     CellOccupied {
         /// Column.
         x: u32,

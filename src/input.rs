@@ -18,6 +18,8 @@ const MIB: u64 = 1 << 20;
 
 /// The kinds of file read, each with its size cap.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+// Scenarios, plans, LoRR outputs and replays are read only with their features.
+#[cfg_attr(not(feature = "cli"), allow(dead_code))]
 pub enum Input {
     /// A Moving AI `.map`: at most the largest grid ([`crate::grid::MAX_CELLS`] cells) with its
     /// line ends.
@@ -90,7 +92,7 @@ struct Size(u64);
 
 impl fmt::Display for Size {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.0 >= 1024 * MIB && self.0 % (1024 * MIB) == 0 {
+        if self.0 >= 1024 * MIB && self.0.is_multiple_of(1024 * MIB) {
             write!(f, "{} GiB", self.0 / (1024 * MIB))
         } else {
             write!(f, "{} MiB", self.0.div_ceil(MIB))

@@ -80,8 +80,7 @@
 pub mod cli;
 pub mod dstar;
 pub mod error;
-// Used by the scenario and replay readers, and by the binary through `cli`.
-#[cfg(any(feature = "scenario", feature = "view"))]
+// Used by `input` (every reader), and by the binary through `cli`.
 #[cfg_attr(not(feature = "cli"), allow(dead_code))]
 mod file_kind;
 pub mod grid;

@@ -25,6 +25,35 @@ pub(crate) fn to_py(err: throng_core::error::Error) -> PyErr {
     }
 }
 
+/// The most worker threads a simulation or a batch may start (as `threads` of scenario files).
+pub(crate) const MAX_THREADS: u64 = throng_core::scenario::Scenario::MAX_THREADS as u64;
+
+/// A whole number from 0 to `max` given for `name`: a `ValueError` naming it when it is
+/// negative or too large (not Python's `OverflowError`), a `TypeError` when it is no integer.
+pub(crate) fn whole(value: &Bound<'_, PyAny>, name: &str, max: u64) -> PyResult<u64> {
+    let out_of_range = |why: String| PyValueError::new_err(format!("{name}={value}: {why}"));
+    match value.extract::<u64>() {
+        Ok(n) if n <= max => Ok(n),
+        Ok(_) => Err(out_of_range(format!("must be at most {max}"))),
+        Err(e) => match value.extract::<i64>() {
+            Ok(n) if n < 0 => Err(out_of_range("must be at least 0".into())),
+            _ if value.is_instance_of::<pyo3::types::PyInt>() => {
+                Err(out_of_range(format!("must be at most {max}")))
+            }
+            _ => Err(e),
+        },
+    }
+}
+
+/// [`whole`] for an optional argument (`None`: not given).
+pub(crate) fn whole_opt(
+    value: Option<&Bound<'_, PyAny>>,
+    name: &str,
+    max: u64,
+) -> PyResult<Option<u64>> {
+    value.map(|v| whole(v, name, max)).transpose()
+}
+
 /// A rayon pool of `threads` workers (0: all cores).
 pub(crate) fn pool(threads: usize) -> PyResult<rayon::ThreadPool> {
     rayon::ThreadPoolBuilder::new()

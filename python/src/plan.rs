@@ -42,15 +42,19 @@ type Planned<'py> = (Vec<Bound<'py, PyArray2<i32>>>, Bound<'py, PyArray1<f64>>);
 /// array of path costs (NaN where unreachable). Raises ValueError naming the row for a cell
 /// outside the grid or blocked, and for an unknown planner name, listing them all.
 #[pyfunction]
-#[pyo3(signature = (grid, starts, goals, planner = "jps", threads = 0))]
+#[pyo3(
+    signature = (grid, starts, goals, planner = "jps", threads = None),
+    text_signature = "(grid, starts, goals, planner='jps', threads=0)"
+)]
 pub(crate) fn plan<'py>(
     py: Python<'py>,
     grid: &Grid,
     starts: &Bound<'py, PyAny>,
     goals: &Bound<'py, PyAny>,
     planner: &str,
-    threads: usize,
+    threads: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Planned<'py>> {
+    let threads = crate::whole_opt(threads, "threads", crate::MAX_THREADS)?.unwrap_or(0) as usize;
     let kind = plan_planner(planner)?;
     let g = grid.grid.clone();
     let s = cells(py, &g, "starts", starts)?;

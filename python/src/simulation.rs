@@ -21,7 +21,9 @@ use throng_core::scenario::{ChangeSchedule, Scenario};
 use throng_core::sim::{AgentAction, AgentId, SimConfig, TickReport};
 
 use crate::grid::Grid;
-use crate::{cells, cells_checked, pool, py_to_json, to_dict, to_py};
+use crate::{
+    MAX_THREADS, cells, cells_checked, pool, py_to_json, to_dict, to_py, whole, whole_opt,
+};
 
 /// `throng.STATES`: the name of each state code of `Simulation.states()`.
 pub(crate) const STATES: (&str, &str, &str, &str, &str, &str) = (
@@ -99,8 +101,8 @@ impl Options {
             let wrong =
                 |e: PyErr| PyTypeError::new_err(format!("argument '{key}': {}", e.value(py)));
             match key.as_str() {
-                "seed" => config.seed = value.extract().map_err(wrong)?,
-                "threads" => threads = value.extract().map_err(wrong)?,
+                "seed" => config.seed = whole(&value, "seed", u64::MAX)?,
+                "threads" => threads = whole(&value, "threads", MAX_THREADS)? as usize,
                 "conflicts" => {
                     let name: String = value.extract().map_err(wrong)?;
                     config.conflicts = name.parse().map_err(to_py)?;
@@ -226,10 +228,12 @@ impl Simulation {
     fn from_scenario(
         py: Python<'_>,
         path: std::path::PathBuf,
-        seed: Option<u64>,
-        threads: Option<usize>,
+        seed: Option<&Bound<'_, PyAny>>,
+        threads: Option<&Bound<'_, PyAny>>,
         overrides: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Simulation> {
+        let seed = whole_opt(seed, "seed", u64::MAX)?;
+        let threads = whole_opt(threads, "threads", MAX_THREADS)?.map(|t| t as usize);
         let mut scenario = Scenario::load(&path).map_err(to_py)?;
         let mut parallel_set = false;
         if let Some(overrides) = overrides {
@@ -335,7 +339,12 @@ impl Simulation {
     /// returns `summary()`.
     /// Controlled agents stay put (use `step(actions=...)` to move them).
     #[pyo3(signature = (ticks = None))]
-    fn run<'py>(&mut self, py: Python<'py>, ticks: Option<u64>) -> PyResult<Bound<'py, PyAny>> {
+    fn run<'py>(
+        &mut self,
+        py: Python<'py>,
+        ticks: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let ticks = whole_opt(ticks, "ticks", u64::MAX)?;
         let ticks = match (ticks, &self.source) {
             (Some(t), _) => t,
             (None, Source::Scenario(s)) => s.ticks,

@@ -327,7 +327,8 @@ def test_add_remove_and_ids():
     assert list(sim.ids()) == [a, d, c]
     assert (sim.positions() == [[0, 0], [1, 1], [3, 0]]).all()
     assert (sim.goals() == [[3, 1], [0, 1], [-1, -1]]).all()
-    for bad, message in [((0, 0), "occupied"), ((4, 0), "outside the 4 x 2 grid"),
+    for bad, message in [((0, 0), f"occupied by agent {a}$"), ((1, 1), f"occupied by agent {d}$"),
+                         ((4, 0), "outside the 4 x 2 grid"),
                          ((1,), "two ints"), ("ab", "two ints"), ((-1, 0), "outside")]:
         with pytest.raises(ValueError, match=message):
             sim.add_agent(bad)

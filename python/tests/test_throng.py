@@ -44,6 +44,35 @@ def test_load_map_errors(tmp_path):
     bad.write_text("type octile\nheight 2\nwidth 2\nmap\n..\n.\n")
     with pytest.raises(ValueError, match="bad.map"):
         throng.load_map(bad)
+    # Another kind of file is named for what it is, not by the map reader's first complaint.
+    with pytest.raises(ValueError, match=r"default.toml is a simulation scenario \(TOML\), not a Moving AI map"):
+        throng.load_map(ROOT / "sims" / "default.toml")
+    with pytest.raises(OSError, match="is a directory, not a regular file"):
+        throng.load_map(tmp_path)
+    with pytest.raises(OSError, match="nope.map: no such file$"):
+        throng.load_map(tmp_path / "nope.map")
+
+
+def test_negative_counts_are_value_errors():
+    """Negative counts raise ValueError naming the argument, as docs/python.md says."""
+    grid = throng.load_map(MAPS / "arena.map")
+    starts, goals, _ = scen_queries("arena", limit=2)
+    for call in [
+        lambda: throng.Simulation(grid, starts, goals, threads=-1),
+        lambda: throng.Simulation(grid, starts, goals, seed=-1),
+        lambda: throng.Simulation.from_scenario(ROOT / "sims" / "doors.toml", threads=-1),
+        lambda: throng.plan(grid, starts, goals, threads=-1),
+    ]:
+        with pytest.raises(ValueError, match=r"(threads|seed)=-1: must be at least 0"):
+            call()
+    with pytest.raises(ValueError, match="threads=100000: must be at most 256"):
+        throng.plan(grid, starts, goals, threads=100000)
+    sim = throng.Simulation(grid, starts, goals)
+    with pytest.raises(ValueError, match=r"ticks=-1: must be at least 0"):
+        sim.run(-1)
+    with pytest.raises(TypeError):
+        sim.run("many")
+    assert sim.run(3)["ticks"] <= 3
 
 
 def test_from_array():

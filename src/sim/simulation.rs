@@ -452,7 +452,8 @@ impl Simulation {
         let agent = self.agents.get(id).ok_or(Error::UnknownAgent(id))?;
         if agent.is_controlled() {
             return Err(Error::Invalid(format!(
-                "agent {id:?} is controlled from outside: it follows no route"
+                "agent {} is controlled from outside: it follows no route",
+                id.to_bits()
             )));
         }
         let position = agent.position();
@@ -589,8 +590,9 @@ impl Simulation {
                 .find(|(_, a)| matches!(a, AgentAction::Move(_)))
         {
             return Err(Error::Invalid(format!(
-                "agent {id:?}: moves in a direction are not actions of the action model rotate \
-                 (robots move forward and turn); only waits can be given"
+                "agent {}: moves in a direction are not actions of the action model rotate \
+                 (robots move forward and turn); only waits can be given",
+                id.to_bits()
             )));
         }
         self.named.clear();
@@ -603,7 +605,8 @@ impl Simulation {
             }
             if std::mem::replace(&mut self.named[id.index() as usize], true) {
                 result = Err(Error::Invalid(format!(
-                    "agent {id:?} is given more than one action"
+                    "agent {} is given more than one action",
+                    id.to_bits()
                 )));
                 break;
             }
