@@ -4,8 +4,9 @@
 //!
 //! A file is refused in one line before it is parsed when it is not a regular file (a folder,
 //! `/dev/zero`, a FIFO), when it is larger than its kind may be (the cap is named in the
-//! message), or when its first bytes show it is another kind of file ("is a trace, not a
-//! map"). So memory stays bounded whatever path is given, and "no such file" is said one way.
+//! message), or when its first bytes show it is another kind of file ("x: is a throng trace,
+//! not a Moving AI map"). So memory stays bounded whatever path is given, and "no such file"
+//! is said one way.
 
 use std::fmt;
 use std::io::{self, Read};
@@ -175,8 +176,8 @@ pub(crate) fn read_unsniffed(path: &Path, kind: Input) -> io::Result<Vec<u8>> {
 /// not another kind of file by its first bytes.
 ///
 /// # Errors
-/// [`Error::Io`] as [`check`], or when reading fails; [`Error::Invalid`] for a file that is
-/// another kind ("x.trace is a throng trace, not a Moving AI map").
+/// [`Error::Io`] as [`check`], or when reading fails; [`Error::Parse`] for a file that is
+/// another kind ("x.trace: is a throng trace, not a Moving AI map").
 pub fn read_bytes(path: &Path, kind: Input) -> Result<Vec<u8>> {
     let bytes = read_unsniffed(path, kind).map_err(|e| Error::io(path, e))?;
     sniff(path, &bytes, kind)?;
@@ -201,40 +202,26 @@ pub fn read_text(path: &Path, kind: Input) -> Result<String> {
     })
 }
 
-/// Refuses a file whose first bytes show it is not of `kind`.
+/// Refuses a file whose first bytes show it is not of `kind`: a [`ParseError`] for the file as
+/// a whole, "x.toml: is a simulation scenario (TOML), not a Moving AI map".
 fn sniff(path: &Path, bytes: &[u8], kind: Input) -> Result<()> {
-    let name = path.display();
     let found = FileKind::of_bytes(bytes);
-    match (found, kind.file_kind()) {
-        (Some(found), Some(want)) if found != want => {
-            return Err(Error::Invalid(format!(
-                "{name} is {}, not {}",
-                found.describe(),
-                kind.describe()
-            )));
+    let what = match (found, kind.file_kind()) {
+        (Some(found), Some(want)) if found != want => Some(found.describe()),
+        (Some(found), None) if kind != Input::Replay => Some(found.describe()),
+        (None, _) if kind.is_text() && bytes[..bytes.len().min(4096)].contains(&0) => {
+            Some("a binary file")
         }
-        (Some(found), None) if kind != Input::Replay => {
-            return Err(Error::Invalid(format!(
-                "{name} is {}, not {}",
-                found.describe(),
-                kind.describe()
-            )));
-        }
-        _ => {}
+        (None, _) if kind == Input::NavPoints && looks_like_text(bytes) => Some("a text file"),
+        _ => None,
+    };
+    match what {
+        Some(what) => Err(Error::Parse(ParseError::whole(
+            path.display().to_string(),
+            format!("is {what}, not {}", kind.describe()),
+        ))),
+        None => Ok(()),
     }
-    if kind.is_text() && found.is_none() && bytes[..bytes.len().min(4096)].contains(&0) {
-        return Err(Error::Invalid(format!(
-            "{name} is a binary file, not {}",
-            kind.describe()
-        )));
-    }
-    if kind == Input::NavPoints && found.is_none() && looks_like_text(bytes) {
-        return Err(Error::Invalid(format!(
-            "{name} is a text file, not {}",
-            kind.describe()
-        )));
-    }
-    Ok(())
 }
 
 /// Whether the first bytes are text: UTF-8 (up to a character cut at the end) without NUL.
@@ -338,31 +325,31 @@ mod tests {
         let scenario = write("s.toml", b"agents = 3\n[map]\nfile = \"a.map\"\n");
         let e = read_text(&scenario, Input::Map).unwrap_err().to_string();
         assert!(
-            e.ends_with("s.toml is a simulation scenario (TOML), not a Moving AI map"),
+            e.ends_with("s.toml: is a simulation scenario (TOML), not a Moving AI map"),
             "{e}"
         );
         let map = write("m.map", b"type octile\nheight 1\nwidth 1\nmap\n.\n");
         assert!(read_text(&map, Input::Map).is_ok());
         let e = read_text(&map, Input::LorrTasks).unwrap_err().to_string();
         assert!(
-            e.ends_with("m.map is a Moving AI map, not a LoRR tasks file"),
+            e.ends_with("m.map: is a Moving AI map, not a LoRR tasks file"),
             "{e}"
         );
         let e = read_bytes(&map, Input::NavPoints).unwrap_err().to_string();
         assert!(
-            e.ends_with("m.map is a Moving AI map, not a navigation-points file"),
+            e.ends_with("m.map: is a Moving AI map, not a navigation-points file"),
             "{e}"
         );
         let text = write("notes.txt", b"hello\n");
         let e = read_bytes(&text, Input::NavPoints).unwrap_err().to_string();
         assert!(
-            e.ends_with("notes.txt is a text file, not a navigation-points file"),
+            e.ends_with("notes.txt: is a text file, not a navigation-points file"),
             "{e}"
         );
         let binary = write("b.bin", b"\x01\x00\x02");
         let e = read_text(&binary, Input::Scen).unwrap_err().to_string();
         assert!(
-            e.ends_with("b.bin is a binary file, not a Moving AI .scen file"),
+            e.ends_with("b.bin: is a binary file, not a Moving AI .scen file"),
             "{e}"
         );
         let latin1 = write("l.map", b"caf\xe9\n");

@@ -686,7 +686,7 @@ fn a_file_of_another_kind_loaded_as_a_scenario_is_named() {
         .unwrap_err()
         .to_string();
     assert!(
-        err.ends_with("arena.map is a Moving AI map, not a simulation scenario (TOML)"),
+        err.ends_with("arena.map: is a Moving AI map, not a simulation scenario (TOML)"),
         "{err}"
     );
     let err = Scenario::load(root.join("sims/lorr/random.domain/RANDOM-01.json"))

@@ -45,7 +45,7 @@ def test_load_map_errors(tmp_path):
     with pytest.raises(ValueError, match="bad.map"):
         throng.load_map(bad)
     # Another kind of file is named for what it is, not by the map reader's first complaint.
-    with pytest.raises(ValueError, match=r"default.toml is a simulation scenario \(TOML\), not a Moving AI map"):
+    with pytest.raises(ValueError, match=r"default.toml: is a simulation scenario \(TOML\), not a Moving AI map"):
         throng.load_map(ROOT / "sims" / "default.toml")
     with pytest.raises(OSError, match="is a directory, not a regular file"):
         throng.load_map(tmp_path)

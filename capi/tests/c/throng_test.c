@@ -66,7 +66,11 @@ static void errors(const char *root) {
     ThrongGrid *grid = NULL;
     FAILS(throng_grid_load(NULL, 8, &grid), THRONG_STATUS_NULL_POINTER);
     FAILS(throng_grid_load("/nonexistent/x.map", 8, &grid), THRONG_STATUS_IO);
-    CHECK(strstr(throng_last_error(), "/nonexistent/x.map") != NULL, "the message names the file");
+    CHECK(strstr(throng_last_error(), "/nonexistent/x.map: no such file") != NULL,
+          "the message names the file: %s", throng_last_error());
+    FAILS(throng_grid_load("/dev/zero", 8, &grid), THRONG_STATUS_IO);
+    CHECK(strstr(throng_last_error(), "/dev/zero: is a device or special file, not a regular file") != NULL,
+          "a device is refused unread: %s", throng_last_error());
     char *scen = path_of(root, "sims/maps/arena.map.scen");
     FAILS(throng_grid_load(scen, 8, &grid), THRONG_STATUS_PARSE);
     free(scen);
@@ -119,6 +123,10 @@ static void errors(const char *root) {
     uint32_t agent_starts[2] = {0, 0}, agent_goals[2] = {5, THRONG_NO_GOAL};
     uint64_t ids[2];
     FAILS(throng_sim_add_agents(sim, agent_starts, agent_goals, 2, ids), THRONG_STATUS_CELL_OCCUPIED);
+    /* The agent in the way by the 64-bit id a caller holds, not Rust's debug form. */
+    CHECK(strstr(throng_last_error(), "occupied by agent 0") != NULL &&
+              strstr(throng_last_error(), "AgentId") == NULL,
+          "the message names the agent by its id: %s", throng_last_error());
     size_t count = 99;
     OK(throng_sim_agent_count(sim, &count));
     CHECK(count == 0, "a refused batch adds no agent");
