@@ -9,6 +9,8 @@
 
 //! - [`Input`], [`read_bytes`] and [`check`]: the one way files are opened for reading, with
 //!   the size cap of their kind; the commands check `--map` with it and copy a problem's files.
+//! - [`Counted`]: a count with its noun, singular for one ("1 component").
 
 pub use crate::file_kind::FileKind;
 pub use crate::input::{Input, check, read_bytes};
+pub use crate::plural::Counted;

@@ -91,6 +91,8 @@ pub mod mapf;
 pub mod movingai;
 pub mod nav;
 pub mod planner;
+#[cfg_attr(not(feature = "cli"), allow(dead_code))]
+mod plural;
 pub mod prelude;
 #[cfg(feature = "render")]
 pub mod render;

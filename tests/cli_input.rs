@@ -201,6 +201,7 @@ fn gen_refuses_flags_of_another_kind_of_map() {
             "24",
             "--queries",
             "0",
+            "--force",
         ];
         all.extend_from_slice(args);
         let r = throng(&all);

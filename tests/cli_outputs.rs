@@ -1,6 +1,7 @@
 //! Every output file of the CLI is checked before the work (a temporary file is made in its
 //! folder then), written whole or not at all, never an input nor another output, and removed
-//! unfinished on Ctrl-C, an older file of that name kept.
+//! unfinished on Ctrl-C, an older file of that name kept; `gen` replaces an existing map only
+//! with `--force`.
 
 mod common;
 
@@ -8,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::cli::{assert_error as assert_refused, s, throng};
+use common::cli::{assert_error as assert_refused, assert_one_line_error, s, text, throng};
 use common::shipped;
 
 /// The names in `dir`, sorted.
@@ -417,4 +418,73 @@ fn ctrl_c_removes_unfinished_outputs_and_keeps_older_files() {
             "{name} was replaced"
         );
     }
+}
+
+/// `gen` replaces no existing map or `.scen` file without `--force` (a hand-written map is
+/// kept), and never leaves a `.scen` of an older map beside the new one.
+#[test]
+fn gen_replaces_nothing_without_force_and_leaves_no_stale_scen() {
+    let dir = tempfile::tempdir().unwrap();
+    let map = dir.path().join("mine.map");
+    let scen = dir.path().join("mine.map.scen");
+    let hand = "type octile\nheight 1\nwidth 2\nmap\n..\n";
+    std::fs::write(&map, hand).unwrap();
+    let gen_args = |extra: &[&str]| -> Vec<String> {
+        let mut v: Vec<String> = [
+            "gen",
+            "maze",
+            "--width",
+            "9",
+            "--height",
+            "9",
+            "--out",
+            s(&map),
+        ]
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+        v.extend(extra.iter().map(ToString::to_string));
+        v
+    };
+    let run = |extra: &[&str]| {
+        let args = gen_args(extra);
+        throng(&args.iter().map(String::as_str).collect::<Vec<_>>())
+    };
+    assert_one_line_error(
+        &run(&[]),
+        &format!(
+            "--out {}: the file exists; gen does not replace it (give --force to)",
+            s(&map)
+        ),
+    );
+    assert_eq!(
+        std::fs::read_to_string(&map).unwrap(),
+        hand,
+        "kept as written"
+    );
+    assert!(!scen.exists());
+    // --force replaces it, and writes its queries; a maze is one area, said in the singular.
+    let o = run(&["--force", "--queries", "5"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stdout).contains(", 1 component)"),
+        "{}",
+        text(&o.stdout)
+    );
+    assert_ne!(std::fs::read_to_string(&map).unwrap(), hand);
+    assert!(scen.is_file());
+    // A new map without queries would leave the old .scen beside it: refused, or removed.
+    std::fs::remove_file(&map).unwrap();
+    let o = run(&["--queries", "0"]);
+    assert_one_line_error(
+        &o,
+        "mine.map.scen exists; it would be left beside a new map",
+    );
+    assert!(!map.exists() && scen.exists());
+    let o = run(&["--queries", "0", "--force"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(
+        map.is_file() && !scen.exists(),
+        "the stale .scen is removed"
+    );
 }

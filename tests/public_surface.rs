@@ -9,6 +9,8 @@
 //! included), and counts the paths that reach each item. Without a nightly toolchain it skips,
 //! saying so, except under CI (`CI` set), where it fails.
 
+mod common;
+
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -146,14 +148,15 @@ impl<'a> Surface<'a> {
     }
 }
 
-#[test]
 fn every_public_item_has_one_path_and_none_is_hidden() {
     if !nightly_available() {
         assert!(
             std::env::var_os("CI").is_none(),
             "CI must check the public surface: install the nightly toolchain"
         );
-        eprintln!("skipped: no nightly toolchain (`cargo +nightly` fails) to build rustdoc JSON");
+        common::harness::skip(
+            "no nightly toolchain (`cargo +nightly` fails) to build rustdoc JSON",
+        );
         return;
     }
     let json = rustdoc_json();
@@ -225,4 +228,11 @@ fn every_public_item_has_one_path_and_none_is_hidden() {
         ));
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+fn main() -> std::process::ExitCode {
+    common::harness::run(&[(
+        "every_public_item_has_one_path_and_none_is_hidden",
+        every_public_item_has_one_path_and_none_is_hidden,
+    )])
 }

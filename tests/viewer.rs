@@ -4,8 +4,11 @@
 //! (and heading) at a tick, agents drawn.
 //!
 //! The browser tests need Chromium (`/usr/bin/chromium`, or the path in `THRONG_CHROMIUM`); when
-//! it is absent they print a notice and pass, unless `THRONG_REQUIRE_BROWSER=1` (CI), where
-//! they fail.
+//! it is absent they are skipped, shown and counted as skipped by the harness of
+//! `tests/common/harness.rs` (this file sets `harness = false`), unless
+//! `THRONG_REQUIRE_BROWSER=1` or `CI` is set, where they fail.
+
+mod common;
 
 use std::ffi::OsStr;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -140,7 +143,6 @@ fn request(port: u16, text: &str) -> (u16, Vec<u8>) {
     (status, answer[split + 4..].to_vec())
 }
 
-#[test]
 fn the_server_serves_the_trace_and_refuses_other_hosts() {
     let dir = tempfile::tempdir().unwrap();
     let trace = dir.path().join("doors.trace");
@@ -173,7 +175,6 @@ fn the_server_serves_the_trace_and_refuses_other_hosts() {
     assert_eq!(status, 404);
 }
 
-#[test]
 fn the_page_is_self_contained() {
     for (name, text) in [
         ("index.html", throng::view::INDEX_HTML),
@@ -186,7 +187,6 @@ fn the_page_is_self_contained() {
     }
 }
 
-#[test]
 fn view_refuses_a_damaged_trace_with_the_offset() {
     let dir = tempfile::tempdir().unwrap();
     let trace = dir.path().join("bad.trace");
@@ -217,7 +217,6 @@ fn byte_in(message: &str) -> u64 {
 /// A compressed trace cut short ends inside its compressed body: the offset the error gives
 /// is said to be one of the decompressed body (it is past the file's end), and is within it;
 /// an uncompressed trace's offset is the file's own.
-#[test]
 fn a_truncated_compressed_trace_says_its_offset_is_in_the_decompressed_body() {
     let dir = tempfile::tempdir().unwrap();
     let trace = dir.path().join("cut.trace");
@@ -274,7 +273,6 @@ fn fake_opener(dir: &Path, body: &str) -> PathBuf {
 }
 
 #[cfg(unix)]
-#[test]
 fn without_a_browser_the_address_is_printed_to_open_by_hand() {
     let dir = tempfile::tempdir().unwrap();
     let trace = dir.path().join("t.trace");
@@ -320,7 +318,7 @@ fn without_a_browser_the_address_is_printed_to_open_by_hand() {
     );
 }
 
-/// Chromium, or `None` (after a notice) when it is absent and not required.
+/// Chromium, or `None` (the test skipped) when it is absent and not required.
 fn chromium() -> Option<PathBuf> {
     let path = std::env::var_os("THRONG_CHROMIUM")
         .map(PathBuf::from)
@@ -334,11 +332,10 @@ fn chromium() -> Option<PathBuf> {
             path.display()
         );
     }
-    eprintln!(
-        "notice: skipping the browser test: no Chromium at {} (set THRONG_CHROMIUM, or \
-         THRONG_REQUIRE_BROWSER=1 to fail instead)",
+    common::harness::skip(&format!(
+        "no Chromium at {} (set THRONG_CHROMIUM, or THRONG_REQUIRE_BROWSER=1 to fail instead)",
         path.display()
-    );
+    ));
     None
 }
 
@@ -395,7 +392,6 @@ fn text_of(dom: &str, id: &str) -> String {
     rest[open..close].to_string()
 }
 
-#[test]
 fn the_page_replays_the_trace_in_headless_chromium() {
     let Some(chromium) = chromium() else {
         return;
@@ -466,7 +462,6 @@ fn count_colour(shot: &Path, colour: [u8; 3]) -> usize {
 /// The robots' notch colour in viewer.js (`NOTCH`, #15191e).
 const NOTCH: [u8; 3] = [0x15, 0x19, 0x1e];
 
-#[test]
 fn the_page_replays_a_mapf_plan_and_a_lorr_output_in_headless_chromium() {
     let Some(chromium) = chromium() else {
         return;
@@ -580,4 +575,34 @@ fn the_page_replays_a_mapf_plan_and_a_lorr_output_in_headless_chromium() {
     assert!(shot.is_file(), "no screenshot: {out:?}");
     let notches = count_colour(&shot, NOTCH);
     assert!(notches >= 50 * 9, "{notches} notch pixels");
+}
+
+fn main() -> std::process::ExitCode {
+    common::harness::run(&[
+        (
+            "the_server_serves_the_trace_and_refuses_other_hosts",
+            the_server_serves_the_trace_and_refuses_other_hosts,
+        ),
+        ("the_page_is_self_contained", the_page_is_self_contained),
+        (
+            "view_refuses_a_damaged_trace_with_the_offset",
+            view_refuses_a_damaged_trace_with_the_offset,
+        ),
+        (
+            "a_truncated_compressed_trace_says_its_offset_is_in_the_decompressed_body",
+            a_truncated_compressed_trace_says_its_offset_is_in_the_decompressed_body,
+        ),
+        (
+            "without_a_browser_the_address_is_printed_to_open_by_hand",
+            without_a_browser_the_address_is_printed_to_open_by_hand,
+        ),
+        (
+            "the_page_replays_the_trace_in_headless_chromium",
+            the_page_replays_the_trace_in_headless_chromium,
+        ),
+        (
+            "the_page_replays_a_mapf_plan_and_a_lorr_output_in_headless_chromium",
+            the_page_replays_a_mapf_plan_and_a_lorr_output_in_headless_chromium,
+        ),
+    ])
 }

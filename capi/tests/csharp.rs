@@ -11,7 +11,11 @@
 //!   fails here.
 //!
 //! `mcs` and `mono` are required where `CI` is set (`.ci/run` installs them); elsewhere, without
-//! them, the tests say so and pass.
+//! them, the tests are skipped, shown and counted as skipped by the harness of
+//! `tests/common/harness.rs` (this file sets `harness = false`).
+
+#[path = "../../tests/common/harness.rs"]
+mod harness;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -27,7 +31,8 @@ fn binding() -> PathBuf {
     root().join("bindings/csharp")
 }
 
-/// Whether `mcs` and `mono` run; where they do not, `CI` makes that a failure.
+/// Whether `mcs` and `mono` run; where they do not, `CI` makes that a failure, and elsewhere the
+/// test is skipped.
 fn mono_available() -> bool {
     let runs = |tool: &str| {
         Command::new(tool)
@@ -41,8 +46,8 @@ fn mono_available() -> bool {
     if std::env::var_os("CI").is_some() {
         panic!("mcs and mono are required in CI (apt-get install mono-mcs mono-devel)");
     }
-    eprintln!(
-        "mcs or mono not found: the C# binding is not tested (apt-get install mono-mcs mono-devel)"
+    harness::skip(
+        "mcs or mono not found: the C# binding is not tested (apt-get install mono-mcs mono-devel)",
     );
     false
 }
@@ -162,7 +167,6 @@ fn run(exe: &Path, args: &[&dyn AsRef<std::ffi::OsStr>]) -> String {
     stdout
 }
 
-#[test]
 fn the_csharp_tests_pass_under_mono() {
     if !mono_available() {
         return;
@@ -174,7 +178,6 @@ fn the_csharp_tests_pass_under_mono() {
     assert!(stdout.contains(" passed, 0 failed"), "{stdout}");
 }
 
-#[test]
 fn the_documented_csharp_example_runs_as_shown() {
     let source =
         std::fs::read_to_string(binding().join("tests/Minimal.cs")).expect("tests/Minimal.cs");
@@ -197,7 +200,6 @@ fn the_documented_csharp_example_runs_as_shown() {
     );
 }
 
-#[test]
 fn the_unity_example_compiles_against_the_binding() {
     if !mono_available() {
         return;
@@ -216,4 +218,21 @@ fn the_unity_example_compiles_against_the_binding() {
             binding().join("unity/CrowdBehaviour.cs"),
         ],
     );
+}
+
+fn main() -> std::process::ExitCode {
+    harness::run(&[
+        (
+            "the_csharp_tests_pass_under_mono",
+            the_csharp_tests_pass_under_mono,
+        ),
+        (
+            "the_documented_csharp_example_runs_as_shown",
+            the_documented_csharp_example_runs_as_shown,
+        ),
+        (
+            "the_unity_example_compiles_against_the_binding",
+            the_unity_example_compiles_against_the_binding,
+        ),
+    ])
 }

@@ -3,6 +3,8 @@
 //! Each kind of map takes its own flags, and a flag of another kind is refused rather than
 //! ignored. Everything is made and checked in memory before the first byte is written, and a
 //! write that fails removes what it wrote: no half-written or stale pair of files is left.
+//! An existing map or `.scen` file is not replaced without `--force` (it may be hand-written),
+//! and a `.scen` left from an earlier map is removed with it, never left beside the new map.
 
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -10,6 +12,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, bail};
 use clap::ValueEnum;
+use throng::cli::Counted;
 use throng::grid::procgen::MapGenerator;
 use throng::movingai::{self, ScenFile};
 
@@ -71,15 +74,24 @@ pub(crate) struct GenArgs {
     /// Scenario queries to write (0: no scenario file).
     #[arg(long, value_name = "N", default_value_t = 1000, value_parser = count_from(0))]
     queries: usize,
+    /// Replace an existing --out map and its .scen file (with --queries 0, the old .scen is
+    /// removed: its queries were for the old map).
+    #[arg(long)]
+    force: bool,
 }
 
 /// Runs `throng gen`.
 pub(crate) fn run(args: GenArgs) -> anyhow::Result<ExitCode> {
     let generator = generator(&args)?;
     let GenArgs {
-        out, seed, queries, ..
+        out,
+        seed,
+        queries,
+        force,
+        ..
     } = args;
     let scen_path = scen_path(&out);
+    let stale_scen = refuse_existing(&out, &scen_path, queries, force)?;
     let mut map_file = OutputFile::reserve("--out", &out)?;
     let mut scen_file = if queries > 0 {
         Some(OutputFile::reserve("--out's .scen file", &scen_path)?)
@@ -107,20 +119,57 @@ pub(crate) fn run(args: GenArgs) -> anyhow::Result<ExitCode> {
     if let Some(file) = scen_file {
         file.commit()?;
     }
+    if stale_scen {
+        std::fs::remove_file(&scen_path).with_context(|| {
+            format!(
+                "{}: cannot remove the .scen file of the map replaced",
+                scen_path.display()
+            )
+        })?;
+    }
     let mut stdout = io::stdout().lock();
     writeln!(
         stdout,
-        "wrote {} ({} x {}, {} walkable cells, {} components)",
+        "wrote {} ({} x {}, {}, {})",
         out.display(),
         grid.width(),
         grid.height(),
-        grid.walkable_count(),
-        grid.components().count()
+        Counted(grid.walkable_count() as u64, "walkable cell"),
+        Counted(grid.components().count() as u64, "component")
     )?;
     if scen.is_some() {
         writeln!(stdout, "wrote {} ({queries} queries)", scen_path.display())?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Refuses to replace an existing map or `.scen` file without `--force`. Returns whether a
+/// `.scen` file of the map replaced must be removed (`--force --queries 0`).
+fn refuse_existing(out: &Path, scen: &Path, queries: usize, force: bool) -> anyhow::Result<bool> {
+    // A folder in the way is refused as an output path, later, in the words of every command.
+    let exists = |p: &Path| std::fs::symlink_metadata(p).is_ok_and(|m| !m.is_dir());
+    if force {
+        return Ok(queries == 0 && std::fs::metadata(scen).is_ok_and(|m| m.is_file()));
+    }
+    if exists(out) {
+        bail!(
+            "--out {}: the file exists; gen does not replace it (give --force to)",
+            out.display()
+        );
+    }
+    if exists(scen) {
+        let why = if queries == 0 {
+            "it would be left beside a new map it was not made for"
+        } else {
+            "gen does not replace it"
+        };
+        bail!(
+            "--out {}: {} exists; {why} (remove it, or give --force)",
+            out.display(),
+            scen.display()
+        );
+    }
+    Ok(false)
 }
 
 /// The generator the flags ask for; a flag of another kind of map is an error.

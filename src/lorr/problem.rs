@@ -20,6 +20,7 @@ use crate::error::{Error, ParseError, Result};
 use crate::grid::{CellId, Grid, Neighborhood};
 use crate::input::{Input, read_text};
 use crate::movingai::{MapOptions, parse_map};
+use crate::plural::Counted;
 
 /// Most errands one task may have.
 pub const MAX_ERRANDS: usize = 1024;
@@ -177,8 +178,8 @@ impl Problem {
             return Err(ParseError::whole(
                 file,
                 format!(
-                    "teamSize {team} is more than the map's {} free cells",
-                    grid.walkable_count()
+                    "teamSize {team} is more than the map's {}",
+                    Counted(grid.walkable_count() as u64, "free cell")
                 ),
             )
             .into());
@@ -258,10 +259,10 @@ impl Problem {
                 String::new()
             };
             return Err(Error::Invalid(format!(
-                "the map of {} has {} free cells that reach every errand{apart}: 1 to {} robots \
-                 fit, not {agents}",
+                "the map of {} has {} that reach every errand{apart}: 1 to {} robots fit, not \
+                 {agents}",
                 self.name,
-                area.len(),
+                Counted(area.len() as u64, "free cell"),
                 area.len()
             )));
         }

@@ -16,6 +16,7 @@ use crate::error::Error;
 use crate::error::{ParseError, Result};
 use crate::grid::{CellId, Grid};
 use crate::movingai::{OtherMapName, ScenFile};
+use crate::plural::Counted;
 
 /// How starts and goals are placed. See the [placement rules](super).
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -61,9 +62,9 @@ impl Scenario {
             return Err(self.origin.error(
                 "agents",
                 format!(
-                    "{n} agents do not fit: the largest connected area of the map has {} free \
-                     cells, and even with conflicts off at most {} agents may share one",
-                    component.len(),
+                    "{n} agents do not fit: the largest connected area of the map has {}, and \
+                     even with conflicts off at most {} agents may share one",
+                    Counted(component.len() as u64, "free cell"),
                     Self::MAX_AGENTS_PER_CELL
                 ),
             ));
@@ -72,9 +73,9 @@ impl Scenario {
             return Err(self.origin.error(
                 "agents",
                 format!(
-                    "{n} agents do not fit: the largest connected area of the map has {} free cells \
-                     (with conflicts on every agent needs its own cell)",
-                    component.len()
+                    "{n} agents do not fit: the largest connected area of the map has {} (with \
+                     conflicts on every agent needs its own cell)",
+                    Counted(component.len() as u64, "free cell")
                 ),
             ));
         }
@@ -99,10 +100,10 @@ impl Scenario {
             return Err(self.origin.error(
                 "agents",
                 format!(
-                    "{n} agents do not fit: the largest connected area of the map has {} cells \
-                     that can hold a goal (in a one-shot run with conflicts on, every agent needs \
-                     its own goal, off the cells that would cut the area in two)",
-                    goal_cells.len()
+                    "{n} agents do not fit: the largest connected area of the map has {} that can \
+                     hold a goal (in a one-shot run with conflicts on, every agent needs its own \
+                     goal, off the cells that would cut the area in two)",
+                    Counted(goal_cells.len() as u64, "cell")
                 ),
             ));
         }
@@ -251,37 +252,36 @@ impl Scenario {
                 ));
             }
             let area = (needed as usize).max(size);
-            let cluster = |origin: CellId,
-                           taken: &mut Vec<bool>,
-                           distinct: bool,
-                           rng: &mut ChaCha8Rng| {
-                let cells = gather(
-                    grid,
-                    origin,
-                    label,
-                    area,
-                    if distinct { Some(&*taken) } else { None },
-                );
-                if cells.len() < size {
-                    return Err(self.origin.error(
-                        "agents",
-                        format!(
-                            "crowd {} of {size} agents does not fit around ({}, {}): only {} free cells left there",
-                            k + 1,
-                            grid.coords(origin).0,
-                            grid.coords(origin).1,
-                            cells.len()
-                        ),
-                    ));
-                }
-                let chosen = sample(&cells, size, true, rng);
-                if distinct {
-                    for &c in &chosen {
-                        taken[c as usize] = true;
+            let cluster =
+                |origin: CellId, taken: &mut Vec<bool>, distinct: bool, rng: &mut ChaCha8Rng| {
+                    let cells = gather(
+                        grid,
+                        origin,
+                        label,
+                        area,
+                        if distinct { Some(&*taken) } else { None },
+                    );
+                    if cells.len() < size {
+                        return Err(self.origin.error(
+                            "agents",
+                            format!(
+                                "crowd {} of {} does not fit around ({}, {}): only {} left there",
+                                k + 1,
+                                Counted(size as u64, "agent"),
+                                grid.coords(origin).0,
+                                grid.coords(origin).1,
+                                Counted(cells.len() as u64, "free cell")
+                            ),
+                        ));
                     }
-                }
-                Ok(chosen)
-            };
+                    let chosen = sample(&cells, size, true, rng);
+                    if distinct {
+                        for &c in &chosen {
+                            taken[c as usize] = true;
+                        }
+                    }
+                    Ok(chosen)
+                };
             let starts = cluster(from, &mut start_taken, distinct_starts, rng)?;
             let goals = cluster(to, &mut goal_taken, distinct_goals, rng)?;
             per_group.push((starts, goals));

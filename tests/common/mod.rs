@@ -4,6 +4,7 @@
 #![allow(dead_code)] // each test binary uses a different subset
 
 pub mod cli;
+pub mod harness;
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
