@@ -108,8 +108,13 @@ impl fmt::Display for Size {
 /// [`Error::Io`]: no such file, a folder or device, or a file too large.
 #[cfg(feature = "cli")]
 pub fn check(path: &Path, kind: Input) -> Result<()> {
-    let meta = std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
-    check_metadata(&meta, kind).map_err(|e| Error::io(path, e))
+    check_io(path, kind).map_err(|e| Error::io(path, e))
+}
+
+/// [`check`], with the bare I/O error (its words by [`io_words`]).
+#[cfg(feature = "scenario")]
+pub(crate) fn check_io(path: &Path, kind: Input) -> io::Result<()> {
+    check_metadata(&std::fs::metadata(path)?, kind)
 }
 
 /// A regular file within the cap of `kind`, or the error that says what it is instead.

@@ -1,6 +1,7 @@
 //! Every command given an input that is not a regular file (`/dev/zero`, `/dev/urandom`, a
 //! FIFO, a folder) or a file larger than its kind may be: refused in one line, at once, with
-//! memory bounded (the binary runs under `ulimit -v`), and "no such file" said one way.
+//! memory bounded (the binary runs under `ulimit -v`), and "no such file" said one way (with
+//! the absolute path looked for, for a file a scenario names).
 #![cfg(unix)]
 
 mod common;
@@ -165,4 +166,35 @@ fn a_missing_file_is_no_such_file_for_every_command() {
             assert_error(&o, &[&format!("{nope}: no such file")]);
         }
     }
+}
+
+/// A scenario's missing map, run from the scenario's own folder: the path looked for is
+/// absolute, not the bare relative name again.
+#[test]
+fn the_path_looked_for_is_absolute() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("s.toml"),
+        "agents = 2\nticks = 5\n[map]\nfile = \"maps/gone.map\"\n",
+    )
+    .unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_throng"))
+        .args(["run", "s.toml"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let looked = std::fs::canonicalize(dir.path())
+        .unwrap()
+        .join("maps/gone.map");
+    let plain = dir.path().join("maps/gone.map");
+    let err = common::cli::stderr(&o);
+    assert!(
+        err.contains(&format!("(looked for {})", looked.display()))
+            || err.contains(&format!("(looked for {})", plain.display())),
+        "{err}"
+    );
+    assert_error(
+        &o,
+        &["s.toml:4: map.file: maps/gone.map: no such file (looked for /"],
+    );
 }

@@ -240,6 +240,34 @@ fn set_overrides_any_setting_with_the_file_checks() {
     }
 }
 
+/// The file's description tells the file's settings: after `--set` the summary says so.
+#[test]
+fn the_description_is_the_files_before_the_overrides() {
+    let out = ok(&[
+        "run",
+        "sims/lifelong.toml",
+        "--set",
+        "agents=40",
+        "--ticks",
+        "2",
+    ]);
+    let first = out.lines().next().unwrap();
+    assert!(
+        first.starts_with("scenario     lifelong: 2,000 agents")
+            && first.ends_with("(the file's description, before --set agents=40)"),
+        "{first}"
+    );
+    let out = ok(&[
+        "run",
+        "sims/lifelong.toml",
+        "--ticks",
+        "1",
+        "--set",
+        "threads=1",
+    ]);
+    assert!(out.contains("before --set threads=1)"), "{out}");
+}
+
 /// An error found when the scenario is built, about a value an override set, names the
 /// override rather than the file's line that the override replaced.
 #[test]

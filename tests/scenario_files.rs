@@ -200,12 +200,12 @@ fn missing_files_and_keys_are_errors() {
     parse_error(
         "agents = 5\nticks = 5\n[map]\nfile = \"maps/nope.map\"\n",
         4,
-        &["map.file", "nope.map", "does not exist"],
+        &["map.file", "maps/nope.map: no such file (looked for /"],
     );
     parse_error(
         "agents = 5\nticks = 5\n[map]\nfile = \"maps/arena.map\"\n[placement]\nkind = \"scen\"\nfile = \"nope.scen\"\n",
         7,
-        &["placement.file", "nope.scen"],
+        &["placement.file", "nope.scen: no such file (looked for /"],
     );
     parse_error(
         "agents = 5\n[map]\nfile = \"maps/arena.map\"\n",
@@ -629,7 +629,11 @@ fn extreme_values_are_clean_errors_before_anything_is_allocated() {
 #[test]
 fn a_map_file_that_is_a_directory_is_named_as_such() {
     let text = "agents = 5\nticks = 5\n[map]\nfile = \"maps\"\n";
-    parse_error(text, 4, &["map.file", "maps is a directory"]);
+    parse_error(
+        text,
+        4,
+        &["map.file", "maps: is a directory, not a regular file"],
+    );
 }
 
 #[test]

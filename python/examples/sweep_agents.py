@@ -33,12 +33,20 @@ def importable(name):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--scenario", default=str(ROOT / "sims" / "default.toml"))
-    parser.add_argument("--agents", type=int, nargs="+", default=[1000, 2500, 5000, 10000])
-    parser.add_argument("--seeds", type=int, default=3)
-    parser.add_argument("--backend", default="threads", choices=BACKENDS)
-    parser.add_argument("--workers", type=int, default=None)
-    parser.add_argument("--out", default="sweep.png")
+    parser.add_argument("--scenario", default=str(ROOT / "sims" / "default.toml"),
+                        help="the scenario file to play (default: sims/default.toml)")
+    parser.add_argument("--agents", type=int, nargs="+", default=[1000, 2500, 5000, 10000],
+                        help="the agent counts to play it with, in place of the file's "
+                             "(default: 1000 2500 5000 10000)")
+    parser.add_argument("--seeds", type=int, default=3,
+                        help="the runs per agent count, with seeds 1 to SEEDS (default: 3)")
+    parser.add_argument("--backend", default="threads", choices=BACKENDS,
+                        help="where the runs play: threads of this process, worker processes, "
+                             "or a Ray or Dask cluster (default: threads)")
+    parser.add_argument("--workers", type=int, default=None,
+                        help="runs played at once (default: the backend's choice, one per core)")
+    parser.add_argument("--out", default="sweep.png",
+                        help="the PNG file of the plot (default: sweep.png)")
     args = parser.parse_args()
     missing = [name for name in ("pandas", "matplotlib") if not importable(name)]
     if missing:

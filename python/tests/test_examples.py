@@ -47,3 +47,17 @@ def test_the_sweep_example_plots(tmp_path):
     assert done.returncode == 0, done.stderr
     assert "4 runs in" in done.stdout and f"wrote {out}" in done.stdout
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_the_sweep_example_describes_every_option():
+    done = subprocess.run([sys.executable, str(EXAMPLE), "--help"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    options = ["--scenario", "--agents", "--seeds", "--backend", "--workers", "--out"]
+    lines = done.stdout.splitlines()
+    for option in options:
+        # The option's entry (its line, and the next when argparse wraps it) says what it is.
+        at = next(i for i, line in enumerate(lines) if line.strip().startswith(option))
+        entry = " ".join(lines[at:at + 2])
+        words = entry.split(option, 1)[1].split()
+        assert len([w for w in words if w.isalpha()]) >= 3, f"{option} is not described: {entry!r}"

@@ -66,8 +66,10 @@ def test_errors(tmp_path, backend):
     a = small_scenario(tmp_path)
     with pytest.raises(ValueError, match="backend"):
         sweep(a, backend="spark")
-    with pytest.raises(ValueError, match="does not exist"):
+    with pytest.raises(ValueError, match="missing.toml: no such file$"):
         sweep(tmp_path / "missing.toml")
+    with pytest.raises(ValueError, match="not a regular file"):
+        sweep(tmp_path)
     with pytest.raises(ValueError, match="workers"):
         sweep(a, workers=0)
     with pytest.raises(ValueError, match="seeds"):

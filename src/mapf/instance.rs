@@ -130,8 +130,10 @@ pub fn plan_costs(
 }
 
 /// Writes a plan in the text format of lacam3's result files, which mapf-visualizer replays:
-/// `key=value` header lines, the keys and their order lacam3's (`agents`, `map_file` (the
-/// map's file name, without its folder), `solver`, `solved`, `soc`, `soc_lb`, `makespan`,
+/// `key=value` header lines, the keys and their order lacam3's (`agents`, `map_file`
+/// (`map_file` as given: lacam3 writes the map's file name alone, `throng mapf` the path as the
+/// user gave it, so that `throng view PLAN` finds the map from where the plan was made, or
+/// next to the plan by its name), `solver`, `solved`, `soc`, `soc_lb`, `makespan`,
 /// `makespan_lb`, `sum_of_loss`, `sum_of_loss_lb`, `comp_time` (ms), `seed`, `checkpoints`
 /// (-1 before a solution, a comma after each), `comp_time_initial_solution`,
 /// `cost_initial_solution` (-1 without one), `search_iteration`, `num_high_level_node`,

@@ -189,7 +189,6 @@ impl Heatmap {
         }
         let (map_w, map_h) = (map_w as u32, map_h as u32);
         let font = 2;
-        let title_h = 5 * font + 12;
         let labels = (0..=4)
             .map(|k| {
                 let t = f64::from(k) / 4.0;
@@ -205,6 +204,17 @@ impl Heatmap {
         let bar_x = map_w + 12;
         let bar_w = 16;
         let width = bar_x + bar_w + 6 + label_w + 8;
+        let what = match self.of {
+            HeatOf::Wait => "waits per cell",
+            HeatOf::Pass => "steps per cell",
+        };
+        let title = [
+            what.to_string(),
+            format!("{} ticks", self.ticks),
+            format!("max {max} (log scale)"),
+        ];
+        let (title, title_font) = title_lines(&title, width - 8, font);
+        let title_h = title.len() as u32 * (5 * title_font + 3) + 9;
         let height = title_h + map_h.max(120) + 8;
         let (map_x, map_y) = (0, title_h);
         let mut rgb = vec![0u8; 3 * (width * height) as usize];
@@ -254,15 +264,10 @@ impl Heatmap {
                 .min(height - 5 * font);
             draw_text(&mut rgb, width, bar_x + bar_w + 6, ty, text, font, INK);
         }
-        let title = format!(
-            "{} per cell, {} ticks, max {max} (log scale)",
-            match self.of {
-                HeatOf::Wait => "waits",
-                HeatOf::Pass => "steps",
-            },
-            self.ticks
-        );
-        draw_text(&mut rgb, width, 4, 6, &title, font, INK);
+        for (i, line) in title.iter().enumerate() {
+            let y = 6 + i as u32 * (5 * title_font + 3);
+            draw_text(&mut rgb, width, 4, y, line, title_font, INK);
+        }
         Ok(HeatmapImage {
             width,
             height,
@@ -289,6 +294,28 @@ impl Heatmap {
     }
 }
 
+/// The title's parts joined by ", " into as few lines as fit in `room` pixels at `font` (or,
+/// when a part alone does not fit, at the smallest font), so that a narrow picture shows the
+/// whole title rather than cutting it.
+fn title_lines(parts: &[String], room: u32, font: u32) -> (Vec<String>, u32) {
+    let font = if parts.iter().all(|p| text_width(p, font) <= room) {
+        font
+    } else {
+        1
+    };
+    let mut lines: Vec<String> = Vec::new();
+    for part in parts {
+        match lines.last_mut() {
+            Some(line) if text_width(&format!("{line}, {part}"), font) <= room => {
+                line.push_str(", ");
+                line.push_str(part);
+            }
+            _ => lines.push(part.clone()),
+        }
+    }
+    (lines, font)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -298,5 +325,32 @@ mod tests {
         assert_eq!(colour_at(0.0), STOPS[0]);
         assert_eq!(colour_at(1.0), STOPS[4]);
         assert_eq!(colour_at(0.5), STOPS[2]);
+    }
+
+    #[test]
+    fn a_narrow_picture_shows_the_whole_title_on_more_lines() {
+        let parts = [
+            "waits per cell".to_string(),
+            "800 ticks".to_string(),
+            "max 123456 (log scale)".to_string(),
+        ];
+        let (one, font) = title_lines(&parts, 1000, 2);
+        assert_eq!((one.len(), font), (1, 2));
+        assert_eq!(one[0], "waits per cell, 800 ticks, max 123456 (log scale)");
+        // `--render-size 256`: the picture is about 300 pixels wide.
+        let (lines, font) = title_lines(&parts, 300, 2);
+        assert_eq!((lines.len(), font), (2, 2), "{lines:?}");
+        assert!(lines.iter().all(|l| text_width(l, font) <= 300));
+        assert_eq!(lines.join(", "), one[0], "nothing cut");
+        let (lines, font) = title_lines(&parts, 100, 2);
+        assert_eq!(font, 1);
+        assert!(lines.iter().all(|l| text_width(l, font) <= 100));
+        assert_eq!(lines.join(", "), one[0]);
+        // A heatmap drawn 64 pixels wide keeps its title within the picture.
+        let grid = Grid::from_ascii(&"........\n".repeat(8)).unwrap();
+        let mut heat = Heatmap::new(&grid, HeatOf::Pass);
+        heat.ticks = 800;
+        let image = heat.draw(&grid, 64).unwrap();
+        assert!(image.width < text_width("steps per cell, 800 ticks, max 0 (log scale)", 2));
     }
 }

@@ -330,6 +330,16 @@ impl Scenario {
         &self.origin.file
     }
 
+    /// The overrides applied since the file was read ([`set`](Self::set),
+    /// [`set_assignment`](Self::set_assignment)), in order, as their callers wrote them
+    /// (`--set agents=4000`): the file's `description` tells the settings before them.
+    pub fn overrides(&self) -> impl Iterator<Item = &str> {
+        self.origin
+            .overrides
+            .iter()
+            .map(|(_, label)| label.as_str())
+    }
+
     /// The summary `throng run --json` writes for a run of this scenario: `summary` with what
     /// was run (scenario, map, seed, settings), the final state hash in hex, and `setup_s`, the
     /// seconds spent loading the map and placing the agents.

@@ -16,6 +16,7 @@ use super::toml_lines::{key_line_in, line_of, table_key_line, toml_error};
 use super::{Doors, MapSource, Placement, Scenario, ScriptedChange};
 use crate::error::{Error, ParseError, Result};
 use crate::grid::Neighborhood;
+use crate::input::Input;
 use crate::planner::PlannerKind;
 use crate::sim::SimConfig;
 
@@ -188,22 +189,25 @@ impl Reader<'_> {
             });
         }
         let path = self.base_dir.join(name);
-        if path.is_dir() {
-            return Err(self.origin.error(
-                "map.file",
-                format!(
-                    "{name} is a directory, not a .map file ({})",
-                    path.display()
-                ),
-            ));
-        }
-        if !path.is_file() {
-            return Err(self.origin.error(
-                "map.file",
-                format!("{name} does not exist (looked for {})", path.display()),
-            ));
-        }
+        self.check_named_file("map.file", name, &path, Input::Map)?;
         Ok(MapSource::File(path))
+    }
+
+    /// Fails, naming `key`, unless the file `name` (at `path`, against the scenario's folder) is
+    /// a regular file within the cap of `kind`; the path looked for is absolute, so that it
+    /// says where it was looked for from whatever folder the command ran in.
+    fn check_named_file(&self, key: &str, name: &str, path: &Path, kind: Input) -> Result<()> {
+        crate::input::check_io(path, kind).map_err(|e| {
+            let looked = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+            self.origin.error(
+                key,
+                format!(
+                    "{name}: {} (looked for {})",
+                    crate::input::io_words(&e),
+                    looked.display()
+                ),
+            )
+        })
     }
 
     /// `[placement]`: the kind and the keys that kind takes (and no other kind's).
@@ -262,16 +266,7 @@ impl Reader<'_> {
                     ));
                 };
                 let path = self.base_dir.join(f.get_ref());
-                if !path.is_file() {
-                    return Err(self.origin.error(
-                        "placement.file",
-                        format!(
-                            "{} does not exist (looked for {})",
-                            f.get_ref(),
-                            path.display()
-                        ),
-                    ));
-                }
+                self.check_named_file("placement.file", f.get_ref(), &path, Input::Scen)?;
                 Placement::Scen { file: path }
             }
         })

@@ -149,8 +149,10 @@ def sweep(
     scenarios = [Path(s) for s in scenarios]
     seeds = list(seeds)
     for s in scenarios:
+        if not s.exists():
+            raise ValueError(f"{os.fspath(s)}: no such file")
         if not s.is_file():
-            raise ValueError(f"scenario file {os.fspath(s)!r} does not exist")
+            raise ValueError(f"{os.fspath(s)}: not a regular file")
     for seed in seeds:
         if not isinstance(seed, int) or seed < 0:
             raise ValueError(f"seeds must be non-negative ints, not {seed!r}")

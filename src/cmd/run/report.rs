@@ -11,10 +11,17 @@ pub(super) fn print_run(
 ) -> io::Result<()> {
     let s = &played.summary;
     let config = scenario.sim_config();
-    let name = if scenario.description.is_empty() {
-        scenario.name.clone()
-    } else {
-        format!("{}: {}", scenario.name, scenario.description)
+    let overrides: Vec<&str> = scenario.overrides().collect();
+    let name = match (scenario.description.is_empty(), overrides.is_empty()) {
+        (true, _) => scenario.name.clone(),
+        (false, true) => format!("{}: {}", scenario.name, scenario.description),
+        // The file's words describe its own settings, not the overridden ones.
+        (false, false) => format!(
+            "{}: {} (the file's description, before {})",
+            scenario.name,
+            scenario.description,
+            overrides.join(", ")
+        ),
     };
     writeln!(out, "scenario     {name}")?;
     writeln!(
