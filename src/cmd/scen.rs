@@ -38,8 +38,8 @@ pub(crate) struct ScenArgs {
     /// Planner to run: astar, jps, jps+, nav, auto or dstar.
     #[arg(long, default_value = "astar", value_parser = parse_planner)]
     planner: PlannerKind,
-    /// Stop a query after this many node expansions (it then counts as over budget, a
-    /// failure, and has no length ratio).
+    /// Stop a query after this many node expansions, at least 1 (it then counts as over
+    /// budget, a failure, and has no length ratio).
     #[arg(long, value_name = "N", value_parser = whole_from(1u64))]
     budget: Option<u64>,
     /// Navigation points saved by `throng nav` (nav and auto planners only, not with --cluster;

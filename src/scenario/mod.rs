@@ -489,7 +489,7 @@ mod tests {
         let e = Scenario::parse_with_map(text, "t.toml", base, "maps/other.map", TINY).unwrap_err();
         assert!(
             e.to_string()
-                .contains("t.toml:4: map.file: maps/tiny.map does not exist"),
+                .contains("t.toml:4: map.file: maps/tiny.map: no such file (looked for /nowhere-at-all/maps/tiny.map)"),
             "{e}"
         );
         // A bad map text fails in build, under the map's name.

@@ -313,8 +313,10 @@ static class ThrongTests
             Check(json.Contains("\"scenario\":\"mapf-random-32-32-10\""), "the summary names the scenario");
         }
         Throws<ThrongIoException>("a missing scenario", () => Simulation.FromScenario(Path.Combine(root, "sims/none.toml")));
-        Throws<ThrongArgumentException>("a map as a scenario",
-            () => Simulation.FromScenario(Path.Combine(root, "sims/maps/arena.map")), Status.InvalidArgument);
+        // A file of another kind is the file's contents being wrong, as a .scen loaded as a map.
+        var kind = Throws<ThrongParseException>("a map as a scenario",
+            () => Simulation.FromScenario(Path.Combine(root, "sims/maps/arena.map")), Status.Parse);
+        Contains(kind, "arena.map: is a Moving AI map, not a simulation scenario (TOML)");
         string bad = Path.Combine(tmp, "bad.toml");
         File.WriteAllText(bad, "name = \"bad\"\nagents = [\n");
         var e = Throws<ThrongParseException>("malformed TOML", () => Simulation.FromScenario(bad));
