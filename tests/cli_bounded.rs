@@ -198,3 +198,24 @@ fn the_path_looked_for_is_absolute() {
         &["s.toml:4: map.file: maps/gone.map: no such file (looked for /"],
     );
 }
+
+/// A `run --json` summary given to `lorr` is named for what it is, not by the problem
+/// reader's first missing key.
+#[test]
+fn a_run_summary_is_named_for_what_it_is() {
+    let dir = tempfile::tempdir().unwrap();
+    let summary = dir.path().join("summary.json");
+    std::fs::write(
+        &summary,
+        "{\n  \"scenario\": \"default\",\n  \"scenario_file\": \"sims/default.toml (built in)\",\n  \"ticks\": 3\n}\n",
+    )
+    .unwrap();
+    let o = bounded(&["lorr", s(&summary)]);
+    assert_error(
+        &o,
+        &[
+            "summary.json is a run summary (throng run --json), not a League of Robot Runners problem",
+        ],
+    );
+    assert!(!common::cli::stderr(&o).contains("mapFile"));
+}

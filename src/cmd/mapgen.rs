@@ -138,7 +138,12 @@ pub(crate) fn run(args: GenArgs) -> anyhow::Result<ExitCode> {
         Counted(grid.components().count() as u64, "component")
     )?;
     if scen.is_some() {
-        writeln!(stdout, "wrote {} ({queries} queries)", scen_path.display())?;
+        writeln!(
+            stdout,
+            "wrote {} ({})",
+            scen_path.display(),
+            Counted(queries as u64, "query")
+        )?;
     }
     Ok(ExitCode::SUCCESS)
 }
