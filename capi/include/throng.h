@@ -41,6 +41,13 @@
 #include <stdint.h>
 
 /*
+ The version of the ABI this header and library describe: raised whenever a function's
+ signature, a struct's layout or a constant's meaning changes. Pass it to
+ `throng_check_abi` once at load.
+ */
+#define THRONG_ABI_VERSION 1
+
+/*
  The cost written for a query with no path (and its length is 0).
  */
 #define THRONG_NO_PATH -1.0
@@ -97,6 +104,93 @@
 #define THRONG_ACTION_NORTH_WEST 8
 
 /*
+ "No cell" in `ThrongEvent::cell` and `throng_sim_read_next_cells` (the same value as
+ `THRONG_NO_GOAL`).
+ */
+#define THRONG_NO_CELL UINT32_MAX
+
+/*
+ "No agent" in `ThrongEvent::agent` (an event about a map cell).
+ */
+#define THRONG_NO_AGENT UINT64_MAX
+
+/*
+ Event kind: an agent added (`cell`: where it stands).
+ */
+#define THRONG_EVENT_ADDED 1
+
+/*
+ Event kind: an agent removed (`cell`: where it stood).
+ */
+#define THRONG_EVENT_REMOVED 2
+
+/*
+ Event kind: an agent given a goal (`cell`: the goal), or left without one (`cell`:
+ `THRONG_NO_CELL`).
+ */
+#define THRONG_EVENT_GOAL_SET 3
+
+/*
+ Event kind: a path found for an agent (`detail`: why it was planned, a
+ `THRONG_PLAN_REASON_*`; `cell`: the goal it was planned to).
+ */
+#define THRONG_EVENT_PATH_FOUND 4
+
+/*
+ Event kind: no path to the agent's goal (`detail`: why it was planned; `cell`: the goal it
+ cannot reach). It stands until its goal changes or the map opens a way.
+ */
+#define THRONG_EVENT_NO_PATH 5
+
+/*
+ Event kind: an agent boxed in by other agents found no way around them and keeps its old
+ path (`cell`: where it stood when planned); it tries again later.
+ */
+#define THRONG_EVENT_BLOCKED 6
+
+/*
+ Event kind: an agent stepped (`cell`: the cell it stepped onto).
+ */
+#define THRONG_EVENT_MOVED 7
+
+/*
+ Event kind: an agent came to stand on its goal (`cell`: the goal; `detail` 1 when it counts
+ as a goal reached, 0 when it is back on a goal it had reached and been pushed off).
+ */
+#define THRONG_EVENT_ARRIVED 8
+
+/*
+ Event kind: a map edit (`agent`: `THRONG_NO_AGENT`; `cell`: the cell; `detail`: 1 made
+ walkable, 0 blocked, 2 a new terrain cost).
+ */
+#define THRONG_EVENT_CELL_CHANGED 9
+
+/*
+ `THRONG_EVENT_PATH_FOUND`/`NO_PATH` detail: a new goal (or the first one).
+ */
+#define THRONG_PLAN_REASON_NEW_GOAL 0
+
+/*
+ Detail: waited too long behind other agents, planned around them.
+ */
+#define THRONG_PLAN_REASON_BLOCKED 1
+
+/*
+ Detail: pushed far off its route by other agents.
+ */
+#define THRONG_PLAN_REASON_DRIFTED 2
+
+/*
+ Detail: a map edit cut its path (or opened a way to a goal it had no path to).
+ */
+#define THRONG_PLAN_REASON_MAP_CHANGED 3
+
+/*
+ Every kind of event, for the `kinds` mask of `throng_sim_read_events`.
+ */
+#define THRONG_EVENTS_ALL UINT32_MAX
+
+/*
  What a call did. `THRONG_STATUS_OK` (0) is success; any other value is a failure whose
  message [`throng_last_error`] returns on the same thread.
  */
@@ -151,6 +245,11 @@ enum ThrongStatus
    The engine panicked (a bug in throng): the handle used is unusable from now on.
    */
   THRONG_STATUS_PANIC = 10,
+  /*
+   The caller was built against another version of the ABI (`throng_check_abi`): its
+   header does not describe this library.
+   */
+  THRONG_STATUS_ABI_MISMATCH = 11,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -247,6 +346,32 @@ typedef struct ThrongTickEvents {
   double wall_ms;
 } ThrongTickEvents;
 
+/*
+ One event of the last tick (see `throng_sim_read_events`): 16 bytes.
+ */
+typedef struct ThrongEvent {
+  /*
+   The agent's 64-bit id, or `THRONG_NO_AGENT` for a map edit.
+   */
+  uint64_t agent;
+  /*
+   The cell the event is about (`y * width + x`), or `THRONG_NO_CELL`: see each kind.
+   */
+  uint32_t cell;
+  /*
+   One of the `THRONG_EVENT_*` kinds.
+   */
+  uint8_t kind;
+  /*
+   What the kind says it holds (a plan's reason, whether an arrival counts, ...), else 0.
+   */
+  uint8_t detail;
+  /*
+   Reserved (0).
+   */
+  uint16_t reserved;
+} ThrongEvent;
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -255,6 +380,19 @@ extern "C" {
  The library's version, `"MAJOR.MINOR.PATCH"` (static, NUL-terminated). Never NULL.
  */
 const char *throng_version(void);
+
+/*
+ The version of the ABI the library was built with (`THRONG_ABI_VERSION` of its header).
+ */
+uint32_t throng_abi_version(void);
+
+/*
+ Checks that the caller's header matches the library: call it once at load with
+ `THRONG_ABI_VERSION` (the caller's). `THRONG_STATUS_ABI_MISMATCH`, with both versions in the
+ message, when they differ: the structs and functions the caller was built against are not
+ this library's, and no other call may be made.
+ */
+ThrongStatus throng_check_abi(uint32_t expected);
 
 /*
  Sets how many threads the engine plans on (0: one per core). Call it before anything that
@@ -449,7 +587,8 @@ ThrongStatus throng_sim_remove_agent(struct ThrongSim *sim, uint64_t id);
 
 /*
  Gives the agent `id` a new goal (a cell `y * width + x`): it plans its way there on the next
- tick.
+ tick. `THRONG_NO_GOAL` clears its goal: it drops its route and stands, idle, until given
+ one again.
  */
 ThrongStatus throng_sim_set_goal(struct ThrongSim *sim, uint64_t id, uint32_t goal);
 
@@ -512,6 +651,55 @@ ThrongStatus throng_sim_agent(const struct ThrongSim *sim,
                               uint32_t *cell,
                               uint32_t *goal,
                               uint8_t *state);
+
+/*
+ Reads the last tick's events (and the calls made before it: agents added and removed,
+ goals set, map edits), of the kinds whose bit `1 << THRONG_EVENT_*` is set in `kinds`
+ (`THRONG_EVENTS_ALL` for every kind), into `events`, an array of `capacity` elements.
+ Writes the number of events selected to `*count` first; `events` NULL is a size query
+ (status OK), a `capacity` below the count gives `THRONG_STATUS_BUFFER_TOO_SMALL` and writes
+ no event. Order: grouped by kind (added, removed, goals, map edits, plans, moves,
+ arrivals), each group in the order things happened. The list stays until the next step.
+ */
+ThrongStatus throng_sim_read_events(const struct ThrongSim *sim,
+                                    uint32_t kinds,
+                                    struct ThrongEvent *events,
+                                    size_t capacity,
+                                    size_t *count);
+
+/*
+ Reads every live agent's goal (`THRONG_NO_GOAL` for none) into `goals` (`capacity`
+ elements), in the order of `throng_sim_read_agents`; `*count` and a short capacity as
+ there.
+ */
+ThrongStatus throng_sim_read_goals(const struct ThrongSim *sim,
+                                   uint32_t *goals,
+                                   size_t capacity,
+                                   size_t *count);
+
+/*
+ Reads every live agent's next cell on its route (`THRONG_NO_CELL` when it has none: idle,
+ planning, arrived, without a path, or driven by the caller) into `cells` (`capacity`
+ elements), in the order of `throng_sim_read_agents`; `*count` and a short capacity as
+ there. The next cell is where the agent means to step, not a promise: another agent may
+ hold it at the next tick.
+ */
+ThrongStatus throng_sim_read_next_cells(const struct ThrongSim *sim,
+                                        uint32_t *cells,
+                                        size_t capacity,
+                                        size_t *count);
+
+/*
+ Reads the cells still ahead on the agent `id`'s route, next cell first and its goal last
+ (none when it is not on its way), into `cells` (`capacity` elements). Writes the route's
+ length to `*length` first; `cells` NULL is a size query (status OK), a `capacity` below the
+ length gives `THRONG_STATUS_BUFFER_TOO_SMALL` and writes no cell.
+ */
+ThrongStatus throng_sim_agent_route(const struct ThrongSim *sim,
+                                    uint64_t id,
+                                    uint32_t *cells,
+                                    size_t capacity,
+                                    size_t *length);
 
 /*
  The message of the last call made on the calling thread: one line saying what went wrong

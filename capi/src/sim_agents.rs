@@ -123,7 +123,8 @@ pub unsafe extern "C" fn throng_sim_remove_agent(sim: *mut ThrongSim, id: u64) -
 }
 
 /// Gives the agent `id` a new goal (a cell `y * width + x`): it plans its way there on the next
-/// tick.
+/// tick. `THRONG_NO_GOAL` clears its goal: it drops its route and stands, idle, until given
+/// one again.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn throng_sim_set_goal(
     sim: *mut ThrongSim,
@@ -132,6 +133,9 @@ pub unsafe extern "C" fn throng_sim_set_goal(
 ) -> ThrongStatus {
     guard(|| {
         let mut state = handle::get_mut(sim)?.lock()?;
+        if goal == THRONG_NO_GOAL {
+            return Ok(state.sim.clear_goal(agent_id(id))?);
+        }
         let goal = check_cell(&state.sim, goal, "goal")?;
         Ok(state.sim.set_goal(agent_id(id), goal)?)
     })

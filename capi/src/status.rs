@@ -35,6 +35,9 @@ pub enum ThrongStatus {
     CellOccupied = 9,
     /// The engine panicked (a bug in throng): the handle used is unusable from now on.
     Panic = 10,
+    /// The caller was built against another version of the ABI (`throng_check_abi`): its
+    /// header does not describe this library.
+    AbiMismatch = 11,
 }
 
 /// A failure on its way to C: the status and the message.
@@ -158,6 +161,7 @@ pub extern "C" fn throng_status_name(status: i32) -> *const c_char {
         8 => c"THRONG_STATUS_UNKNOWN_AGENT",
         9 => c"THRONG_STATUS_CELL_OCCUPIED",
         10 => c"THRONG_STATUS_PANIC",
+        11 => c"THRONG_STATUS_ABI_MISMATCH",
         _ => c"unknown status",
     };
     name.as_ptr()

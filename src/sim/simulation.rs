@@ -382,7 +382,7 @@ impl Simulation {
             agent.set_goal(goal, self.tick);
         }
         let id = self.agents.insert(agent);
-        self.calls.added.push(id);
+        self.calls.agent_added(id, start);
         if self.config.conflicts.separates() {
             self.occupancy.set(start, id.index());
         }
@@ -398,7 +398,7 @@ impl Simulation {
     /// [`Error::UnknownAgent`] when the id is stale.
     pub fn remove_agent(&mut self, id: AgentId) -> Result<()> {
         let agent = self.agents.remove(id).ok_or(Error::UnknownAgent(id))?;
-        self.calls.removed.push(id);
+        self.calls.agent_removed(id, agent.position());
         if self.config.conflicts.separates() {
             self.occupancy.clear(agent.position());
         }
@@ -419,6 +419,35 @@ impl Simulation {
             self.settle.push(id.index());
         }
         self.calls.goal(id, goal);
+        Ok(())
+    }
+
+    /// Leaves an agent without a goal now: it drops its route and stands (state idle) until
+    /// given a goal again, still making way for others where the conflict mode pushes agents.
+    /// An agent without a goal stays so.
+    ///
+    /// ```
+    /// use throng::grid::Grid;
+    /// use throng::sim::{AgentState, SimConfig, Simulation};
+    ///
+    /// let mut sim = Simulation::new(Grid::from_ascii("....")?, SimConfig::default())?;
+    /// let id = sim.add_agent(0, Some(3))?;
+    /// sim.step();
+    /// sim.clear_goal(id)?;
+    /// sim.step();
+    /// let agent = sim.agent(id).unwrap();
+    /// assert_eq!((agent.goal(), agent.state(), agent.position()), (None, AgentState::Idle, 1));
+    /// # Ok::<(), throng::error::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::UnknownAgent`] for a stale id.
+    pub fn clear_goal(&mut self, id: AgentId) -> Result<()> {
+        let agent = self.agents.get_mut(id).ok_or(Error::UnknownAgent(id))?;
+        if agent.goal().is_some() {
+            agent.clear_goal();
+            self.calls.goal_cleared(id);
+        }
         Ok(())
     }
 

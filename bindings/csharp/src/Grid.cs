@@ -36,6 +36,7 @@ namespace Throng
         /// </summary>
         public static Grid Load(string path, int neighbours = 8)
         {
+            Engine.CheckAbi();
             GridHandle handle;
             Check.Ok(NativeMethods.throng_grid_load(
                 Utf8.ToNative(path), unchecked((uint)neighbours), out handle));
@@ -49,6 +50,12 @@ namespace Throng
         /// </summary>
         public static Grid FromCells(int width, int height, byte[] cells, int neighbours = 8)
         {
+            Engine.CheckAbi();
+            if (width < 0 || height < 0)
+            {
+                throw new ThrongOutOfRangeException(string.Format(
+                    "a grid of {0} x {1} cells: width and height must not be negative", width, height));
+            }
             int count = cells != null ? cells.Length : Math.Max(width, 0) * Math.Max(height, 0);
             GridHandle handle;
             using (var pin = Pin.At(cells, 0, 1))

@@ -34,6 +34,12 @@ namespace Throng
         internal static extern IntPtr throng_version();
 
         [DllImport(Library, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern uint throng_abi_version();
+
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern Status throng_check_abi(uint expected);
+
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl)]
         internal static extern Status throng_set_threads(uint threads);
 
         [DllImport(Library, CallingConvention = CallingConvention.Cdecl)]
@@ -141,6 +147,22 @@ namespace Throng
         [DllImport(Library, CallingConvention = CallingConvention.Cdecl)]
         internal static extern Status throng_sim_agent(
             SimHandle sim, ulong id, out uint cell, out uint goal, out byte state);
+
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern Status throng_sim_read_events(
+            SimHandle sim, uint kinds, IntPtr events, UIntPtr capacity, out UIntPtr count);
+
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern Status throng_sim_read_goals(
+            SimHandle sim, IntPtr goals, UIntPtr capacity, out UIntPtr count);
+
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern Status throng_sim_read_next_cells(
+            SimHandle sim, IntPtr cells, UIntPtr capacity, out UIntPtr count);
+
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern Status throng_sim_agent_route(
+            SimHandle sim, ulong id, IntPtr cells, UIntPtr capacity, out UIntPtr length);
 
         [DllImport(Library, CallingConvention = CallingConvention.Cdecl)]
         internal static extern IntPtr throng_last_error();

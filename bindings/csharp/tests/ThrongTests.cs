@@ -406,6 +406,69 @@ static class ThrongTests
         }
     }
 
+    /// What a game reads each frame: events as a struct array, goals, next cells, a route; a
+    /// goal cleared; the ABI check. Two agents walking apart in an 8 x 2 room.
+    static void FrameReads()
+    {
+        Engine.CheckAbi();
+        Check(Engine.StatusName(Status.AbiMismatch) == "THRONG_STATUS_ABI_MISMATCH", "the new status has a name");
+        var e = Throws<ThrongOutOfRangeException>("a negative width", () => Grid.FromCells(-1, 2, new byte[0], 4));
+        Contains(e, "-1 x 2");
+        var cells = new byte[16];
+        for (int i = 0; i < cells.Length; i++) cells[i] = 1;
+        using (var grid = Grid.FromCells(8, 2, cells, 4))
+        using (var sim = new Simulation(grid))
+        {
+            var ids = new ulong[2];
+            sim.AddAgents(new uint[] { 0, 15 }, new uint[] { 7, 8 }, ids);
+            var events = new AgentEvent[64];
+            Check(sim.EventCount() == 0, "the calls show with the tick that follows them");
+            sim.Step();
+            int n = sim.ReadEvents(events, EventKinds.Added);
+            Check(n == 2 && events[0].Kind == EventKind.Added && events[0].Agent == ids[0] && events[0].Cell == 0,
+                "the first added agent on its start");
+            int all = sim.EventCount();
+            Check(all == 6, "added, planned and moved, twice: " + all);
+            Throws<ThrongBufferTooSmallException>("a short event array", () => sim.ReadEvents(new AgentEvent[all - 1]));
+            Throws<ThrongArgumentException>("a null event array", () => sim.ReadEvents(null), Status.NullPointer);
+            n = sim.ReadEvents(events, EventKinds.Moved | EventKinds.PathFound);
+            int moved = 0, found = 0;
+            for (int i = 0; i < n; i++)
+            {
+                if (events[i].Kind == EventKind.Moved)
+                {
+                    moved++;
+                    Check(sim.Agent(events[i].Agent).Cell == events[i].Cell, "a move ends where the agent stands");
+                }
+                if (events[i].Kind == EventKind.PathFound)
+                {
+                    found++;
+                    Check((PlanReason)events[i].Detail == PlanReason.NewGoal, "planned for a new goal");
+                }
+            }
+            Check(n == 4 && moved == 2 && found == 2, "the mask keeps plans and moves: " + n);
+            var goals = new uint[2];
+            var next = new uint[2];
+            Check(sim.ReadGoals(goals) == 2 && goals[0] == 7 && goals[1] == 8, "the goals in slot order");
+            sim.ReadNextCells(next);
+            Check(sim.RouteLength(ids[0]) == 6, "six cells ahead of agent 0");
+            var route = new uint[8];
+            int length = sim.ReadRoute(ids[0], route);
+            Check(length == 6 && route[0] == next[0] && route[0] == 2 && route[5] == 7, "the route, next cell to goal");
+            Throws<ThrongBufferTooSmallException>("a short route array", () => sim.ReadRoute(ids[0], new uint[5]));
+            Throws<ThrongUnknownAgentException>("the route of an unknown agent", () => sim.ReadRoute(ids[0] + 7, route));
+            sim.ClearGoal(ids[0]);
+            sim.Step();
+            n = sim.ReadEvents(events, EventKinds.GoalSet);
+            Check(n == 1 && events[0].Agent == ids[0] && events[0].Cell == Engine.NoCell, "the goal cleared is an event");
+            var info = sim.Agent(ids[0]);
+            Check(info.Goal == Engine.NoGoal && info.State == AgentState.Idle && info.Cell == 1, "idle where it stood");
+            Check(sim.RouteLength(ids[0]) == 0, "no route once the goal is cleared");
+            sim.ReadNextCells(next);
+            Check(next[0] == Engine.NoCell && next[1] != Engine.NoCell, "no next cell for the idle agent");
+        }
+    }
+
     static int Main(string[] args)
     {
         if (args.Length != 3)
@@ -418,6 +481,7 @@ static class ThrongTests
         Check(Engine.Version.Length > 0, "a version");
         Check(Engine.StatusName(Status.CellOccupied) == "THRONG_STATUS_CELL_OCCUPIED", "status names");
         Errors(args[0]);
+        FrameReads();
         Plans(args[0], args[2]);
         Scenario(args[0], args[1], args[2]);
         ulong first = Crowd(200), second = Crowd(200);

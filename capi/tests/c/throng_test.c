@@ -393,6 +393,106 @@ static uint64_t crowd(int ticks) {
     return hash;
 }
 
+/* What a game reads each frame: events agent by agent, goals, next cells, routes; a goal
+ * cleared; the ABI check. An 8 x 2 room, two agents walking apart along its rows. */
+static void frame_reads(void) {
+    OK(throng_check_abi(THRONG_ABI_VERSION));
+    CHECK(throng_abi_version() == THRONG_ABI_VERSION, "the library's ABI is the header's");
+    FAILS(throng_check_abi(THRONG_ABI_VERSION + 1), THRONG_STATUS_ABI_MISMATCH);
+    CHECK(strstr(throng_last_error(), "ABI version") != NULL, "the message names the versions");
+
+    uint8_t cells[16];
+    memset(cells, 1, sizeof cells);
+    ThrongGrid *grid = NULL;
+    OK(throng_grid_from_cells(8, 2, cells, 16, 4, &grid));
+    ThrongSim *sim = NULL;
+    OK(throng_sim_new(grid, NULL, NULL, &sim));
+    uint32_t starts[2] = {0, 15}, goals[2] = {7, 8};
+    uint64_t ids[2];
+    OK(throng_sim_add_agents(sim, starts, goals, 2, ids));
+
+    size_t count = 99;
+    OK(throng_sim_read_events(sim, THRONG_EVENTS_ALL, NULL, 0, &count));
+    CHECK(count == 0, "the calls show with the tick that follows them: %zu", count);
+    ThrongEvent events[64];
+
+    ThrongTickEvents tick;
+    OK(throng_sim_step(sim, &tick));
+    OK(throng_sim_read_events(sim, THRONG_EVENTS_ALL, NULL, 0, &count));
+    size_t all = count;
+    /* Added twice (the calls before the tick), two plans, two moves. */
+    CHECK(all == 6, "added, planned and moved, twice: %zu", all);
+    OK(throng_sim_read_events(sim, 1u << THRONG_EVENT_ADDED, events, 64, &count));
+    CHECK(count == 2 && events[0].agent == ids[0] && events[0].cell == 0 && events[1].cell == 15,
+          "the agents added, on their starts");
+    FAILS(throng_sim_read_events(sim, THRONG_EVENTS_ALL, events, all - 1, &count),
+          THRONG_STATUS_BUFFER_TOO_SMALL);
+    CHECK(count == all, "a short buffer still gets the count");
+    OK(throng_sim_read_events(sim, THRONG_EVENTS_ALL, events, 64, &count));
+    int found = 0, moved = 0;
+    for (size_t i = 0; i < count; i++) {
+        uint32_t cell = 0;
+        if (events[i].kind == THRONG_EVENT_PATH_FOUND) {
+            found++;
+            CHECK(events[i].detail == THRONG_PLAN_REASON_NEW_GOAL, "planned for a new goal");
+            CHECK(events[i].cell == (events[i].agent == ids[0] ? 7u : 8u), "the plan's goal");
+        }
+        if (events[i].kind == THRONG_EVENT_MOVED) {
+            moved++;
+            OK(throng_sim_agent(sim, events[i].agent, &cell, NULL, NULL));
+            CHECK(cell == events[i].cell, "a move ends where the agent stands");
+        }
+        CHECK(events[i].reserved == 0, "reserved is 0");
+    }
+    CHECK(found == 2 && moved == 2, "two paths found, two moves: %d, %d", found, moved);
+    OK(throng_sim_read_events(sim, 1u << THRONG_EVENT_MOVED, events, 64, &count));
+    CHECK(count == 2 && events[0].kind == THRONG_EVENT_MOVED && events[1].kind == THRONG_EVENT_MOVED,
+          "the mask keeps the moves only: %zu", count);
+
+    uint32_t read_goals[2] = {0, 0}, next[2] = {0, 0}, route[8];
+    OK(throng_sim_read_goals(sim, read_goals, 2, &count));
+    CHECK(count == 2 && read_goals[0] == 7 && read_goals[1] == 8, "the goals, in slot order");
+    FAILS(throng_sim_read_goals(sim, read_goals, 1, &count), THRONG_STATUS_BUFFER_TOO_SMALL);
+    OK(throng_sim_read_next_cells(sim, next, 2, &count));
+    size_t length = 0;
+    OK(throng_sim_agent_route(sim, ids[0], NULL, 0, &length));
+    CHECK(length == 6, "agent 0 on cell 1 has 6 cells ahead: %zu", length);
+    FAILS(throng_sim_agent_route(sim, ids[0], route, 5, &length), THRONG_STATUS_BUFFER_TOO_SMALL);
+    OK(throng_sim_agent_route(sim, ids[0], route, 8, &length));
+    CHECK(route[0] == next[0] && route[0] == 2 && route[length - 1] == 7,
+          "the route starts at the next cell and ends at the goal");
+    FAILS(throng_sim_agent_route(sim, ids[0] + 7, route, 8, &length), THRONG_STATUS_UNKNOWN_AGENT);
+    FAILS(throng_sim_read_events(sim, THRONG_EVENTS_ALL, events, 64, NULL),
+          THRONG_STATUS_NULL_POINTER);
+
+    /* Clearing a goal: an event, no route, no next cell, idle. */
+    OK(throng_sim_set_goal(sim, ids[0], THRONG_NO_GOAL));
+    OK(throng_sim_step(sim, &tick));
+    OK(throng_sim_read_events(sim, 1u << THRONG_EVENT_GOAL_SET, events, 64, &count));
+    CHECK(count == 1 && events[0].agent == ids[0] && events[0].cell == THRONG_NO_CELL,
+          "the goal cleared is an event: %zu", count);
+    uint32_t cell = 0, goal = 0;
+    uint8_t state = 9;
+    OK(throng_sim_agent(sim, ids[0], &cell, &goal, &state));
+    CHECK(goal == THRONG_NO_GOAL && state == 0 && cell == 1, "idle where it stood");
+    OK(throng_sim_agent_route(sim, ids[0], route, 8, &length));
+    CHECK(length == 0, "no route");
+    OK(throng_sim_read_next_cells(sim, next, 2, &count));
+    CHECK(next[0] == THRONG_NO_CELL && next[1] != THRONG_NO_CELL, "no next cell for the idle agent");
+
+    /* A map edit is an event about a cell, with no agent. */
+    OK(throng_sim_set_walkable(sim, 4, 0, 0));
+    OK(throng_sim_read_events(sim, 1u << THRONG_EVENT_CELL_CHANGED, events, 64, &count));
+    CHECK(count == 0, "edits show after the next tick");
+    OK(throng_sim_step(sim, &tick));
+    OK(throng_sim_read_events(sim, 1u << THRONG_EVENT_CELL_CHANGED, events, 64, &count));
+    CHECK(count == 1 && events[0].agent == THRONG_NO_AGENT && events[0].cell == 4 &&
+              events[0].detail == 0,
+          "cell 4 blocked: %zu", count);
+    OK(throng_sim_free(sim));
+    OK(throng_grid_free(grid));
+}
+
 int main(int argc, char **argv) {
     if (argc != 4) {
         fprintf(stderr, "usage: throng_test ROOT HASH TMPDIR\n");
@@ -402,6 +502,7 @@ int main(int argc, char **argv) {
     FAILS(throng_set_threads(3), THRONG_STATUS_INVALID_ARGUMENT);
     CHECK(strlen(throng_version()) > 0, "a version");
     errors(argv[1]);
+    frame_reads();
     plans(argv[1], argv[3]);
     scenario(argv[1], argv[2]);
     uint64_t first = crowd(300), second = crowd(300);

@@ -349,6 +349,20 @@ impl Agent {
         }
     }
 
+    /// Drops the goal and the route: the agent stands, idle, with no plan asked for.
+    pub(crate) fn clear_goal(&mut self) {
+        self.goal = None;
+        self.arrived_at = None;
+        self.goal_counted = false;
+        self.clear_route();
+        self.waited = 0;
+        self.blocked_failures = 0;
+        self.detoured = false;
+        self.committed = None;
+        self.plan_request = None;
+        self.state = AgentState::Idle;
+    }
+
     /// Gives the agent `route` of its own (from its cell to its new goal, the last cell) in
     /// `tick`: no planner is asked.
     pub(crate) fn set_route(&mut self, route: &[CellId], tick: u64) {
