@@ -250,6 +250,11 @@ enum ThrongStatus
    header does not describe this library.
    */
   THRONG_STATUS_ABI_MISMATCH = 11,
+  /*
+   A step begun by `throng_sim_step_begin` is in flight: only the calls it lists are
+   answered until `throng_sim_step_finish`.
+   */
+  THRONG_STATUS_BUSY = 12,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -512,7 +517,9 @@ ThrongStatus throng_plan_batch(const struct ThrongGrid *grid,
 
  `config_json` (may be NULL for the defaults) is a JSON object of settings, the keys of a
  scenario file's `[sim]` table plus `seed`: `{"planner": "jps", "conflicts": "pibt",
- "lifelong": false, "max_plans_per_tick": 2000, "seed": 7}` (see docs/scenarios.md).
+ "lifelong": false, "max_plans_per_tick": 2000, "seed": 7}` (see docs/scenarios.md), and
+ `"threads"` (1 to 1024): the simulation's own pool of that many threads, which its steps plan
+ on instead of the engine's (`throng_set_threads`); the same run on any count.
  `nav` (may be NULL) is the grid's navigation graph, copied, for the `nav` and `auto`
  planners: without it those planners build one here. On success `*out` is a new handle; free
  it with `throng_sim_free`.
@@ -633,7 +640,8 @@ ThrongStatus throng_sim_agent_count(const struct ThrongSim *sim, size_t *count);
  elements each: `ids` (64-bit ids), `cells` (the cell each stands on, `y * width + x`) and
  `states` (0 idle, 1 planning, 2 moving, 3 waiting, 4 arrived, 5 no path); any of them may be
  NULL. Writes the number of live agents to `*count` first; a capacity below it gives
- `THRONG_STATUS_BUFFER_TOO_SMALL` and writes no array.
+ `THRONG_STATUS_BUFFER_TOO_SMALL` and writes no array. While a step is in flight
+ (`throng_sim_step_begin`), the agents as they stood when it began.
  */
 ThrongStatus throng_sim_read_agents(const struct ThrongSim *sim,
                                     uint64_t *ids,
@@ -651,6 +659,33 @@ ThrongStatus throng_sim_agent(const struct ThrongSim *sim,
                               uint32_t *cell,
                               uint32_t *goal,
                               uint8_t *state);
+
+/*
+ Starts a tick on a worker of the simulation's pool (its own, or the engine's) and returns at
+ once. Until `throng_sim_step_finish` the handle answers only these calls: `throng_sim_read_agents`,
+ `throng_sim_agent_count`, `throng_sim_tick` and `throng_sim_state_hash` (the agents, tick
+ and hash as they were when the step began, so a render thread can read them while the step
+ runs), `throng_sim_step_ready` and `throng_sim_step_finish`; every other call gives
+ `THRONG_STATUS_BUSY`, as does a second begin. `throng_sim_free` may be called: it waits for
+ nothing and the step's result is dropped. The tick played is the one `throng_sim_step` would
+ play: the same run.
+ */
+ThrongStatus throng_sim_step_begin(struct ThrongSim *sim);
+
+/*
+ Writes 1 to `*ready` when the step begun by `throng_sim_step_begin` is done (so that
+ `throng_sim_step_finish` will not wait), 0 while it runs; 1 as well when no step is in
+ flight.
+ */
+ThrongStatus throng_sim_step_ready(const struct ThrongSim *sim, uint8_t *ready);
+
+/*
+ Waits for the step begun by `throng_sim_step_begin` and writes its events to `*events` (may
+ be NULL), as `throng_sim_step` would have; the handle then answers every call again. No step
+ in flight gives `THRONG_STATUS_INVALID_ARGUMENT`; a second thread finishing the same step
+ gives `THRONG_STATUS_BUSY`.
+ */
+ThrongStatus throng_sim_step_finish(struct ThrongSim *sim, struct ThrongTickEvents *events);
 
 /*
  Reads the last tick's events (and the calls made before it: agents added and removed,

@@ -50,6 +50,7 @@ pub mod plan;
 mod ptr;
 pub mod sim;
 pub mod sim_agents;
+pub mod sim_frame;
 pub mod sim_reads;
 pub mod status;
 

@@ -240,8 +240,8 @@ pub unsafe extern "C" fn throng_sim_agent_count(
     count: *mut usize,
 ) -> ThrongStatus {
     guard(|| {
-        let state = handle::get(sim)?.lock()?;
-        ptr::write(count, state.sim.agents().len(), "count")
+        let live = handle::get(sim)?.read(|s| Ok(s.sim.agents().len()), |f| Ok(f.ids.len()))?;
+        ptr::write(count, live, "count")
     })
 }
 
@@ -249,7 +249,8 @@ pub unsafe extern "C" fn throng_sim_agent_count(
 /// elements each: `ids` (64-bit ids), `cells` (the cell each stands on, `y * width + x`) and
 /// `states` (0 idle, 1 planning, 2 moving, 3 waiting, 4 arrived, 5 no path); any of them may be
 /// NULL. Writes the number of live agents to `*count` first; a capacity below it gives
-/// `THRONG_STATUS_BUFFER_TOO_SMALL` and writes no array.
+/// `THRONG_STATUS_BUFFER_TOO_SMALL` and writes no array. While a step is in flight
+/// (`throng_sim_step_begin`), the agents as they stood when it began.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn throng_sim_read_agents(
     sim: *const ThrongSim,
@@ -260,31 +261,47 @@ pub unsafe extern "C" fn throng_sim_read_agents(
     count: *mut usize,
 ) -> ThrongStatus {
     guard(|| {
-        let state = handle::get(sim)?.lock()?;
-        let agents = state.sim.agents();
-        let live = agents.len();
-        ptr::write(count, live, "count")?;
-        if capacity < live {
-            return Err(Failure::new(
-                ThrongStatus::BufferTooSmall,
-                format!("{live} live agents, the arrays hold {capacity}"),
-            ));
-        }
-        let mut ids = ptr::optional_out(ids, live, "ids")?;
-        let mut cells = ptr::optional_out(cells, live, "cells")?;
-        let mut states = ptr::optional_out(states, live, "states")?;
-        for (i, (id, agent)) in agents.iter().enumerate() {
-            if let Some(ids) = ids.as_deref_mut() {
-                ids[i].write(id.to_bits());
+        let write = |live: usize, each: &mut dyn FnMut(&mut dyn FnMut(usize, u64, u32, u8))| {
+            ptr::write(count, live, "count")?;
+            if capacity < live {
+                return Err(Failure::new(
+                    ThrongStatus::BufferTooSmall,
+                    format!("{live} live agents, the arrays hold {capacity}"),
+                ));
             }
-            if let Some(cells) = cells.as_deref_mut() {
-                cells[i].write(agent.position());
-            }
-            if let Some(states) = states.as_deref_mut() {
-                states[i].write(agent.state().code());
-            }
-        }
-        Ok(())
+            let mut ids = ptr::optional_out(ids, live, "ids")?;
+            let mut cells = ptr::optional_out(cells, live, "cells")?;
+            let mut states = ptr::optional_out(states, live, "states")?;
+            each(&mut |i, id, cell, state| {
+                if let Some(ids) = ids.as_deref_mut() {
+                    ids[i].write(id);
+                }
+                if let Some(cells) = cells.as_deref_mut() {
+                    cells[i].write(cell);
+                }
+                if let Some(states) = states.as_deref_mut() {
+                    states[i].write(state);
+                }
+            });
+            Ok(())
+        };
+        handle::get(sim)?.read(
+            |s| {
+                let agents = s.sim.agents();
+                write(agents.len(), &mut |put| {
+                    for (i, (id, agent)) in agents.iter().enumerate() {
+                        put(i, id.to_bits(), agent.position(), agent.state().code());
+                    }
+                })
+            },
+            |f| {
+                write(f.ids.len(), &mut |put| {
+                    for i in 0..f.ids.len() {
+                        put(i, f.ids[i], f.cells[i], f.states[i]);
+                    }
+                })
+            },
+        )
     })
 }
 

@@ -215,7 +215,7 @@ fn status_codes_events_and_actions_match_the_header() {
     .into_iter()
     .map(|(n, v)| (pascal(&n), v))
     .collect();
-    assert_eq!(c_codes.len(), 12);
+    assert_eq!(c_codes.len(), 13);
     assert_eq!(
         enum_values(between(&status, "enum Status", "}\n}"), ""),
         c_codes

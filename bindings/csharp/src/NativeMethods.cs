@@ -165,6 +165,15 @@ namespace Throng
             SimHandle sim, ulong id, IntPtr cells, UIntPtr capacity, out UIntPtr length);
 
         [DllImport(Library, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern Status throng_sim_step_begin(SimHandle sim);
+
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern Status throng_sim_step_ready(SimHandle sim, out byte ready);
+
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern Status throng_sim_step_finish(SimHandle sim, out TickEvents events);
+
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl)]
         internal static extern IntPtr throng_last_error();
 
         [DllImport(Library, CallingConvention = CallingConvention.Cdecl)]

@@ -1,6 +1,7 @@
-// A game's per-frame reads of a simulation: the last tick's events agent by agent (struct
-// ThrongEvent), every agent's goal and next cell, one agent's route ahead. Each fills an array
-// the caller keeps from frame to frame: nothing is allocated per call.
+// A game's frame with a simulation: a step begun and finished around the frame's rendering; the
+// last tick's events agent by agent (struct ThrongEvent), every agent's goal and next cell, one
+// agent's route ahead. Each read fills an array the caller keeps from frame to frame: nothing is
+// allocated per call.
 
 using System;
 using System.Runtime.InteropServices;
@@ -89,6 +90,38 @@ namespace Throng
 
     public sealed partial class Simulation
     {
+        /// <summary>
+        /// Starts a tick on the engine's threads and returns at once, so that the step overlaps
+        /// the frame that renders the tick before. Until <see cref="FinishStep"/>, only
+        /// <see cref="ReadAgents"/>, <see cref="ReadCells"/>, <see cref="AgentCount"/>,
+        /// <see cref="Tick"/> and <see cref="StateHash"/> are answered (from any thread, as the
+        /// crowd stood when the step began), with <see cref="IsStepReady"/>; any other call throws
+        /// <see cref="ThrongBusyException"/>. The same run as <see cref="Step()"/>.
+        /// </summary>
+        public void BeginStep()
+        {
+            Check.Ok(NativeMethods.throng_sim_step_begin(Handle));
+        }
+
+        /// <summary>Whether the step begun by <see cref="BeginStep"/> is done (true too when none is in flight).</summary>
+        public bool IsStepReady
+        {
+            get
+            {
+                byte ready;
+                Check.Ok(NativeMethods.throng_sim_step_ready(Handle, out ready));
+                return ready != 0;
+            }
+        }
+
+        /// <summary>Waits for the step begun by <see cref="BeginStep"/> and returns its events.</summary>
+        public TickEvents FinishStep()
+        {
+            TickEvents events;
+            Check.Ok(NativeMethods.throng_sim_step_finish(Handle, out events));
+            return events;
+        }
+
         /// <summary>
         /// Gives agent <paramref name="id"/> no goal: it drops its route and stands, idle, until
         /// given one again.

@@ -33,5 +33,7 @@ namespace Throng
         Panic = 10,
         /// <summary>The native library speaks another version of the ABI than this binding (see <see cref="Engine.AbiVersion"/>).</summary>
         AbiMismatch = 11,
+        /// <summary>A step begun by <see cref="Simulation.BeginStep"/> is in flight: finish it first.</summary>
+        Busy = 12,
     }
 }

@@ -45,6 +45,8 @@ namespace Throng
                     return new ThrongInvalidHandleException(message);
                 case Status.AbiMismatch:
                     return new ThrongAbiMismatchException(message);
+                case Status.Busy:
+                    return new ThrongBusyException(message);
                 default:
                     return new ThrongPanicException(status, message);
             }
@@ -132,6 +134,17 @@ namespace Throng
     {
         /// <summary>An ABI mismatch with its message.</summary>
         public ThrongAbiMismatchException(string message) : base(Status.AbiMismatch, message) { }
+    }
+
+    /// <summary>
+    /// A call on a simulation whose step is in flight (<see cref="Status.Busy"/>): between
+    /// <see cref="Simulation.BeginStep"/> and <see cref="Simulation.FinishStep"/> only the reads
+    /// they list are answered.
+    /// </summary>
+    public class ThrongBusyException : ThrongException
+    {
+        /// <summary>A busy failure with its message.</summary>
+        public ThrongBusyException(string message) : base(Status.Busy, message) { }
     }
 
     /// <summary>

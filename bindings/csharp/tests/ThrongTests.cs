@@ -469,6 +469,80 @@ static class ThrongTests
         }
     }
 
+    /// A step overlapping the frame: reads of the tick before from another thread while it
+    /// runs, other calls refused, and the same run as Step(); a simulation's own threads.
+    static void SplitSteps(string root, string wantHash)
+    {
+        using (var sim = Simulation.FromScenario(Path.Combine(root, "sims/mapf-random-32-32-10.toml")))
+        {
+            Throws<ThrongArgumentException>("finish without begin", () => sim.FinishStep(), Status.InvalidArgument);
+            var cells = new uint[100];
+            int reads = 0, failures = 0;
+            bool stop = false;
+            var reader = new System.Threading.Thread(() =>
+            {
+                var mine = new uint[100];
+                while (!System.Threading.Volatile.Read(ref stop))
+                {
+                    try { if (sim.ReadCells(mine) != 100) failures++; }
+                    catch (ThrongException) { failures++; }
+                    reads++;
+                }
+            });
+            reader.Start();
+            ulong played = 0;
+            TickEvents events = default(TickEvents);
+            while (played < sim.MaxTicks && !events.IsFinished)
+            {
+                sim.ReadCells(cells);
+                uint first = cells[0];
+                ulong hash = sim.StateHash;
+                sim.BeginStep();
+                Check(sim.Tick == played && sim.StateHash == hash, "the tick before while stepping");
+                sim.ReadCells(cells);
+                Check(cells[0] == first, "the cells before while stepping");
+                Throws<ThrongBusyException>("a step while stepping", () => sim.Step(), Status.Busy);
+                Throws<ThrongBusyException>("a goal while stepping", () => sim.SetGoal(0, 5), Status.Busy);
+                while (!sim.IsStepReady) { }
+                events = sim.FinishStep();
+                played++;
+            }
+            System.Threading.Volatile.Write(ref stop, true);
+            reader.Join();
+            Check(failures == 0 && reads > 0, string.Format("{0} reads from another thread, {1} failed", reads, failures));
+            Check(played == 58, "every agent arrives in 58 ticks: " + played);
+            Check(sim.StateHash.ToString("x16") == wantHash, "the final state hash of throng run");
+        }
+        var open = new byte[64 * 64];
+        for (int i = 0; i < open.Length; i++) open[i] = 1;
+        using (var grid = Grid.FromCells(64, 64, open))
+        {
+            var hashes = new ulong[2];
+            int[] threads = { 1, 3 };
+            for (int k = 0; k < 2; k++)
+            {
+                using (var sim = new Simulation(grid, "{\"threads\": " + threads[k] + ", \"seed\": 3}"))
+                {
+                    var starts = new uint[200];
+                    var goals = new uint[200];
+                    for (uint i = 0; i < 200; i++)
+                    {
+                        starts[i] = i * 17 % 4096;
+                        goals[i] = 4095 - i * 31 % 4096;
+                    }
+                    sim.AddAgents(starts, goals, null);
+                    for (int t = 0; t < 40; t++)
+                    {
+                        sim.BeginStep();
+                        sim.FinishStep();
+                    }
+                    hashes[k] = sim.StateHash;
+                }
+            }
+            Check(hashes[0] == hashes[1], "the same crowd on 1 and 3 threads");
+        }
+    }
+
     static int Main(string[] args)
     {
         if (args.Length != 3)
@@ -484,6 +558,7 @@ static class ThrongTests
         FrameReads();
         Plans(args[0], args[2]);
         Scenario(args[0], args[1], args[2]);
+        SplitSteps(args[0], args[1]);
         ulong first = Crowd(200), second = Crowd(200);
         Check(first == second, string.Format("the same calls give the same crowd: {0:x16} vs {1:x16}", first, second));
         Console.WriteLine(checks + " passed, 0 failed");

@@ -9,6 +9,7 @@
  * Prints "N passed, 0 failed" and exits 0, or names the first failed check and exits 1.
  */
 #include <inttypes.h>
+#include <pthread.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -493,6 +494,115 @@ static void frame_reads(void) {
     OK(throng_grid_free(grid));
 }
 
+/* A render thread reading the crowd while a step is in flight. */
+struct reader {
+    ThrongSim *sim;
+    volatile int stop;
+    int reads, failures;
+    size_t agents;
+};
+
+static void *read_while_stepping(void *arg) {
+    struct reader *r = arg;
+    uint32_t *cells = malloc(r->agents * sizeof *cells);
+    while (!r->stop) {
+        size_t count = 0;
+        ThrongStatus s = throng_sim_read_agents(r->sim, NULL, cells, NULL, r->agents, &count);
+        if (s != THRONG_STATUS_OK || count != r->agents)
+            r->failures++;
+        r->reads++;
+    }
+    free(cells);
+    return NULL;
+}
+
+/* A step that overlaps the caller's frame: the same run as throng_sim_step, reads of the tick
+ * before while it runs (from this thread and another), everything else refused until finished;
+ * a simulation's own threads. */
+static void split_steps(const char *root, const char *want_hash) {
+    char *path = path_of(root, "sims/mapf-random-32-32-10.toml");
+    ThrongSim *sim = NULL;
+    uint64_t ticks = 0;
+    OK(throng_sim_from_scenario(path, &sim, &ticks));
+    FAILS(throng_sim_step_finish(sim, NULL), THRONG_STATUS_INVALID_ARGUMENT);
+    struct reader r = {sim, 0, 0, 0, 100};
+    pthread_t thread;
+    CHECK(pthread_create(&thread, NULL, read_while_stepping, &r) == 0, "a reader thread");
+    ThrongTickEvents events;
+    uint64_t played = 0, before = 0, hash_before = 0, now = 0;
+    uint32_t cells[100];
+    size_t count = 0;
+    while (played < ticks) {
+        OK(throng_sim_state_hash(sim, &hash_before));
+        OK(throng_sim_read_agents(sim, NULL, cells, NULL, 100, &count));
+        uint32_t first = cells[0];
+        OK(throng_sim_step_begin(sim));
+        /* The tick before, while the step runs. */
+        OK(throng_sim_tick(sim, &before));
+        CHECK(before == played, "the tick before: %" PRIu64, before);
+        OK(throng_sim_state_hash(sim, &now));
+        CHECK(now == hash_before, "the hash before");
+        OK(throng_sim_read_agents(sim, NULL, cells, NULL, 100, &count));
+        CHECK(count == 100 && cells[0] == first, "the cells before");
+        FAILS(throng_sim_step_begin(sim), THRONG_STATUS_BUSY);
+        FAILS(throng_sim_step(sim, NULL), THRONG_STATUS_BUSY);
+        FAILS(throng_sim_set_goal(sim, 0, 5), THRONG_STATUS_BUSY);
+        FAILS(throng_sim_read_events(sim, THRONG_EVENTS_ALL, NULL, 0, &count), THRONG_STATUS_BUSY);
+        uint8_t ready = 0;
+        ThrongStatus polled = THRONG_STATUS_OK;
+        while (!ready && polled == THRONG_STATUS_OK)
+            polled = throng_sim_step_ready(sim, &ready);
+        CHECK(polled == THRONG_STATUS_OK && ready, "the step gets ready");
+        OK(throng_sim_step_finish(sim, &events));
+        played++;
+        CHECK(events.tick == played - 1, "the events of the tick played");
+        if (events.finished)
+            break;
+    }
+    r.stop = 1;
+    pthread_join(thread, NULL);
+    CHECK(r.failures == 0 && r.reads > 0, "%d reads from another thread, %d failed", r.reads,
+          r.failures);
+    CHECK(played == 58, "every agent arrives in 58 ticks, as stepped at once: %" PRIu64, played);
+    uint64_t hash = 0;
+    OK(throng_sim_state_hash(sim, &hash));
+    char hex[17];
+    snprintf(hex, sizeof hex, "%016" PRIx64, hash);
+    CHECK(strcmp(hex, want_hash) == 0, "final state hash %s, throng run's %s", hex, want_hash);
+    /* Freed with a step in flight: the step's result is dropped, nothing leaks. */
+    OK(throng_sim_step_begin(sim));
+    OK(throng_sim_free(sim));
+    free(path);
+
+    /* A simulation's own threads: the same crowd on 1 and 3. */
+    uint8_t cells8[64 * 64];
+    memset(cells8, 1, sizeof cells8);
+    ThrongGrid *grid = NULL;
+    OK(throng_grid_from_cells(64, 64, cells8, sizeof cells8, 8, &grid));
+    uint64_t hashes[2];
+    const char *settings[2] = {"{\"threads\": 1, \"seed\": 3}", "{\"threads\": 3, \"seed\": 3}"};
+    for (int k = 0; k < 2; k++) {
+        OK(throng_sim_new(grid, NULL, settings[k], &sim));
+        uint32_t starts[200], goals[200];
+        for (uint32_t i = 0; i < 200; i++) {
+            starts[i] = i * 17 % 4096;
+            goals[i] = (4095 - i * 31 % 4096);
+        }
+        ThrongStatus s = throng_sim_add_agents(sim, starts, goals, 200, NULL);
+        CHECK(s == THRONG_STATUS_OK, "200 agents: %s", throng_last_error());
+        for (int t = 0; t < 40; t++) {
+            OK(throng_sim_step_begin(sim));
+            OK(throng_sim_step_finish(sim, &events));
+        }
+        OK(throng_sim_state_hash(sim, &hashes[k]));
+        OK(throng_sim_free(sim));
+    }
+    CHECK(hashes[0] == hashes[1], "the same crowd on 1 and 3 threads");
+    FAILS(throng_sim_new(grid, NULL, "{\"threads\": 0}", &sim), THRONG_STATUS_INVALID_ARGUMENT);
+    CHECK(strstr(throng_last_error(), "threads") != NULL, "the message names threads");
+    OK(throng_grid_free(grid));
+}
+
 int main(int argc, char **argv) {
     if (argc != 4) {
         fprintf(stderr, "usage: throng_test ROOT HASH TMPDIR\n");
@@ -505,6 +615,7 @@ int main(int argc, char **argv) {
     frame_reads();
     plans(argv[1], argv[3]);
     scenario(argv[1], argv[2]);
+    split_steps(argv[1], argv[2]);
     uint64_t first = crowd(300), second = crowd(300);
     CHECK(first == second, "the same calls give the same crowd: %016" PRIx64 " vs %016" PRIx64,
           first, second);
