@@ -261,48 +261,68 @@ pub unsafe extern "C" fn throng_sim_read_agents(
     count: *mut usize,
 ) -> ThrongStatus {
     guard(|| {
-        let write = |live: usize, each: &mut dyn FnMut(&mut dyn FnMut(usize, u64, u32, u8))| {
-            ptr::write(count, live, "count")?;
-            if capacity < live {
-                return Err(Failure::new(
-                    ThrongStatus::BufferTooSmall,
-                    format!("{live} live agents, the arrays hold {capacity}"),
-                ));
-            }
-            let mut ids = ptr::optional_out(ids, live, "ids")?;
-            let mut cells = ptr::optional_out(cells, live, "cells")?;
-            let mut states = ptr::optional_out(states, live, "states")?;
-            each(&mut |i, id, cell, state| {
-                if let Some(ids) = ids.as_deref_mut() {
-                    ids[i].write(id);
-                }
-                if let Some(cells) = cells.as_deref_mut() {
-                    cells[i].write(cell);
-                }
-                if let Some(states) = states.as_deref_mut() {
-                    states[i].write(state);
-                }
-            });
-            Ok(())
+        let out = Rows {
+            ids,
+            cells,
+            states,
+            capacity,
+            count,
         };
         handle::get(sim)?.read(
             |s| {
                 let agents = s.sim.agents();
-                write(agents.len(), &mut |put| {
-                    for (i, (id, agent)) in agents.iter().enumerate() {
-                        put(i, id.to_bits(), agent.position(), agent.state().code());
-                    }
-                })
+                let rows = agents
+                    .iter()
+                    .map(|(id, agent)| (id.to_bits(), agent.position(), agent.state().code()));
+                out.write(agents.len(), rows)
             },
             |f| {
-                write(f.ids.len(), &mut |put| {
-                    for i in 0..f.ids.len() {
-                        put(i, f.ids[i], f.cells[i], f.states[i]);
-                    }
-                })
+                let rows = (0..f.ids.len()).map(|i| (f.ids[i], f.cells[i], f.states[i]));
+                out.write(f.ids.len(), rows)
             },
         )
     })
+}
+
+/// The caller's arrays of `throng_sim_read_agents`.
+struct Rows {
+    ids: *mut u64,
+    cells: *mut u32,
+    states: *mut u8,
+    capacity: usize,
+    count: *mut usize,
+}
+
+impl Rows {
+    /// Writes `live` and then the `live` rows (id, cell, state) into the arrays given.
+    fn write(
+        &self,
+        live: usize,
+        rows: impl Iterator<Item = (u64, u32, u8)>,
+    ) -> Result<(), Failure> {
+        ptr::write(self.count, live, "count")?;
+        if self.capacity < live {
+            return Err(Failure::new(
+                ThrongStatus::BufferTooSmall,
+                format!("{live} live agents, the arrays hold {}", self.capacity),
+            ));
+        }
+        let mut ids = ptr::optional_out(self.ids, live, "ids")?;
+        let mut cells = ptr::optional_out(self.cells, live, "cells")?;
+        let mut states = ptr::optional_out(self.states, live, "states")?;
+        for (i, (id, cell, state)) in rows.enumerate() {
+            if let Some(ids) = ids.as_deref_mut() {
+                ids[i].write(id);
+            }
+            if let Some(cells) = cells.as_deref_mut() {
+                cells[i].write(cell);
+            }
+            if let Some(states) = states.as_deref_mut() {
+                states[i].write(state);
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Reads one agent: its cell, its goal (`THRONG_NO_GOAL` when it has none) and its state (as in
