@@ -606,6 +606,22 @@ ThrongStatus throng_sim_set_goal(struct ThrongSim *sim, uint64_t id, uint32_t go
 ThrongStatus throng_sim_set_controlled(struct ThrongSim *sim, uint64_t id, uint8_t controlled);
 
 /*
+ Sets the agent `id`'s priority class in conflicts (0, the default, to 255): where agents
+ contend for a cell, a higher class goes first, whatever the others' waiting (a VIP through a
+ crowd). Conflict mode `pibt` puts the class before its own priority, so lower classes can
+ wait as long as higher ones keep coming; `avoid` lets agents claim cells class by class.
+ */
+ThrongStatus throng_sim_set_priority(struct ThrongSim *sim, uint64_t id, uint8_t priority);
+
+/*
+ Sets the agent `id`'s own planner by name (`planner`, UTF-8: `"astar"`, `"jps"`, `"nav"`,
+ `"dstar"`, ... as in the settings' `"planner"`), or back to the simulation's with NULL. An
+ agent on its way plans again with it at the next tick. An unknown name gives
+ `THRONG_STATUS_INVALID_ARGUMENT` with the names there are.
+ */
+ThrongStatus throng_sim_set_planner(struct ThrongSim *sim, uint64_t id, const char *planner);
+
+/*
  Makes the cell at column `x`, row `y` of the simulation's map walkable (`walkable` not 0)
  or blocked, now (between ticks). Agents whose path crosses a newly blocked cell replan. A
  cell an agent stands on cannot be blocked: `THRONG_STATUS_CELL_OCCUPIED`, nothing changes.

@@ -155,6 +155,44 @@ pub unsafe extern "C" fn throng_sim_set_controlled(
     })
 }
 
+/// Sets the agent `id`'s priority class in conflicts (0, the default, to 255): where agents
+/// contend for a cell, a higher class goes first, whatever the others' waiting (a VIP through a
+/// crowd). Conflict mode `pibt` puts the class before its own priority, so lower classes can
+/// wait as long as higher ones keep coming; `avoid` lets agents claim cells class by class.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn throng_sim_set_priority(
+    sim: *mut ThrongSim,
+    id: u64,
+    priority: u8,
+) -> ThrongStatus {
+    guard(|| {
+        let mut state = handle::get_mut(sim)?.lock()?;
+        Ok(state.sim.set_priority(agent_id(id), priority)?)
+    })
+}
+
+/// Sets the agent `id`'s own planner by name (`planner`, UTF-8: `"astar"`, `"jps"`, `"nav"`,
+/// `"dstar"`, ... as in the settings' `"planner"`), or back to the simulation's with NULL. An
+/// agent on its way plans again with it at the next tick. An unknown name gives
+/// `THRONG_STATUS_INVALID_ARGUMENT` with the names there are.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn throng_sim_set_planner(
+    sim: *mut ThrongSim,
+    id: u64,
+    planner: *const std::ffi::c_char,
+) -> ThrongStatus {
+    guard(|| {
+        let planner = if planner.is_null() {
+            None
+        } else {
+            let name = ptr::text(planner, "planner")?;
+            Some(name.parse::<throng::planner::PlannerKind>()?)
+        };
+        let mut state = handle::get_mut(sim)?.lock()?;
+        Ok(state.sim.set_planner(agent_id(id), planner)?)
+    })
+}
+
 /// Makes the cell at column `x`, row `y` of the simulation's map walkable (`walkable` not 0)
 /// or blocked, now (between ticks). Agents whose path crosses a newly blocked cell replan. A
 /// cell an agent stands on cannot be blocked: `THRONG_STATUS_CELL_OCCUPIED`, nothing changes.

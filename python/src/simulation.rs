@@ -587,6 +587,24 @@ impl Simulation {
         self.sim.set_goal(id, goal).map_err(to_py)
     }
 
+    /// Sets an agent's priority class in conflicts (0, the default, to 255), now: where
+    /// agents contend for a cell a higher class goes first (see docs/python.md).
+    fn set_priority(&mut self, id: &Bound<'_, PyAny>, priority: u8) -> PyResult<()> {
+        let id = self.agent_id(id, "id")?;
+        self.sim.set_priority(id, priority).map_err(to_py)
+    }
+
+    /// Sets an agent's own planner by name (`plan()`'s names), or the simulation's with None;
+    /// an agent on its way plans again with it. ValueError for an unknown name.
+    fn set_planner(&mut self, id: &Bound<'_, PyAny>, planner: Option<&str>) -> PyResult<()> {
+        let id = self.agent_id(id, "id")?;
+        let planner = planner
+            .map(str::parse::<throng_core::planner::PlannerKind>)
+            .transpose()
+            .map_err(to_py)?;
+        self.sim.set_planner(id, planner).map_err(to_py)
+    }
+
     /// Makes the agents `ids` (an int or an iterable of ints) driven from Python (`flag`
     /// True) or planned by the engine again (False), now. A controlled agent never plans and
     /// stays unless `step(actions=...)` moves it; released, an agent with a goal plans from

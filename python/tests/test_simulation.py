@@ -95,6 +95,17 @@ def test_events_routes_next_cells_and_a_cleared_goal():
     assert sim.states()[0] == IDLE and (sim.goals()[0] == -1).all()
     assert sim.route(ids[0]).shape == (0, 2) and (sim.next_cells()[0] == -1).all()
     assert (sim.next_cells()[1] != -1).all()
+    # Per-agent settings from code.
+    sim.set_priority(ids[1], 5)
+    sim.set_planner(ids[1], "astar")
+    sim.step()
+    ev = sim.events()
+    assert list(ev["agent"][ev["kind"] == kind["path_found"]]) == [ids[1]]
+    sim.set_planner(ids[1], None)
+    with pytest.raises(ValueError, match="astar"):
+        sim.set_planner(ids[1], "teleport")
+    with pytest.raises((ValueError, OverflowError)):
+        sim.set_priority(ids[1], 300)
 
 
 def test_constructor_errors():

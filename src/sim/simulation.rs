@@ -422,6 +422,55 @@ impl Simulation {
         Ok(())
     }
 
+    /// Sets an agent's priority class in conflicts, now: where agents contend for cells, those
+    /// of a higher class go first, whatever the others' waiting (VIPs through a crowd, an
+    /// ambulance). 0, every agent's default, leaves the order to the conflict mode's own rule.
+    /// In `pibt` the class comes before PIBT's priority (the time since the agent last stood
+    /// on its goal), so agents of a lower class can wait as long as higher ones keep coming;
+    /// in `avoid` agents claim their cells class by class, highest first (slot order within a
+    /// class); `off` has no conflicts.
+    ///
+    /// # Errors
+    /// [`Error::UnknownAgent`] for a stale id.
+    pub fn set_priority(&mut self, id: AgentId, priority: u8) -> Result<()> {
+        let agent = self.agents.get_mut(id).ok_or(Error::UnknownAgent(id))?;
+        agent.set_priority(priority);
+        Ok(())
+    }
+
+    /// Sets an agent's own planner (`None`: the simulation's, [`SimConfig::planner`]), now. An
+    /// agent on its way plans again with it at the next tick; one that waits for a goal plans
+    /// with it when given one. A navigation-graph planner builds the graph on first use.
+    ///
+    /// ```
+    /// use throng::grid::Grid;
+    /// use throng::planner::PlannerKind;
+    /// use throng::sim::{SimConfig, Simulation};
+    ///
+    /// let mut sim = Simulation::new(Grid::from_ascii("......")?, SimConfig::default())?;
+    /// let id = sim.add_agent(0, Some(5))?;
+    /// sim.set_planner(id, Some(PlannerKind::AStar))?;
+    /// assert_eq!(sim.agent(id).unwrap().planner(), Some(PlannerKind::AStar));
+    /// sim.step();
+    /// assert_eq!(sim.last_events().plans().len(), 1);
+    /// # Ok::<(), throng::error::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::UnknownAgent`] for a stale id; the navigation graph's build errors.
+    pub fn set_planner(&mut self, id: AgentId, planner: Option<PlannerKind>) -> Result<()> {
+        if self.agents.get(id).is_none() {
+            return Err(Error::UnknownAgent(id));
+        }
+        if planner.is_some_and(PlannerKind::uses_nav) && self.nav.is_none() {
+            self.nav = Some(NavGraph::build(&self.grid, &NavOptions::default())?);
+        }
+        let tick = self.tick;
+        let agent = self.agents.get_mut(id).expect("checked above");
+        agent.set_planner(planner, tick);
+        Ok(())
+    }
+
     /// Leaves an agent without a goal now: it drops its route and stands (state idle) until
     /// given a goal again, still making way for others where the conflict mode pushes agents.
     /// An agent without a goal stays so.

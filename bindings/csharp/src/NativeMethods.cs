@@ -129,6 +129,12 @@ namespace Throng
         internal static extern Status throng_sim_set_controlled(SimHandle sim, ulong id, byte controlled);
 
         [DllImport(Library, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern Status throng_sim_set_priority(SimHandle sim, ulong id, byte priority);
+
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern Status throng_sim_set_planner(SimHandle sim, ulong id, byte[] planner);
+
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl)]
         internal static extern Status throng_sim_set_walkable(SimHandle sim, uint x, uint y, byte walkable);
 
         [DllImport(Library, CallingConvention = CallingConvention.Cdecl)]

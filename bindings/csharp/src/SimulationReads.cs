@@ -1,6 +1,6 @@
 // A game's frame with a simulation: a step begun and finished around the frame's rendering; the
 // last tick's events agent by agent (struct ThrongEvent), every agent's goal and next cell, one
-// agent's route ahead. Each read fills an array the caller keeps from frame to frame: nothing is
+// agent's route ahead; an agent's priority class, planner and goal set from code. Each read fills an array the caller keeps from frame to frame: nothing is
 // allocated per call.
 
 using System;
@@ -120,6 +120,26 @@ namespace Throng
             TickEvents events;
             Check.Ok(NativeMethods.throng_sim_step_finish(Handle, out events));
             return events;
+        }
+
+        /// <summary>
+        /// Sets agent <paramref name="id"/>'s priority class in conflicts (0, the default, to
+        /// 255): where agents contend for a cell, a higher class goes first, whatever the others'
+        /// waiting (a VIP through a crowd); lower classes can wait as long as higher ones keep
+        /// coming.
+        /// </summary>
+        public void SetPriority(ulong id, byte priority)
+        {
+            Check.Ok(NativeMethods.throng_sim_set_priority(Handle, id, priority));
+        }
+
+        /// <summary>
+        /// Sets agent <paramref name="id"/>'s own planner by name ("astar", "jps", "nav",
+        /// "dstar", ...), or the simulation's with null; an agent on its way plans again with it.
+        /// </summary>
+        public void SetPlanner(ulong id, string planner)
+        {
+            Check.Ok(NativeMethods.throng_sim_set_planner(Handle, id, Utf8.ToNative(planner)));
         }
 
         /// <summary>

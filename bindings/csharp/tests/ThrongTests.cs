@@ -466,6 +466,15 @@ static class ThrongTests
             Check(sim.RouteLength(ids[0]) == 0, "no route once the goal is cleared");
             sim.ReadNextCells(next);
             Check(next[0] == Engine.NoCell && next[1] != Engine.NoCell, "no next cell for the idle agent");
+            sim.SetPriority(ids[1], 7);
+            sim.SetPlanner(ids[1], "astar");
+            sim.Step();
+            n = sim.ReadEvents(events, EventKinds.PathFound);
+            Check(n == 1 && events[0].Agent == ids[1], "a new planner plans again");
+            sim.SetPlanner(ids[1], null);
+            var bad = Throws<ThrongArgumentException>("an unknown planner", () => sim.SetPlanner(ids[1], "teleport"));
+            Contains(bad, "astar");
+            Throws<ThrongUnknownAgentException>("the priority of an unknown agent", () => sim.SetPriority(ids[1] + 9, 1));
         }
     }
 

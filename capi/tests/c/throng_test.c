@@ -481,6 +481,17 @@ static void frame_reads(void) {
     OK(throng_sim_read_next_cells(sim, next, 2, &count));
     CHECK(next[0] == THRONG_NO_CELL && next[1] != THRONG_NO_CELL, "no next cell for the idle agent");
 
+    /* Per-agent settings from code. */
+    OK(throng_sim_set_priority(sim, ids[1], 7));
+    OK(throng_sim_set_planner(sim, ids[1], "astar"));
+    OK(throng_sim_step(sim, &tick));
+    OK(throng_sim_read_events(sim, 1u << THRONG_EVENT_PATH_FOUND, events, 64, &count));
+    CHECK(count == 1 && events[0].agent == ids[1], "a new planner plans again: %zu", count);
+    OK(throng_sim_set_planner(sim, ids[1], NULL));
+    FAILS(throng_sim_set_planner(sim, ids[1], "teleport"), THRONG_STATUS_INVALID_ARGUMENT);
+    CHECK(strstr(throng_last_error(), "astar") != NULL, "the message lists the planners");
+    FAILS(throng_sim_set_priority(sim, ids[1] + 9, 1), THRONG_STATUS_UNKNOWN_AGENT);
+
     /* A map edit is an event about a cell, with no agent. */
     OK(throng_sim_set_walkable(sim, 4, 0, 0));
     OK(throng_sim_read_events(sim, 1u << THRONG_EVENT_CELL_CHANGED, events, 64, &count));

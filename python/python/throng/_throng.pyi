@@ -159,6 +159,10 @@ class Simulation:
         """Removes an agent now."""
     def set_goal(self, id: int, goal: Optional[Point]) -> None:
         """Gives an agent a new goal now; None clears it (the agent stands, idle)."""
+    def set_priority(self, id: int, priority: int) -> None:
+        """Sets an agent's priority class in conflicts (0 to 255; higher goes first)."""
+    def set_planner(self, id: int, planner: Optional[str]) -> None:
+        """Sets an agent's own planner by name, or the simulation's with None."""
     def set_controlled(self, ids: Union[int, Iterable[int]], flag: bool) -> None:
         """Makes agents driven from Python (True) or planned by the engine (False), now."""
     def change_map(self, cells: Cells, passable: npt.ArrayLike) -> None:

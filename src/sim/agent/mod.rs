@@ -151,10 +151,19 @@ pub struct Agent {
     /// Driven from outside (see [`crate::sim::Simulation::set_controlled`]): never planned for,
     /// no route, moves only when given an action.
     controlled: bool,
+    /// Its priority class in conflicts (see [`crate::sim::Simulation::set_priority`]); 0 by
+    /// default.
+    priority: u8,
 }
 
 /// Reading an agent.
 impl Agent {
+    /// Its priority class in conflicts (see [`crate::sim::Simulation::set_priority`]).
+    #[inline]
+    pub fn priority(&self) -> u8 {
+        self.priority
+    }
+
     /// Whether the agent is driven from outside (see
     /// [`crate::sim::Simulation::set_controlled`]).
     #[inline]
@@ -325,6 +334,7 @@ impl Agent {
             heading: Heading::East,
             committed: None,
             controlled,
+            priority: 0,
         }
     }
 
@@ -346,6 +356,31 @@ impl Agent {
         self.request_plan(PlanReason::NewGoal, tick);
         if let Some(dstar) = &mut self.dstar {
             dstar.set_goal(goal);
+        }
+    }
+
+    /// Sets its priority class.
+    pub(crate) fn set_priority(&mut self, priority: u8) {
+        self.priority = priority;
+    }
+
+    /// Sets its own planner (`None`: the simulation's) in `tick`: an agent on its way to a goal
+    /// plans again with it; a D* Lite search of its own is dropped when it leaves that planner.
+    pub(crate) fn set_planner(&mut self, planner: Option<PlannerKind>, tick: u64) {
+        if planner == self.planner {
+            return;
+        }
+        self.planner = planner;
+        if planner != Some(PlannerKind::DStar) {
+            self.dstar = None;
+        }
+        let on_its_way = matches!(
+            self.state,
+            AgentState::Planning | AgentState::Moving | AgentState::Waiting | AgentState::NoPath
+        );
+        if on_its_way && self.goal.is_some() && !self.controlled {
+            self.clear_route();
+            self.request_plan(PlanReason::NewGoal, tick);
         }
     }
 
