@@ -59,7 +59,10 @@ fn the_higher_class_takes_the_contended_cell() {
     let mut sim = Simulation::new(grid, SimConfig::default()).unwrap();
     let a = sim.add_agent(3, None).unwrap();
     sim.remove_agent(a).unwrap();
-    assert!(matches!(sim.set_priority(a, 1), Err(Error::UnknownAgent(_))));
+    assert!(matches!(
+        sim.set_priority(a, 1),
+        Err(Error::UnknownAgent(_))
+    ));
 }
 
 /// An agent's own planner: set on the way, it plans again with it (the same cost on an open

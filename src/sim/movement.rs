@@ -160,7 +160,8 @@ impl Claims {
         if agents.iter().any(|(_, a)| a.priority() > 0) {
             let class = |slot: u32| agents.at(slot).map_or(0, |a| a.priority());
             // Stable: slot order within a class.
-            self.order.sort_by_key(|&slot| std::cmp::Reverse(class(slot)));
+            self.order
+                .sort_by_key(|&slot| std::cmp::Reverse(class(slot)));
         }
         for i in 0..self.order.len() {
             let slot = self.order[i];
