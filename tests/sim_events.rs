@@ -318,3 +318,41 @@ fn a_cleared_goal_leaves_the_agent_idle_until_given_another() {
     sim.remove_agent(a).unwrap();
     assert!(sim.clear_goal(a).is_err());
 }
+
+/// A cost edit on an agent's route ahead makes it plan again (reason: map changed) round the
+/// dear cell; an edit off its route leaves it be; the edit is an event of the next tick.
+#[test]
+fn a_cost_edit_on_the_route_ahead_sends_the_agent_round() {
+    let grid = Grid::from_ascii("........\n........").unwrap();
+    let mut sim = Simulation::new(grid.clone(), SimConfig::default()).unwrap();
+    let id = sim.add_agent(8, Some(15)).unwrap();
+    sim.step();
+    let off_route = CellChange::SetCost { cell: 3, cost: 9.0 };
+    sim.change_map(&[off_route]).unwrap();
+    sim.step();
+    assert!(
+        sim.last_events().plans().is_empty(),
+        "an edit off the route"
+    );
+    assert_eq!(sim.last_events().cell_changes(), &[off_route]);
+    let mud = CellChange::SetCost {
+        cell: 13,
+        cost: 50.0,
+    };
+    sim.change_map(&[mud]).unwrap();
+    sim.step();
+    let plans = sim.last_events().plans();
+    assert_eq!(plans.len(), 1);
+    assert_eq!(plans[0].reason, throng::sim::PlanReason::MapChanged);
+    assert!(!sim.agent(id).unwrap().remaining_path().contains(&13));
+    let kinds: Vec<_> = sim
+        .last_events()
+        .all()
+        .map(|e| (e.kind(), e.detail()))
+        .collect();
+    assert!(kinds.contains(&(EventKind::CellChanged, 2)));
+    while sim.agent(id).unwrap().state() != AgentState::Arrived {
+        assert!(sim.tick() < 30);
+        sim.step();
+    }
+}

@@ -447,6 +447,21 @@ ThrongStatus throng_grid_set_walkable(struct ThrongGrid *grid,
                                       uint8_t walkable);
 
 /*
+ Sets the terrain cost of the cell at column `x`, row `y`: entering it costs the base step
+ (1, or the square root of 2 diagonally) times `cost`, a finite number above 0 (mud 3, a road
+ 0.5; 1 on a grid made without costs). Planners then prefer cheaper ground. Navigation
+ graphs and simulations already made from the grid do not see the change (a simulation's own
+ map is changed with `throng_sim_set_cost`).
+ */
+ThrongStatus throng_grid_set_cost(struct ThrongGrid *grid, uint32_t x, uint32_t y, float cost);
+
+/*
+ Writes the terrain cost of the cell at column `x`, row `y` to `*cost` (1 on a grid without
+ costs).
+ */
+ThrongStatus throng_grid_cost(const struct ThrongGrid *grid, uint32_t x, uint32_t y, float *cost);
+
+/*
  Writes 1 to `*walkable` when the cell at column `x`, row `y` is walkable, 0 when blocked.
  */
 ThrongStatus throng_grid_is_walkable(const struct ThrongGrid *grid,
@@ -632,6 +647,14 @@ ThrongStatus throng_sim_set_walkable(struct ThrongSim *sim,
                                      uint8_t walkable);
 
 /*
+ Sets the terrain cost of the cell at column `x`, row `y` of the simulation's map, now
+ (between ticks): a finite number above 0 (see `throng_grid_set_cost`). Agents whose route
+ ahead crosses the cell plan again at the next tick; the next tick's events list the edit
+ (`THRONG_EVENT_CELL_CHANGED`, detail 2).
+ */
+ThrongStatus throng_sim_set_cost(struct ThrongSim *sim, uint32_t x, uint32_t y, float cost);
+
+/*
  Plays one tick in which the agents `ids[i]` do `actions[i]` (`THRONG_ACTION_WAIT` or one of
  the eight moves); controlled agents not named stay, the others follow their routes. Writes
  each action's outcome to `outcomes[i]` (may be NULL): 0 moved, 1 waited, 2 illegal (into a
@@ -751,6 +774,19 @@ ThrongStatus throng_sim_agent_route(const struct ThrongSim *sim,
                                     uint32_t *cells,
                                     size_t capacity,
                                     size_t *length);
+
+/*
+ Reads the simulation's own map as it is now (map edits and scripted changes included), row
+ by row (cell `y * width + x`): `walkable` 1 or 0 per cell and `costs` the terrain cost per
+ cell, into arrays of `capacity` elements (either may be NULL). Writes the number of cells to
+ `*cells` first; a capacity below it gives `THRONG_STATUS_BUFFER_TOO_SMALL` and writes no
+ array.
+ */
+ThrongStatus throng_sim_read_map(const struct ThrongSim *sim,
+                                 uint8_t *walkable,
+                                 float *costs,
+                                 size_t capacity,
+                                 size_t *cells);
 
 /*
  The message of the last call made on the calling thread: one line saying what went wrong

@@ -214,6 +214,26 @@ pub unsafe extern "C" fn throng_sim_set_walkable(
     })
 }
 
+/// Sets the terrain cost of the cell at column `x`, row `y` of the simulation's map, now
+/// (between ticks): a finite number above 0 (see `throng_grid_set_cost`). Agents whose route
+/// ahead crosses the cell plan again at the next tick; the next tick's events list the edit
+/// (`THRONG_EVENT_CELL_CHANGED`, detail 2).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn throng_sim_set_cost(
+    sim: *mut ThrongSim,
+    x: u32,
+    y: u32,
+    cost: f32,
+) -> ThrongStatus {
+    guard(|| {
+        let mut state = handle::get_mut(sim)?.lock()?;
+        let cell = cell_at(state.sim.grid(), x, y)?;
+        Ok(state
+            .sim
+            .change_map(&[CellChange::SetCost { cell, cost }])?)
+    })
+}
+
 fn action(code: i32) -> Result<AgentAction, Failure> {
     match code {
         THRONG_ACTION_WAIT => Ok(AgentAction::Wait),

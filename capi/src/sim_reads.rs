@@ -1,5 +1,6 @@
 //! Reads of a simulation handle for a game's frame: the last tick's events agent by agent,
-//! every agent's goal and next cell in one call, and one agent's route ahead.
+//! every agent's goal and next cell in one call, one agent's route ahead, and the
+//! simulation's own map.
 //!
 //! Every read fills caller-owned arrays after writing how many elements it needs, so the
 //! caller can size its buffers once (a size query passes NULL) and reuse them each tick.
@@ -248,6 +249,44 @@ pub unsafe extern "C" fn throng_sim_agent_route(
         let out = ptr::slice_out(cells, route.len(), "cells")?;
         for (slot, &cell) in out.iter_mut().zip(route) {
             slot.write(cell);
+        }
+        Ok(())
+    })
+}
+
+/// Reads the simulation's own map as it is now (map edits and scripted changes included), row
+/// by row (cell `y * width + x`): `walkable` 1 or 0 per cell and `costs` the terrain cost per
+/// cell, into arrays of `capacity` elements (either may be NULL). Writes the number of cells to
+/// `*cells` first; a capacity below it gives `THRONG_STATUS_BUFFER_TOO_SMALL` and writes no
+/// array.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn throng_sim_read_map(
+    sim: *const ThrongSim,
+    walkable: *mut u8,
+    costs: *mut f32,
+    capacity: usize,
+    cells: *mut usize,
+) -> ThrongStatus {
+    guard(|| {
+        let state = handle::get(sim)?.lock()?;
+        let grid = state.sim.grid();
+        let n = grid.len();
+        ptr::write(cells, n, "cells")?;
+        if capacity < n {
+            return Err(Failure::new(
+                ThrongStatus::BufferTooSmall,
+                format!("{n} cells, the arrays hold {capacity}"),
+            ));
+        }
+        if let Some(out) = ptr::optional_out(walkable, n, "walkable")? {
+            for (cell, slot) in out.iter_mut().enumerate() {
+                slot.write(u8::from(grid.is_walkable(cell as u32)));
+            }
+        }
+        if let Some(out) = ptr::optional_out(costs, n, "costs")? {
+            for (cell, slot) in out.iter_mut().enumerate() {
+                slot.write(grid.cost(cell as u32));
+            }
         }
         Ok(())
     })

@@ -114,6 +114,7 @@ fn marshals_as(c: &str, cs: &str, is_return: bool) -> bool {
         "uint16_t" => Some("ushort"),
         "size_t" => Some("UIntPtr"),
         "double" => Some("double"),
+        "float" => Some("float"),
         "ThrongStatus" => Some("Status"),
         "struct ThrongTickEvents" => Some("TickEvents"),
         "struct ThrongEvent" => Some("AgentEvent"),

@@ -559,7 +559,7 @@ impl Simulation {
     }
 
     /// Edits the map now (between ticks). Agents whose remaining path crosses a cell that is
-    /// no longer walkable stop and ask for a new plan. A cell an agent stands on cannot be
+    /// no longer walkable, or a cell whose cost changed, stop and ask for a new plan. A cell an agent stands on cannot be
     /// blocked (the agent would stand in a wall): such a batch is refused whole, as scenario
     /// schedules avoid by leaving those cells out ([`crate::scenario::ChangeSchedule`]).
     ///
@@ -602,11 +602,18 @@ impl Simulation {
         let opened = changes
             .iter()
             .any(|c| matches!(c, CellChange::SetWalkable { walkable: true, .. }));
+        let costed: std::collections::HashSet<CellId> = changes
+            .iter()
+            .filter_map(|c| match *c {
+                CellChange::SetCost { cell, .. } => Some(cell),
+                CellChange::SetWalkable { .. } => None,
+            })
+            .collect();
         for (_, agent) in self.agents.iter_mut() {
             if let Some(dstar) = agent.dstar_mut() {
                 dstar.notify_cell_changes(&self.grid, changes);
             }
-            agent.map_changed(&self.grid, opened, tick);
+            agent.map_changed(&self.grid, opened, |c| costed.contains(&c), tick);
         }
         Ok(())
     }

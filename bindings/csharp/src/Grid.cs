@@ -100,6 +100,25 @@ namespace Throng
                 Handle, Coordinate(x, "x"), Coordinate(y, "y"), walkable ? (byte)1 : (byte)0));
         }
 
+        /// <summary>
+        /// Sets a cell's terrain cost: entering it costs the base step times
+        /// <paramref name="cost"/>, a finite number above 0 (mud 3, a road 0.5). Navigation graphs
+        /// and simulations already made from the grid do not see the change (use
+        /// <see cref="Simulation.SetCost"/>).
+        /// </summary>
+        public void SetCost(int x, int y, float cost)
+        {
+            Check.Ok(NativeMethods.throng_grid_set_cost(Handle, Coordinate(x, "x"), Coordinate(y, "y"), cost));
+        }
+
+        /// <summary>A cell's terrain cost (1 on a grid without costs).</summary>
+        public float Cost(int x, int y)
+        {
+            float cost;
+            Check.Ok(NativeMethods.throng_grid_cost(Handle, Coordinate(x, "x"), Coordinate(y, "y"), out cost));
+            return cost;
+        }
+
         /// <summary>The id of the cell at column <paramref name="x"/>, row <paramref name="y"/>: y * width + x.</summary>
         public uint Cell(int x, int y)
         {

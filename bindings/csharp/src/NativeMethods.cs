@@ -63,6 +63,12 @@ namespace Throng
         internal static extern Status throng_grid_is_walkable(GridHandle grid, uint x, uint y, out byte walkable);
 
         [DllImport(Library, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern Status throng_grid_set_cost(GridHandle grid, uint x, uint y, float cost);
+
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern Status throng_grid_cost(GridHandle grid, uint x, uint y, out float cost);
+
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl)]
         internal static extern Status throng_nav_build(GridHandle grid, out NavHandle @out);
 
         [DllImport(Library, CallingConvention = CallingConvention.Cdecl)]
@@ -136,6 +142,13 @@ namespace Throng
 
         [DllImport(Library, CallingConvention = CallingConvention.Cdecl)]
         internal static extern Status throng_sim_set_walkable(SimHandle sim, uint x, uint y, byte walkable);
+
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern Status throng_sim_set_cost(SimHandle sim, uint x, uint y, float cost);
+
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern Status throng_sim_read_map(
+            SimHandle sim, IntPtr walkable, IntPtr costs, UIntPtr capacity, out UIntPtr cells);
 
         [DllImport(Library, CallingConvention = CallingConvention.Cdecl)]
         internal static extern Status throng_sim_step_with_actions(

@@ -123,6 +123,44 @@ namespace Throng
         }
 
         /// <summary>
+        /// Sets a cell's terrain cost on the simulation's map, now (a finite number above 0):
+        /// agents whose route crosses it plan again at the next tick, and the next tick's events
+        /// list the edit.
+        /// </summary>
+        public void SetCost(int x, int y, float cost)
+        {
+            Check.Ok(NativeMethods.throng_sim_set_cost(
+                Handle, Grid.Coordinate(x, "x"), Grid.Coordinate(y, "y"), cost));
+        }
+
+        /// <summary>
+        /// Reads the simulation's own map as it is now, row by row: walkable flags and terrain
+        /// costs (either array may be null); returns the number of cells.
+        /// </summary>
+        public int ReadMap(bool[] walkable, float[] costs)
+        {
+            long capacity = uint.MaxValue;
+            byte[] flags = walkable != null ? new byte[walkable.Length] : null;
+            if (walkable != null) capacity = Math.Min(capacity, walkable.Length);
+            if (costs != null) capacity = Math.Min(capacity, costs.Length);
+            UIntPtr cells;
+            Status status;
+            using (var w = Pin.At(flags, 0, 1))
+            using (var c = Pin.At(costs, 0, 4))
+            {
+                status = NativeMethods.throng_sim_read_map(
+                    Handle, w.Address, c.Address, new UIntPtr((ulong)capacity), out cells);
+            }
+            Check.Ok(status);
+            int n = (int)cells.ToUInt64();
+            if (flags != null)
+            {
+                for (int i = 0; i < n; i++) walkable[i] = flags[i] != 0;
+            }
+            return n;
+        }
+
+        /// <summary>
         /// Sets agent <paramref name="id"/>'s priority class in conflicts (0, the default, to
         /// 255): where agents contend for a cell, a higher class goes first, whatever the others'
         /// waiting (a VIP through a crowd); lower classes can wait as long as higher ones keep

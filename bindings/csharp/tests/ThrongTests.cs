@@ -475,6 +475,20 @@ static class ThrongTests
             var bad = Throws<ThrongArgumentException>("an unknown planner", () => sim.SetPlanner(ids[1], "teleport"));
             Contains(bad, "astar");
             Throws<ThrongUnknownAgentException>("the priority of an unknown agent", () => sim.SetPriority(ids[1] + 9, 1));
+            // Terrain: mud on agent 1's row sends it round; the map reads back as edited.
+            sim.Step(); // the plan for going back to the simulation's planner
+            sim.SetCost(1, 1, 50f);
+            sim.Step();
+            n = sim.ReadEvents(events, EventKinds.PathFound);
+            Check(n == 1 && (PlanReason)events[0].Detail == PlanReason.MapChanged, "agent 1 plans again for the mud");
+            length = sim.ReadRoute(ids[1], route);
+            for (int i = 0; i < length; i++) Check(route[i] != 9, "round the mud");
+            var walkable = new bool[16];
+            var costs = new float[16];
+            Check(sim.ReadMap(walkable, costs) == 16 && costs[9] == 50f && walkable[9], "the map as edited");
+            Throws<ThrongArgumentException>("a cost of 0", () => sim.SetCost(2, 1, 0f), Status.InvalidArgument);
+            grid.SetCost(3, 1, 2.5f);
+            Check(grid.Cost(3, 1) == 2.5f && grid.Cost(1, 1) == 1f, "a grid's costs are its own");
         }
     }
 

@@ -501,6 +501,38 @@ static void frame_reads(void) {
     CHECK(count == 1 && events[0].agent == THRONG_NO_AGENT && events[0].cell == 4 &&
               events[0].detail == 0,
           "cell 4 blocked: %zu", count);
+
+    /* Terrain costs: mud ahead of agent 1 (row 1, heading west to cell 8) sends it round. */
+    OK(throng_sim_set_cost(sim, 1, 1, 50.0f));
+    OK(throng_sim_step(sim, &tick));
+    OK(throng_sim_read_events(sim, (1u << THRONG_EVENT_PATH_FOUND) | (1u << THRONG_EVENT_CELL_CHANGED),
+                              events, 64, &count));
+    CHECK(count == 2 && events[0].kind == THRONG_EVENT_CELL_CHANGED && events[0].detail == 2 &&
+              events[0].cell == 9,
+          "the cost edit is an event: %zu", count);
+    CHECK(events[1].kind == THRONG_EVENT_PATH_FOUND && events[1].agent == ids[1] &&
+              events[1].detail == THRONG_PLAN_REASON_MAP_CHANGED,
+          "agent 1 plans again for the mud");
+    OK(throng_sim_agent_route(sim, ids[1], route, 8, &length));
+    for (size_t i = 0; i < length; i++)
+        CHECK(route[i] != 9, "the new route goes round the mud");
+    CHECK(length > 0 && route[length - 1] == 8, "and still ends at the goal");
+    uint8_t walkable[16];
+    float costs[16];
+    FAILS(throng_sim_read_map(sim, walkable, costs, 15, &count), THRONG_STATUS_BUFFER_TOO_SMALL);
+    CHECK(count == 16, "16 cells");
+    OK(throng_sim_read_map(sim, walkable, costs, 16, &count));
+    CHECK(walkable[4] == 0 && walkable[5] == 1 && costs[9] == 50.0f && costs[10] == 1.0f,
+          "the simulation's map as edited");
+    FAILS(throng_sim_set_cost(sim, 2, 1, 0.0f), THRONG_STATUS_INVALID_ARGUMENT);
+    FAILS(throng_sim_set_cost(sim, 2, 1, NAN), THRONG_STATUS_INVALID_ARGUMENT);
+    FAILS(throng_sim_set_cost(sim, 8, 0, 2.0f), THRONG_STATUS_OUT_OF_RANGE);
+    OK(throng_grid_set_cost(grid, 3, 1, 2.5f));
+    float cost = 0;
+    OK(throng_grid_cost(grid, 3, 1, &cost));
+    CHECK(cost == 2.5f, "a grid's cost read back: %f", cost);
+    OK(throng_grid_cost(grid, 1, 1, &cost));
+    CHECK(cost == 1.0f, "the grid did not see the simulation's edit");
     OK(throng_sim_free(sim));
     OK(throng_grid_free(grid));
 }

@@ -446,18 +446,26 @@ impl Agent {
         self.heading = heading;
     }
 
-    /// The map changed in `tick` (`opened`: some cell became walkable): an agent whose route
-    /// ahead crosses a cell no longer walkable stops until a new plan (with a plan cap the
-    /// replan may wait for a later tick, and the old route would walk into the new wall
-    /// meanwhile); one without a path tries again when a way may have opened. A controlled
-    /// agent has no route: its driver sees the new map.
-    pub(crate) fn map_changed(&mut self, grid: &Grid, opened: bool, tick: u64) {
+    /// The map changed in `tick` (`opened`: some cell became walkable; `costed`: whether a
+    /// cell's cost changed): an agent whose route ahead crosses a cell no longer walkable, or
+    /// a cell of a new cost, stops until a new plan (with a plan cap the replan may wait for a
+    /// later tick, and the old route would walk into the new wall meanwhile); one without a
+    /// path tries again when a way may have opened. A controlled agent has no route: its
+    /// driver sees the new map.
+    pub(crate) fn map_changed(
+        &mut self,
+        grid: &Grid,
+        opened: bool,
+        costed: impl Fn(CellId) -> bool,
+        tick: u64,
+    ) {
         if self.controlled {
             return;
         }
         match self.state {
             AgentState::Moving | AgentState::Waiting
-                if grid.path_cost(&self.path[self.cursor..]).is_err() =>
+                if grid.path_cost(&self.path[self.cursor..]).is_err()
+                    || self.remaining_path().iter().any(|&c| costed(c)) =>
             {
                 self.clear_route();
                 self.request_plan(PlanReason::MapChanged, tick);
