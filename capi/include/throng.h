@@ -10,10 +10,13 @@
  *     error, throng_last_error() on the same thread says what went wrong and where (UTF-8,
  *     valid until the next throng_ call on that thread).
  *   - Handles (ThrongGrid, ThrongNav, ThrongSim) are opaque pointers made by the library and
- *     freed by their throng_*_free function (NULL is a no-op). A NULL, freed or wrong-kind
- *     handle gives THRONG_STATUS_NULL_POINTER or THRONG_STATUS_INVALID_HANDLE: freed handles
- *     are detected through a registry of live handles, best effort (a new handle of the same
- *     kind may reuse a freed one's address, and then the stale pointer names the new handle).
+ *     freed by their throng_*_free function (NULL is a no-op). A NULL or wrong-kind handle
+ *     gives THRONG_STATUS_NULL_POINTER or THRONG_STATUS_INVALID_HANDLE. A freed handle is
+ *     detected on a best effort basis (a registry of live handles; a new handle of the same
+ *     kind may reuse a freed one's address, and the stale pointer then names the new handle):
+ *     never rely on it, never use a handle after its free.
+ *   - Call throng_check_abi(THRONG_ABI_VERSION) once at load: THRONG_STATUS_ABI_MISMATCH when
+ *     this header does not describe the library loaded.
  *   - Results go into memory the caller owns. An array argument comes with its element count
  *     or capacity; it must hold that many elements. Too small a buffer gives
  *     THRONG_STATUS_BUFFER_TOO_SMALL after the size needed is written. Output arrays may be
@@ -26,7 +29,9 @@
  *     otherwise): throng_sim_step, throng_sim_step_with_actions, throng_plan_batch and
  *     throng_nav_build use it and return when done.
  *   - Any function may be called from any thread; calls on different handles run concurrently.
- *     Calls on one simulation are serialised by a lock in the handle. A grid or navigation
+ *     Calls on one simulation are serialised by a lock in the handle; between
+ *     throng_sim_step_begin and throng_sim_step_finish only the reads listed there are
+ *     answered (THRONG_STATUS_BUSY for the rest). A grid or navigation
  *     graph may be read by many calls at once (planning, making simulations);
  *     throng_grid_set_walkable waits for them.
  *   - A throng_*_free must not run while another call uses the same handle, and a handle must
