@@ -8,8 +8,8 @@ use throng::grid::{CellChange, Direction};
 use throng::grid::{CellId, Grid, NO_CELL};
 use throng::scenario::Scenario;
 use throng::sim::{
-    ActionOutcome, AgentAction, AgentId, AgentState, ArrivalKind, ConflictMode, SimConfig,
-    Simulation,
+    ActionOutcome, AgentAction, AgentId, AgentState, ArrivalKind, ConflictMode, Event, EventKind,
+    SimConfig, Simulation,
 };
 
 /// Plays `ticks` ticks of a shipped scenario (with its scheduled map changes), checking after
@@ -63,6 +63,36 @@ fn replay_shipped(file: &str, agents: usize, ticks: u64) -> (Simulation, u64) {
             let regoaled = events.goal_changes().iter().any(|g| g.agent == a.agent);
             assert!(regoaled || agent.goal() == Some(a.cell));
             assert!(regoaled || agent.state() == AgentState::Arrived);
+        }
+        // The flat list holds the typed lists, each event naming what they name.
+        assert_eq!(events.len(), events.all().count());
+        let of = |kind: EventKind| events.all().filter(|e| e.kind() == kind).count();
+        assert_eq!(of(EventKind::Moved), events.moves().len());
+        assert_eq!(of(EventKind::Arrived), events.arrivals().len());
+        assert_eq!(of(EventKind::CellChanged), events.cell_changes().len());
+        assert_eq!(
+            of(EventKind::PathFound) + of(EventKind::NoPath) + of(EventKind::Blocked),
+            events.plans().len()
+        );
+        assert_eq!(
+            of(EventKind::PathFound),
+            events.plans().iter().filter(|p| p.found).count()
+        );
+        for e in events.all() {
+            match e {
+                Event::Moved(m) => assert_eq!(e.cell(), Some(m.to)),
+                Event::Planned(p) if p.found => {
+                    assert_eq!(e.cell(), Some(p.goal));
+                    let agent = sim.agent(p.agent).unwrap();
+                    let regoaled = events.goal_changes().iter().any(|g| g.agent == p.agent);
+                    assert!(regoaled || agent.goal() == Some(p.goal), "{p:?}");
+                }
+                Event::Planned(p) if p.reason == throng::sim::PlanReason::Blocked => {
+                    assert_eq!(e.cell(), Some(p.start));
+                }
+                _ => {}
+            }
+            assert!(e.agent().is_some() || e.kind() == EventKind::CellChanged);
         }
         assert_eq!(events.goals_reached(), report.goals_reached);
         goals_reached += u64::from(events.goals_reached());
@@ -154,7 +184,7 @@ fn calls_between_ticks_come_with_the_next_tick() {
             events.goal_changes()[0].agent,
             events.goal_changes()[0].goal
         ),
-        (b, 18)
+        (b, Some(18))
     );
     assert_eq!(events.cell_changes(), &[wall]);
     assert_eq!(events.moves().len(), 1);
@@ -223,4 +253,106 @@ fn controlled_agents_arrivals_and_outcomes() {
     assert_eq!(sim.slot_positions()[a.index() as usize], 1);
     assert_ne!(sim.slot_positions()[b.index() as usize], NO_CELL);
     let _: CellId = 0;
+}
+
+/// A cleared goal: the agent drops its route and stands idle (no plan, no new lifelong goal)
+/// until given a goal again, and the events say so with the cells of agents added and removed.
+#[test]
+fn a_cleared_goal_leaves_the_agent_idle_until_given_another() {
+    for lifelong in [false, true] {
+        let grid = Grid::from_ascii("..........\n..........").unwrap();
+        let config = SimConfig {
+            lifelong,
+            ..SimConfig::default()
+        };
+        let mut sim = Simulation::new(grid, config).unwrap();
+        let a = sim.add_agent(0, Some(9)).unwrap();
+        let b = sim.add_agent(10, Some(19)).unwrap();
+        sim.step();
+        let added: Vec<_> = sim
+            .last_events()
+            .all()
+            .filter(|e| e.kind() == EventKind::Added)
+            .map(|e| (e.agent(), e.cell()))
+            .collect();
+        assert_eq!(added, [(Some(a), Some(0)), (Some(b), Some(10))]);
+        assert!(!sim.agent(a).unwrap().remaining_path().is_empty());
+        sim.clear_goal(a).unwrap();
+        sim.clear_goal(a).unwrap(); // already none: nothing more
+        for _ in 0..12 {
+            sim.step();
+        }
+        let agent = sim.agent(a).unwrap();
+        assert_eq!(
+            (agent.goal(), agent.state(), agent.position()),
+            (None, AgentState::Idle, 1)
+        );
+        assert!(agent.remaining_path().is_empty());
+        assert!(sim.agent(b).unwrap().goals_reached() >= 1, "b went on");
+        let reached = sim.agent(a).unwrap().goals_reached();
+        sim.set_goal(a, 5).unwrap();
+        for _ in 0..6 {
+            sim.step();
+        }
+        assert_eq!(sim.agent(a).unwrap().goals_reached(), reached + 1);
+        assert!(lifelong || sim.agent(a).unwrap().position() == 5);
+        let at = sim.agent(b).unwrap().position();
+        sim.remove_agent(b).unwrap();
+        sim.step();
+        let removed: Vec<_> = sim
+            .last_events()
+            .all()
+            .filter(|e| e.kind() == EventKind::Removed)
+            .map(|e| (e.agent(), e.cell()))
+            .collect();
+        assert_eq!(removed, [(Some(b), Some(at))]);
+    }
+    let grid = Grid::from_ascii("...").unwrap();
+    let mut sim = Simulation::new(grid, SimConfig::default()).unwrap();
+    let a = sim.add_agent(0, Some(2)).unwrap();
+    sim.clear_goal(a).unwrap();
+    sim.step();
+    let changes = sim.last_events().goal_changes();
+    assert_eq!((changes.len(), changes[0].goal), (1, None));
+    assert!(sim.last_events().plans().is_empty());
+    sim.remove_agent(a).unwrap();
+    assert!(sim.clear_goal(a).is_err());
+}
+
+/// A cost edit on an agent's route ahead makes it plan again (reason: map changed) round the
+/// dear cell; an edit off its route leaves it be; the edit is an event of the next tick.
+#[test]
+fn a_cost_edit_on_the_route_ahead_sends_the_agent_round() {
+    let grid = Grid::from_ascii("........\n........").unwrap();
+    let mut sim = Simulation::new(grid.clone(), SimConfig::default()).unwrap();
+    let id = sim.add_agent(8, Some(15)).unwrap();
+    sim.step();
+    let off_route = CellChange::SetCost { cell: 3, cost: 9.0 };
+    sim.change_map(&[off_route]).unwrap();
+    sim.step();
+    assert!(
+        sim.last_events().plans().is_empty(),
+        "an edit off the route"
+    );
+    assert_eq!(sim.last_events().cell_changes(), &[off_route]);
+    let mud = CellChange::SetCost {
+        cell: 13,
+        cost: 50.0,
+    };
+    sim.change_map(&[mud]).unwrap();
+    sim.step();
+    let plans = sim.last_events().plans();
+    assert_eq!(plans.len(), 1);
+    assert_eq!(plans[0].reason, throng::sim::PlanReason::MapChanged);
+    assert!(!sim.agent(id).unwrap().remaining_path().contains(&13));
+    let kinds: Vec<_> = sim
+        .last_events()
+        .all()
+        .map(|e| (e.kind(), e.detail()))
+        .collect();
+    assert!(kinds.contains(&(EventKind::CellChanged, 2)));
+    while sim.agent(id).unwrap().state() != AgentState::Arrived {
+        assert!(sim.tick() < 30);
+        sim.step();
+    }
 }

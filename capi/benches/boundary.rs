@@ -11,6 +11,10 @@
 //!   (`bindings/csharp/bench/Boundary.cs`, under Mono) steps the scenario itself and compares
 //!   the time of each `Simulation.Step()` call with the engine's time of the same tick, read
 //!   from the events: a ratio within one process, tick by tick.
+//! - **A game's frame reads.** After each timed ABI tick, the tick's events (every kind, about
+//!   10,000 moves among them) read with `throng_sim_read_events` into a buffer kept from tick to
+//!   tick, and every agent's cell with `throng_sim_read_agents`: their time against the
+//!   engine's own time of the tick.
 //! - **Reading 10,000 positions.** `throng_sim_read_agents` (cells only, and ids, cells and
 //!   states) into arrays kept from read to read, from Rust; `Simulation.ReadCells` and
 //!   `ReadAgents` from C#. Median of many reads.
@@ -48,6 +52,7 @@ use throng_capi::nav::{throng_nav_free, throng_nav_load};
 use throng_capi::plan::throng_plan_batch;
 use throng_capi::sim::{throng_sim_free, throng_sim_from_scenario, throng_sim_step};
 use throng_capi::sim_agents::throng_sim_read_agents;
+use throng_capi::sim_reads::{THRONG_EVENTS_ALL, ThrongEvent, throng_sim_read_events};
 use throng_capi::{ThrongGrid, ThrongNav, ThrongSim, ThrongStatus, ThrongTickEvents};
 
 const SCENARIO: &str = "sims/default.toml";
@@ -121,6 +126,19 @@ fn steps(sizes: &Sizes) -> *mut ThrongSim {
         assert_eq!(report.state_hash, events.state_hash, "the same crowd");
     }
     let (mut rust, mut c, mut inner) = (Vec::new(), Vec::new(), Vec::new());
+    let mut frame = Vec::new();
+    let mut event_buffer = vec![
+        ThrongEvent {
+            agent: 0,
+            cell: 0,
+            kind: 0,
+            detail: 0,
+            reserved: 0
+        };
+        1 << 16
+    ];
+    let mut cells = vec![0u32; 10_000];
+    let mut events_read = 0usize;
     for t in 0..sizes.ticks {
         let mut rust_step = || {
             let start = Instant::now();
@@ -142,7 +160,40 @@ fn steps(sizes: &Sizes) -> *mut ThrongSim {
         };
         inner.push(events.wall_ms);
         assert_eq!(hash, events.state_hash, "tick {t}: the same crowd");
+        // What a game reads after each tick: the events and every agent's cell.
+        let start = Instant::now();
+        let (mut n, mut live) = (0usize, 0usize);
+        // SAFETY: a live handle, a buffer of its length and a place for the count.
+        ok(
+            unsafe {
+                throng_sim_read_events(
+                    abi,
+                    THRONG_EVENTS_ALL,
+                    event_buffer.as_mut_ptr(),
+                    event_buffer.len(),
+                    &mut n,
+                )
+            },
+            "throng_sim_read_events",
+        );
+        // SAFETY: a live handle and an array of 10,000 cells, as the capacity says.
+        ok(
+            unsafe {
+                throng_sim_read_agents(
+                    abi,
+                    null_mut(),
+                    cells.as_mut_ptr(),
+                    null_mut(),
+                    10_000,
+                    &mut live,
+                )
+            },
+            "throng_sim_read_agents",
+        );
+        frame.push(ms(start));
+        events_read += n;
     }
+    let frame: f64 = frame.iter().sum();
     let (rust, c, inner): (f64, f64, f64) = (rust.iter().sum(), c.iter().sum(), inner.iter().sum());
     println!(
         "step, {} ticks of 10,000 agents: Rust Simulation::step {rust:.1} ms, C throng_sim_step {c:.1} ms \
@@ -150,6 +201,13 @@ fn steps(sizes: &Sizes) -> *mut ThrongSim {
         sizes.ticks,
         (c / rust - 1.0) * 100.0,
         (c / inner - 1.0) * 100.0
+    );
+    println!(
+        "frame reads after each tick (the tick's events, {:.0} a tick on average, and every agent's \
+         cell): {frame:.2} ms over {} ticks, {:.2}% of the engine's own time of those ticks",
+        events_read as f64 / sizes.ticks as f64,
+        sizes.ticks,
+        frame / inner * 100.0
     );
     abi
 }

@@ -10,10 +10,13 @@
  *     error, throng_last_error() on the same thread says what went wrong and where (UTF-8,
  *     valid until the next throng_ call on that thread).
  *   - Handles (ThrongGrid, ThrongNav, ThrongSim) are opaque pointers made by the library and
- *     freed by their throng_*_free function (NULL is a no-op). A NULL, freed or wrong-kind
- *     handle gives THRONG_STATUS_NULL_POINTER or THRONG_STATUS_INVALID_HANDLE: freed handles
- *     are detected through a registry of live handles, best effort (a new handle of the same
- *     kind may reuse a freed one's address, and then the stale pointer names the new handle).
+ *     freed by their throng_*_free function (NULL is a no-op). A NULL or wrong-kind handle
+ *     gives THRONG_STATUS_NULL_POINTER or THRONG_STATUS_INVALID_HANDLE. A freed handle is
+ *     detected on a best effort basis (a registry of live handles; a new handle of the same
+ *     kind may reuse a freed one's address, and the stale pointer then names the new handle):
+ *     never rely on it, never use a handle after its free.
+ *   - Call throng_check_abi(THRONG_ABI_VERSION) once at load: THRONG_STATUS_ABI_MISMATCH when
+ *     this header does not describe the library loaded.
  *   - Results go into memory the caller owns. An array argument comes with its element count
  *     or capacity; it must hold that many elements. Too small a buffer gives
  *     THRONG_STATUS_BUFFER_TOO_SMALL after the size needed is written. Output arrays may be
@@ -26,7 +29,9 @@
  *     otherwise): throng_sim_step, throng_sim_step_with_actions, throng_plan_batch and
  *     throng_nav_build use it and return when done.
  *   - Any function may be called from any thread; calls on different handles run concurrently.
- *     Calls on one simulation are serialised by a lock in the handle. A grid or navigation
+ *     Calls on one simulation are serialised by a lock in the handle; between
+ *     throng_sim_step_begin and throng_sim_step_finish only the reads listed there are
+ *     answered (THRONG_STATUS_BUSY for the rest). A grid or navigation
  *     graph may be read by many calls at once (planning, making simulations);
  *     throng_grid_set_walkable waits for them.
  *   - A throng_*_free must not run while another call uses the same handle, and a handle must
@@ -39,6 +44,13 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+/*
+ The version of the ABI this header and library describe: raised whenever a function's
+ signature, a struct's layout or a constant's meaning changes. Pass it to
+ `throng_check_abi` once at load.
+ */
+#define THRONG_ABI_VERSION 1
 
 /*
  The cost written for a query with no path (and its length is 0).
@@ -97,6 +109,93 @@
 #define THRONG_ACTION_NORTH_WEST 8
 
 /*
+ "No cell" in `ThrongEvent::cell` and `throng_sim_read_next_cells` (the same value as
+ `THRONG_NO_GOAL`).
+ */
+#define THRONG_NO_CELL UINT32_MAX
+
+/*
+ "No agent" in `ThrongEvent::agent` (an event about a map cell).
+ */
+#define THRONG_NO_AGENT UINT64_MAX
+
+/*
+ Event kind: an agent added (`cell`: where it stands).
+ */
+#define THRONG_EVENT_ADDED 1
+
+/*
+ Event kind: an agent removed (`cell`: where it stood).
+ */
+#define THRONG_EVENT_REMOVED 2
+
+/*
+ Event kind: an agent given a goal (`cell`: the goal), or left without one (`cell`:
+ `THRONG_NO_CELL`).
+ */
+#define THRONG_EVENT_GOAL_SET 3
+
+/*
+ Event kind: a path found for an agent (`detail`: why it was planned, a
+ `THRONG_PLAN_REASON_*`; `cell`: the goal it was planned to).
+ */
+#define THRONG_EVENT_PATH_FOUND 4
+
+/*
+ Event kind: no path to the agent's goal (`detail`: why it was planned; `cell`: the goal it
+ cannot reach). It stands until its goal changes or the map opens a way.
+ */
+#define THRONG_EVENT_NO_PATH 5
+
+/*
+ Event kind: an agent boxed in by other agents found no way around them and keeps its old
+ path (`cell`: where it stood when planned); it tries again later.
+ */
+#define THRONG_EVENT_BLOCKED 6
+
+/*
+ Event kind: an agent stepped (`cell`: the cell it stepped onto).
+ */
+#define THRONG_EVENT_MOVED 7
+
+/*
+ Event kind: an agent came to stand on its goal (`cell`: the goal; `detail` 1 when it counts
+ as a goal reached, 0 when it is back on a goal it had reached and been pushed off).
+ */
+#define THRONG_EVENT_ARRIVED 8
+
+/*
+ Event kind: a map edit (`agent`: `THRONG_NO_AGENT`; `cell`: the cell; `detail`: 1 made
+ walkable, 0 blocked, 2 a new terrain cost).
+ */
+#define THRONG_EVENT_CELL_CHANGED 9
+
+/*
+ `THRONG_EVENT_PATH_FOUND`/`NO_PATH` detail: a new goal (or the first one).
+ */
+#define THRONG_PLAN_REASON_NEW_GOAL 0
+
+/*
+ Detail: waited too long behind other agents, planned around them.
+ */
+#define THRONG_PLAN_REASON_BLOCKED 1
+
+/*
+ Detail: pushed far off its route by other agents.
+ */
+#define THRONG_PLAN_REASON_DRIFTED 2
+
+/*
+ Detail: a map edit cut its path (or opened a way to a goal it had no path to).
+ */
+#define THRONG_PLAN_REASON_MAP_CHANGED 3
+
+/*
+ Every kind of event, for the `kinds` mask of `throng_sim_read_events`.
+ */
+#define THRONG_EVENTS_ALL UINT32_MAX
+
+/*
  What a call did. `THRONG_STATUS_OK` (0) is success; any other value is a failure whose
  message [`throng_last_error`] returns on the same thread.
  */
@@ -151,6 +250,16 @@ enum ThrongStatus
    The engine panicked (a bug in throng): the handle used is unusable from now on.
    */
   THRONG_STATUS_PANIC = 10,
+  /*
+   The caller was built against another version of the ABI (`throng_check_abi`): its
+   header does not describe this library.
+   */
+  THRONG_STATUS_ABI_MISMATCH = 11,
+  /*
+   A step begun by `throng_sim_step_begin` is in flight: only the calls it lists are
+   answered until `throng_sim_step_finish`.
+   */
+  THRONG_STATUS_BUSY = 12,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -247,6 +356,32 @@ typedef struct ThrongTickEvents {
   double wall_ms;
 } ThrongTickEvents;
 
+/*
+ One event of the last tick (see `throng_sim_read_events`): 16 bytes.
+ */
+typedef struct ThrongEvent {
+  /*
+   The agent's 64-bit id, or `THRONG_NO_AGENT` for a map edit.
+   */
+  uint64_t agent;
+  /*
+   The cell the event is about (`y * width + x`), or `THRONG_NO_CELL`: see each kind.
+   */
+  uint32_t cell;
+  /*
+   One of the `THRONG_EVENT_*` kinds.
+   */
+  uint8_t kind;
+  /*
+   What the kind says it holds (a plan's reason, whether an arrival counts, ...), else 0.
+   */
+  uint8_t detail;
+  /*
+   Reserved (0).
+   */
+  uint16_t reserved;
+} ThrongEvent;
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -255,6 +390,19 @@ extern "C" {
  The library's version, `"MAJOR.MINOR.PATCH"` (static, NUL-terminated). Never NULL.
  */
 const char *throng_version(void);
+
+/*
+ The version of the ABI the library was built with (`THRONG_ABI_VERSION` of its header).
+ */
+uint32_t throng_abi_version(void);
+
+/*
+ Checks that the caller's header matches the library: call it once at load with
+ `THRONG_ABI_VERSION` (the caller's). `THRONG_STATUS_ABI_MISMATCH`, with both versions in the
+ message, when they differ: the structs and functions the caller was built against are not
+ this library's, and no other call may be made.
+ */
+ThrongStatus throng_check_abi(uint32_t expected);
 
 /*
  Sets how many threads the engine plans on (0: one per core). Call it before anything that
@@ -302,6 +450,21 @@ ThrongStatus throng_grid_set_walkable(struct ThrongGrid *grid,
                                       uint32_t x,
                                       uint32_t y,
                                       uint8_t walkable);
+
+/*
+ Sets the terrain cost of the cell at column `x`, row `y`: entering it costs the base step
+ (1, or the square root of 2 diagonally) times `cost`, a finite number above 0 (mud 3, a road
+ 0.5; 1 on a grid made without costs). Planners then prefer cheaper ground. Navigation
+ graphs and simulations already made from the grid do not see the change (a simulation's own
+ map is changed with `throng_sim_set_cost`).
+ */
+ThrongStatus throng_grid_set_cost(struct ThrongGrid *grid, uint32_t x, uint32_t y, float cost);
+
+/*
+ Writes the terrain cost of the cell at column `x`, row `y` to `*cost` (1 on a grid without
+ costs).
+ */
+ThrongStatus throng_grid_cost(const struct ThrongGrid *grid, uint32_t x, uint32_t y, float *cost);
 
 /*
  Writes 1 to `*walkable` when the cell at column `x`, row `y` is walkable, 0 when blocked.
@@ -374,7 +537,9 @@ ThrongStatus throng_plan_batch(const struct ThrongGrid *grid,
 
  `config_json` (may be NULL for the defaults) is a JSON object of settings, the keys of a
  scenario file's `[sim]` table plus `seed`: `{"planner": "jps", "conflicts": "pibt",
- "lifelong": false, "max_plans_per_tick": 2000, "seed": 7}` (see docs/scenarios.md).
+ "lifelong": false, "max_plans_per_tick": 2000, "seed": 7}` (see docs/scenarios.md), and
+ `"threads"` (1 to 1024): the simulation's own pool of that many threads, which its steps plan
+ on instead of the engine's (`throng_set_threads`); the same run on any count.
  `nav` (may be NULL) is the grid's navigation graph, copied, for the `nav` and `auto`
  planners: without it those planners build one here. On success `*out` is a new handle; free
  it with `throng_sim_free`.
@@ -449,7 +614,8 @@ ThrongStatus throng_sim_remove_agent(struct ThrongSim *sim, uint64_t id);
 
 /*
  Gives the agent `id` a new goal (a cell `y * width + x`): it plans its way there on the next
- tick.
+ tick. `THRONG_NO_GOAL` clears its goal: it drops its route and stands, idle, until given
+ one again.
  */
 ThrongStatus throng_sim_set_goal(struct ThrongSim *sim, uint64_t id, uint32_t goal);
 
@@ -460,6 +626,22 @@ ThrongStatus throng_sim_set_goal(struct ThrongSim *sim, uint64_t id, uint32_t go
 ThrongStatus throng_sim_set_controlled(struct ThrongSim *sim, uint64_t id, uint8_t controlled);
 
 /*
+ Sets the agent `id`'s priority class in conflicts (0, the default, to 255): where agents
+ contend for a cell, a higher class goes first, whatever the others' waiting (a VIP through a
+ crowd). Conflict mode `pibt` puts the class before its own priority, so lower classes can
+ wait as long as higher ones keep coming; `avoid` lets agents claim cells class by class.
+ */
+ThrongStatus throng_sim_set_priority(struct ThrongSim *sim, uint64_t id, uint8_t priority);
+
+/*
+ Sets the agent `id`'s own planner by name (`planner`, UTF-8: `"astar"`, `"jps"`, `"nav"`,
+ `"dstar"`, ... as in the settings' `"planner"`), or back to the simulation's with NULL. An
+ agent on its way plans again with it at the next tick. An unknown name gives
+ `THRONG_STATUS_INVALID_ARGUMENT` with the names there are.
+ */
+ThrongStatus throng_sim_set_planner(struct ThrongSim *sim, uint64_t id, const char *planner);
+
+/*
  Makes the cell at column `x`, row `y` of the simulation's map walkable (`walkable` not 0)
  or blocked, now (between ticks). Agents whose path crosses a newly blocked cell replan. A
  cell an agent stands on cannot be blocked: `THRONG_STATUS_CELL_OCCUPIED`, nothing changes.
@@ -468,6 +650,14 @@ ThrongStatus throng_sim_set_walkable(struct ThrongSim *sim,
                                      uint32_t x,
                                      uint32_t y,
                                      uint8_t walkable);
+
+/*
+ Sets the terrain cost of the cell at column `x`, row `y` of the simulation's map, now
+ (between ticks): a finite number above 0 (see `throng_grid_set_cost`). Agents whose route
+ ahead crosses the cell plan again at the next tick; the next tick's events list the edit
+ (`THRONG_EVENT_CELL_CHANGED`, detail 2).
+ */
+ThrongStatus throng_sim_set_cost(struct ThrongSim *sim, uint32_t x, uint32_t y, float cost);
 
 /*
  Plays one tick in which the agents `ids[i]` do `actions[i]` (`THRONG_ACTION_WAIT` or one of
@@ -494,7 +684,8 @@ ThrongStatus throng_sim_agent_count(const struct ThrongSim *sim, size_t *count);
  elements each: `ids` (64-bit ids), `cells` (the cell each stands on, `y * width + x`) and
  `states` (0 idle, 1 planning, 2 moving, 3 waiting, 4 arrived, 5 no path); any of them may be
  NULL. Writes the number of live agents to `*count` first; a capacity below it gives
- `THRONG_STATUS_BUFFER_TOO_SMALL` and writes no array.
+ `THRONG_STATUS_BUFFER_TOO_SMALL` and writes no array. While a step is in flight
+ (`throng_sim_step_begin`), the agents as they stood when it began.
  */
 ThrongStatus throng_sim_read_agents(const struct ThrongSim *sim,
                                     uint64_t *ids,
@@ -512,6 +703,95 @@ ThrongStatus throng_sim_agent(const struct ThrongSim *sim,
                               uint32_t *cell,
                               uint32_t *goal,
                               uint8_t *state);
+
+/*
+ Starts a tick on a worker of the simulation's pool (its own, or the engine's) and returns at
+ once. Until `throng_sim_step_finish` the handle answers only these calls: `throng_sim_read_agents`,
+ `throng_sim_agent_count`, `throng_sim_tick` and `throng_sim_state_hash` (the agents, tick
+ and hash as they were when the step began, so a render thread can read them while the step
+ runs), `throng_sim_step_ready` and `throng_sim_step_finish`; every other call gives
+ `THRONG_STATUS_BUSY`, as does a second begin. `throng_sim_free` may be called: it waits for
+ nothing and the step's result is dropped. The tick played is the one `throng_sim_step` would
+ play: the same run.
+ */
+ThrongStatus throng_sim_step_begin(struct ThrongSim *sim);
+
+/*
+ Writes 1 to `*ready` when the step begun by `throng_sim_step_begin` is done (so that
+ `throng_sim_step_finish` will not wait), 0 while it runs; 1 as well when no step is in
+ flight.
+ */
+ThrongStatus throng_sim_step_ready(const struct ThrongSim *sim, uint8_t *ready);
+
+/*
+ Waits for the step begun by `throng_sim_step_begin` and writes its events to `*events` (may
+ be NULL), as `throng_sim_step` would have; the handle then answers every call again. No step
+ in flight gives `THRONG_STATUS_INVALID_ARGUMENT`; a second thread finishing the same step
+ gives `THRONG_STATUS_BUSY`.
+ */
+ThrongStatus throng_sim_step_finish(struct ThrongSim *sim, struct ThrongTickEvents *events);
+
+/*
+ Reads the last tick's events (and the calls made before it: agents added and removed,
+ goals set, map edits), of the kinds whose bit `1 << THRONG_EVENT_*` is set in `kinds`
+ (`THRONG_EVENTS_ALL` for every kind), into `events`, an array of `capacity` elements.
+ Writes the number of events selected to `*count` first; `events` NULL is a size query
+ (status OK), a `capacity` below the count gives `THRONG_STATUS_BUFFER_TOO_SMALL` and writes
+ no event. Order: grouped by kind (added, removed, goals, map edits, plans, moves,
+ arrivals), each group in the order things happened. The list stays until the next step.
+ */
+ThrongStatus throng_sim_read_events(const struct ThrongSim *sim,
+                                    uint32_t kinds,
+                                    struct ThrongEvent *events,
+                                    size_t capacity,
+                                    size_t *count);
+
+/*
+ Reads every live agent's goal (`THRONG_NO_GOAL` for none) into `goals` (`capacity`
+ elements), in the order of `throng_sim_read_agents`; `*count` and a short capacity as
+ there.
+ */
+ThrongStatus throng_sim_read_goals(const struct ThrongSim *sim,
+                                   uint32_t *goals,
+                                   size_t capacity,
+                                   size_t *count);
+
+/*
+ Reads every live agent's next cell on its route (`THRONG_NO_CELL` when it has none: idle,
+ planning, arrived, without a path, or driven by the caller) into `cells` (`capacity`
+ elements), in the order of `throng_sim_read_agents`; `*count` and a short capacity as
+ there. The next cell is where the agent means to step, not a promise: another agent may
+ hold it at the next tick.
+ */
+ThrongStatus throng_sim_read_next_cells(const struct ThrongSim *sim,
+                                        uint32_t *cells,
+                                        size_t capacity,
+                                        size_t *count);
+
+/*
+ Reads the cells still ahead on the agent `id`'s route, next cell first and its goal last
+ (none when it is not on its way), into `cells` (`capacity` elements). Writes the route's
+ length to `*length` first; `cells` NULL is a size query (status OK), a `capacity` below the
+ length gives `THRONG_STATUS_BUFFER_TOO_SMALL` and writes no cell.
+ */
+ThrongStatus throng_sim_agent_route(const struct ThrongSim *sim,
+                                    uint64_t id,
+                                    uint32_t *cells,
+                                    size_t capacity,
+                                    size_t *length);
+
+/*
+ Reads the simulation's own map as it is now (map edits and scripted changes included), row
+ by row (cell `y * width + x`): `walkable` 1 or 0 per cell and `costs` the terrain cost per
+ cell, into arrays of `capacity` elements (either may be NULL). Writes the number of cells to
+ `*cells` first; a capacity below it gives `THRONG_STATUS_BUFFER_TOO_SMALL` and writes no
+ array.
+ */
+ThrongStatus throng_sim_read_map(const struct ThrongSim *sim,
+                                 uint8_t *walkable,
+                                 float *costs,
+                                 size_t capacity,
+                                 size_t *cells);
 
 /*
  The message of the last call made on the calling thread: one line saying what went wrong

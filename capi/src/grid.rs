@@ -157,6 +157,46 @@ pub unsafe extern "C" fn throng_grid_set_walkable(
     })
 }
 
+/// Sets the terrain cost of the cell at column `x`, row `y`: entering it costs the base step
+/// (1, or the square root of 2 diagonally) times `cost`, a finite number above 0 (mud 3, a road
+/// 0.5; 1 on a grid made without costs). Planners then prefer cheaper ground. Navigation
+/// graphs and simulations already made from the grid do not see the change (a simulation's own
+/// map is changed with `throng_sim_set_cost`).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn throng_grid_set_cost(
+    grid: *mut ThrongGrid,
+    x: u32,
+    y: u32,
+    cost: f32,
+) -> ThrongStatus {
+    guard(|| {
+        let handle = handle::get_mut(grid)?;
+        let mut grid = handle
+            .grid
+            .write()
+            .map_err(|_| handle::poisoned::<ThrongGrid>())?;
+        let cell = cell_at(&grid, x, y)?;
+        grid.apply(&[CellChange::SetCost { cell, cost }])?;
+        Ok(())
+    })
+}
+
+/// Writes the terrain cost of the cell at column `x`, row `y` to `*cost` (1 on a grid without
+/// costs).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn throng_grid_cost(
+    grid: *const ThrongGrid,
+    x: u32,
+    y: u32,
+    cost: *mut f32,
+) -> ThrongStatus {
+    guard(|| {
+        let grid = handle::get(grid)?.read()?;
+        let cell = cell_at(&grid, x, y)?;
+        ptr::write(cost, grid.cost(cell), "cost")
+    })
+}
+
 /// Writes 1 to `*walkable` when the cell at column `x`, row `y` is walkable, 0 when blocked.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn throng_grid_is_walkable(

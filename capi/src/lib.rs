@@ -50,6 +50,8 @@ pub mod plan;
 mod ptr;
 pub mod sim;
 pub mod sim_agents;
+pub mod sim_frame;
+pub mod sim_reads;
 pub mod status;
 
 use std::ffi::c_char;
@@ -67,6 +69,40 @@ use status::{Failure, guard};
 #[unsafe(no_mangle)]
 pub extern "C" fn throng_version() -> *const c_char {
     concat!(env!("CARGO_PKG_VERSION"), "\0").as_ptr().cast()
+}
+
+/// The version of the ABI this header and library describe: raised whenever a function's
+/// signature, a struct's layout or a constant's meaning changes. Pass it to
+/// `throng_check_abi` once at load.
+pub const THRONG_ABI_VERSION: u32 = 1;
+
+/// The version of the ABI the library was built with (`THRONG_ABI_VERSION` of its header).
+#[unsafe(no_mangle)]
+pub extern "C" fn throng_abi_version() -> u32 {
+    THRONG_ABI_VERSION
+}
+
+/// Checks that the caller's header matches the library: call it once at load with
+/// `THRONG_ABI_VERSION` (the caller's). `THRONG_STATUS_ABI_MISMATCH`, with both versions in the
+/// message, when they differ: the structs and functions the caller was built against are not
+/// this library's, and no other call may be made.
+#[unsafe(no_mangle)]
+pub extern "C" fn throng_check_abi(expected: u32) -> ThrongStatus {
+    guard(|| {
+        if expected == THRONG_ABI_VERSION {
+            Ok(())
+        } else {
+            Err(Failure::new(
+                ThrongStatus::AbiMismatch,
+                format!(
+                    "the caller was built against ABI version {expected}, this library ({}) is \
+                     ABI version {THRONG_ABI_VERSION}: rebuild the caller with this library's \
+                     throng.h (or use the library of its version)",
+                    env!("CARGO_PKG_VERSION")
+                ),
+            ))
+        }
+    })
 }
 
 /// Sets how many threads the engine plans on (0: one per core). Call it before anything that

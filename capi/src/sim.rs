@@ -4,7 +4,7 @@
 
 use std::ffi::c_char;
 use std::sync::atomic::AtomicU64;
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
 use throng::report::RunJson;
@@ -21,7 +21,34 @@ use crate::status::{Failure, ThrongStatus, guard};
 /// `throng_sim_from_scenario`, freed by `throng_sim_free`.
 pub struct ThrongSim {
     magic: AtomicU64,
-    state: Mutex<SimState>,
+    inner: Mutex<Inner>,
+}
+
+/// The simulation, or the step it is away in.
+pub(crate) struct Inner {
+    /// The simulation; `None` while a step begun by `throng_sim_step_begin` has it.
+    pub(crate) state: Option<SimState>,
+    /// While a step is in flight: the agents as they were when it began (what reads return
+    /// then) and where the step sends the simulation back.
+    pub(crate) flight: Option<crate::sim_frame::Flight>,
+    /// A step begun by `throng_sim_step_begin` panicked: the simulation is gone.
+    pub(crate) broken: bool,
+}
+
+/// The simulation of a handle, locked for one call (see [`ThrongSim::lock`]).
+pub(crate) struct SimGuard<'a>(MutexGuard<'a, Inner>);
+
+impl std::ops::Deref for SimGuard<'_> {
+    type Target = SimState;
+    fn deref(&self) -> &SimState {
+        self.0.state.as_ref().expect("checked by ThrongSim::lock")
+    }
+}
+
+impl std::ops::DerefMut for SimGuard<'_> {
+    fn deref_mut(&mut self) -> &mut SimState {
+        self.0.state.as_mut().expect("checked by ThrongSim::lock")
+    }
 }
 
 impl Handle for ThrongSim {
@@ -39,12 +66,42 @@ pub(crate) struct SimState {
     scenario: Option<Box<(Scenario, ChangeSchedule)>>,
     /// Seconds spent making it (loading the map, placing the agents).
     setup_s: f64,
+    /// Its own threads (the `threads` key of its settings), else the engine's pool.
+    pub(crate) pool: Option<Arc<rayon::ThreadPool>>,
 }
 
 impl ThrongSim {
-    /// The simulation, locked for the call.
-    pub(crate) fn lock(&self) -> Result<MutexGuard<'_, SimState>, Failure> {
-        self.state.lock().map_err(|_| handle::poisoned::<Self>())
+    /// The simulation, locked for the call; `THRONG_STATUS_BUSY` while a step is in flight.
+    pub(crate) fn lock(&self) -> Result<SimGuard<'_>, Failure> {
+        let inner = self.lock_inner()?;
+        if inner.state.is_none() {
+            return Err(crate::sim_frame::busy());
+        }
+        Ok(SimGuard(inner))
+    }
+
+    /// The handle's state, a step in flight included.
+    pub(crate) fn lock_inner(&self) -> Result<MutexGuard<'_, Inner>, Failure> {
+        let inner = self.inner.lock().map_err(|_| handle::poisoned::<Self>())?;
+        if inner.broken {
+            return Err(handle::poisoned::<Self>());
+        }
+        Ok(inner)
+    }
+
+    /// A read that is legal while a step is in flight: `now` of the simulation, or `before` of
+    /// the copy taken when the step began.
+    pub(crate) fn read<R>(
+        &self,
+        now: impl FnOnce(&SimState) -> Result<R, Failure>,
+        before: impl FnOnce(&crate::sim_frame::Flight) -> Result<R, Failure>,
+    ) -> Result<R, Failure> {
+        let inner = self.lock_inner()?;
+        match (&inner.state, &inner.flight) {
+            (Some(state), _) => now(state),
+            (None, Some(flight)) => before(flight),
+            (None, None) => Err(crate::sim_frame::busy()),
+        }
     }
 }
 
@@ -91,12 +148,19 @@ impl SimState {
     /// Plays one tick (queuing the scenario's due map changes first), with `play`.
     pub(crate) fn play(
         &mut self,
-        play: impl FnOnce(&mut Simulation) -> Result<TickReport, Failure>,
+        play: impl FnOnce(&mut Simulation) -> Result<TickReport, Failure> + Send,
     ) -> Result<ThrongTickEvents, Failure> {
         if let Some(run) = &mut self.scenario {
             run.1.queue_due(&mut self.sim);
         }
-        let report = play(&mut self.sim)?;
+        let report = match self.pool.take() {
+            Some(pool) => {
+                let report = pool.install(|| play(&mut self.sim));
+                self.pool = Some(pool);
+                report?
+            }
+            None => play(&mut self.sim)?,
+        };
         let scripted_done = self.scenario.as_ref().is_none_or(|run| run.1.is_finished());
         let finished = !self.sim.config().lifelong
             && scripted_done
@@ -124,33 +188,68 @@ impl SimState {
 fn publish(state: SimState, out: *mut *mut ThrongSim) -> Result<(), Failure> {
     let handle = handle::into_raw(ThrongSim {
         magic: AtomicU64::new(0),
-        state: Mutex::new(state),
+        inner: Mutex::new(Inner {
+            state: Some(state),
+            flight: None,
+            broken: false,
+        }),
     });
     ptr::write(out, handle, "out")
 }
 
+/// Most threads of a simulation's own pool.
+const MAX_THREADS: u64 = 1024;
+
 /// The settings in `json`: a JSON object of the keys of a scenario file's `[sim]` table
-/// (`{"planner": "jps", "conflicts": "pibt", "seed": 7}`), the rest default.
-fn config_from_json(json: &str) -> Result<SimConfig, Failure> {
+/// (`{"planner": "jps", "conflicts": "pibt", "seed": 7}`), the rest default; and the
+/// simulation's own thread count (`"threads"`, 1 to 1024), if given.
+fn config_from_json(json: &str) -> Result<(SimConfig, Option<usize>), Failure> {
     let value: serde_json::Value = serde_json::from_str(json)
         .map_err(|e| Failure::invalid(format!("config_json is not JSON: {e}")))?;
     let serde_json::Value::Object(fields) = value else {
         return Err(Failure::invalid("config_json is not a JSON object"));
     };
     let mut config = SimConfig::default();
+    let mut threads = None;
     for (key, value) in fields {
+        if key == "threads" {
+            let n = value.as_u64().filter(|n| (1..=MAX_THREADS).contains(n));
+            let n = n.ok_or_else(|| {
+                Failure::invalid(format!(
+                    "config_json: threads: {value} is not a whole number from 1 to {MAX_THREADS}"
+                ))
+            })?;
+            threads = Some(n as usize);
+            continue;
+        }
         config
             .set(&key, value)
             .map_err(|e| Failure::from(e).context("config_json"))?;
     }
-    Ok(config)
+    Ok((config, threads))
+}
+
+/// A pool of `threads` threads for one simulation.
+fn own_pool(threads: Option<usize>) -> Result<Option<Arc<rayon::ThreadPool>>, Failure> {
+    threads
+        .map(|n| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(n)
+                .thread_name(|i| format!("throng-sim-{i}"))
+                .build()
+                .map(Arc::new)
+                .map_err(|e| Failure::invalid(format!("config_json: threads: {e}")))
+        })
+        .transpose()
 }
 
 /// Makes a simulation with no agent on a copy of `grid` (the grid handle stays the caller's).
 ///
 /// `config_json` (may be NULL for the defaults) is a JSON object of settings, the keys of a
 /// scenario file's `[sim]` table plus `seed`: `{"planner": "jps", "conflicts": "pibt",
-/// "lifelong": false, "max_plans_per_tick": 2000, "seed": 7}` (see docs/scenarios.md).
+/// "lifelong": false, "max_plans_per_tick": 2000, "seed": 7}` (see docs/scenarios.md), and
+/// `"threads"` (1 to 1024): the simulation's own pool of that many threads, which its steps plan
+/// on instead of the engine's (`throng_set_threads`); the same run on any count.
 /// `nav` (may be NULL) is the grid's navigation graph, copied, for the `nav` and `auto`
 /// planners: without it those planners build one here. On success `*out` is a new handle; free
 /// it with `throng_sim_free`.
@@ -170,8 +269,8 @@ pub unsafe extern "C" fn throng_sim_new(
         } else {
             Some(handle::get(nav)?.nav.clone())
         };
-        let config = if config_json.is_null() {
-            SimConfig::default()
+        let (config, threads) = if config_json.is_null() {
+            (SimConfig::default(), None)
         } else {
             config_from_json(ptr::text(config_json, "config_json")?)?
         };
@@ -187,6 +286,7 @@ pub unsafe extern "C" fn throng_sim_new(
             sim,
             scenario: None,
             setup_s: started.elapsed().as_secs_f64(),
+            pool: own_pool(threads)?,
         };
         publish(state, out)
     })
@@ -216,6 +316,7 @@ pub unsafe extern "C" fn throng_sim_from_scenario(
             sim,
             scenario: Some(Box::new((scenario, schedule))),
             setup_s: started.elapsed().as_secs_f64(),
+            pool: None,
         };
         publish(state, out)
     })
@@ -246,8 +347,8 @@ pub unsafe extern "C" fn throng_sim_step(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn throng_sim_tick(sim: *const ThrongSim, tick: *mut u64) -> ThrongStatus {
     guard(|| {
-        let state = handle::get(sim)?.lock()?;
-        ptr::write(tick, state.sim.tick(), "tick")
+        let now = handle::get(sim)?.read(|s| Ok(s.sim.tick()), |f| Ok(f.tick))?;
+        ptr::write(tick, now, "tick")
     })
 }
 
@@ -259,8 +360,8 @@ pub unsafe extern "C" fn throng_sim_state_hash(
     hash: *mut u64,
 ) -> ThrongStatus {
     guard(|| {
-        let state = handle::get(sim)?.lock()?;
-        ptr::write(hash, state.sim.state_hash(), "hash")
+        let now = handle::get(sim)?.read(|s| Ok(s.sim.state_hash()), |f| Ok(f.hash))?;
+        ptr::write(hash, now, "hash")
     })
 }
 

@@ -123,7 +123,8 @@ pub unsafe extern "C" fn throng_sim_remove_agent(sim: *mut ThrongSim, id: u64) -
 }
 
 /// Gives the agent `id` a new goal (a cell `y * width + x`): it plans its way there on the next
-/// tick.
+/// tick. `THRONG_NO_GOAL` clears its goal: it drops its route and stands, idle, until given
+/// one again.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn throng_sim_set_goal(
     sim: *mut ThrongSim,
@@ -132,6 +133,9 @@ pub unsafe extern "C" fn throng_sim_set_goal(
 ) -> ThrongStatus {
     guard(|| {
         let mut state = handle::get_mut(sim)?.lock()?;
+        if goal == THRONG_NO_GOAL {
+            return Ok(state.sim.clear_goal(agent_id(id))?);
+        }
         let goal = check_cell(&state.sim, goal, "goal")?;
         Ok(state.sim.set_goal(agent_id(id), goal)?)
     })
@@ -148,6 +152,44 @@ pub unsafe extern "C" fn throng_sim_set_controlled(
     guard(|| {
         let mut state = handle::get_mut(sim)?.lock()?;
         Ok(state.sim.set_controlled(agent_id(id), controlled != 0)?)
+    })
+}
+
+/// Sets the agent `id`'s priority class in conflicts (0, the default, to 255): where agents
+/// contend for a cell, a higher class goes first, whatever the others' waiting (a VIP through a
+/// crowd). Conflict mode `pibt` puts the class before its own priority, so lower classes can
+/// wait as long as higher ones keep coming; `avoid` lets agents claim cells class by class.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn throng_sim_set_priority(
+    sim: *mut ThrongSim,
+    id: u64,
+    priority: u8,
+) -> ThrongStatus {
+    guard(|| {
+        let mut state = handle::get_mut(sim)?.lock()?;
+        Ok(state.sim.set_priority(agent_id(id), priority)?)
+    })
+}
+
+/// Sets the agent `id`'s own planner by name (`planner`, UTF-8: `"astar"`, `"jps"`, `"nav"`,
+/// `"dstar"`, ... as in the settings' `"planner"`), or back to the simulation's with NULL. An
+/// agent on its way plans again with it at the next tick. An unknown name gives
+/// `THRONG_STATUS_INVALID_ARGUMENT` with the names there are.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn throng_sim_set_planner(
+    sim: *mut ThrongSim,
+    id: u64,
+    planner: *const std::ffi::c_char,
+) -> ThrongStatus {
+    guard(|| {
+        let planner = if planner.is_null() {
+            None
+        } else {
+            let name = ptr::text(planner, "planner")?;
+            Some(name.parse::<throng::planner::PlannerKind>()?)
+        };
+        let mut state = handle::get_mut(sim)?.lock()?;
+        Ok(state.sim.set_planner(agent_id(id), planner)?)
     })
 }
 
@@ -169,6 +211,26 @@ pub unsafe extern "C" fn throng_sim_set_walkable(
             walkable: walkable != 0,
         };
         Ok(state.sim.change_map(&[change])?)
+    })
+}
+
+/// Sets the terrain cost of the cell at column `x`, row `y` of the simulation's map, now
+/// (between ticks): a finite number above 0 (see `throng_grid_set_cost`). Agents whose route
+/// ahead crosses the cell plan again at the next tick; the next tick's events list the edit
+/// (`THRONG_EVENT_CELL_CHANGED`, detail 2).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn throng_sim_set_cost(
+    sim: *mut ThrongSim,
+    x: u32,
+    y: u32,
+    cost: f32,
+) -> ThrongStatus {
+    guard(|| {
+        let mut state = handle::get_mut(sim)?.lock()?;
+        let cell = cell_at(state.sim.grid(), x, y)?;
+        Ok(state
+            .sim
+            .change_map(&[CellChange::SetCost { cell, cost }])?)
     })
 }
 
@@ -236,8 +298,8 @@ pub unsafe extern "C" fn throng_sim_agent_count(
     count: *mut usize,
 ) -> ThrongStatus {
     guard(|| {
-        let state = handle::get(sim)?.lock()?;
-        ptr::write(count, state.sim.agents().len(), "count")
+        let live = handle::get(sim)?.read(|s| Ok(s.sim.agents().len()), |f| Ok(f.ids.len()))?;
+        ptr::write(count, live, "count")
     })
 }
 
@@ -245,7 +307,8 @@ pub unsafe extern "C" fn throng_sim_agent_count(
 /// elements each: `ids` (64-bit ids), `cells` (the cell each stands on, `y * width + x`) and
 /// `states` (0 idle, 1 planning, 2 moving, 3 waiting, 4 arrived, 5 no path); any of them may be
 /// NULL. Writes the number of live agents to `*count` first; a capacity below it gives
-/// `THRONG_STATUS_BUFFER_TOO_SMALL` and writes no array.
+/// `THRONG_STATUS_BUFFER_TOO_SMALL` and writes no array. While a step is in flight
+/// (`throng_sim_step_begin`), the agents as they stood when it began.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn throng_sim_read_agents(
     sim: *const ThrongSim,
@@ -256,32 +319,68 @@ pub unsafe extern "C" fn throng_sim_read_agents(
     count: *mut usize,
 ) -> ThrongStatus {
     guard(|| {
-        let state = handle::get(sim)?.lock()?;
-        let agents = state.sim.agents();
-        let live = agents.len();
-        ptr::write(count, live, "count")?;
-        if capacity < live {
+        let out = Rows {
+            ids,
+            cells,
+            states,
+            capacity,
+            count,
+        };
+        handle::get(sim)?.read(
+            |s| {
+                let agents = s.sim.agents();
+                let rows = agents
+                    .iter()
+                    .map(|(id, agent)| (id.to_bits(), agent.position(), agent.state().code()));
+                out.write(agents.len(), rows)
+            },
+            |f| {
+                let rows = (0..f.ids.len()).map(|i| (f.ids[i], f.cells[i], f.states[i]));
+                out.write(f.ids.len(), rows)
+            },
+        )
+    })
+}
+
+/// The caller's arrays of `throng_sim_read_agents`.
+struct Rows {
+    ids: *mut u64,
+    cells: *mut u32,
+    states: *mut u8,
+    capacity: usize,
+    count: *mut usize,
+}
+
+impl Rows {
+    /// Writes `live` and then the `live` rows (id, cell, state) into the arrays given.
+    fn write(
+        &self,
+        live: usize,
+        rows: impl Iterator<Item = (u64, u32, u8)>,
+    ) -> Result<(), Failure> {
+        ptr::write(self.count, live, "count")?;
+        if self.capacity < live {
             return Err(Failure::new(
                 ThrongStatus::BufferTooSmall,
-                format!("{live} live agents, the arrays hold {capacity}"),
+                format!("{live} live agents, the arrays hold {}", self.capacity),
             ));
         }
-        let mut ids = ptr::optional_out(ids, live, "ids")?;
-        let mut cells = ptr::optional_out(cells, live, "cells")?;
-        let mut states = ptr::optional_out(states, live, "states")?;
-        for (i, (id, agent)) in agents.iter().enumerate() {
+        let mut ids = ptr::optional_out(self.ids, live, "ids")?;
+        let mut cells = ptr::optional_out(self.cells, live, "cells")?;
+        let mut states = ptr::optional_out(self.states, live, "states")?;
+        for (i, (id, cell, state)) in rows.enumerate() {
             if let Some(ids) = ids.as_deref_mut() {
-                ids[i].write(id.to_bits());
+                ids[i].write(id);
             }
             if let Some(cells) = cells.as_deref_mut() {
-                cells[i].write(agent.position());
+                cells[i].write(cell);
             }
             if let Some(states) = states.as_deref_mut() {
-                states[i].write(agent.state().code());
+                states[i].write(state);
             }
         }
         Ok(())
-    })
+    }
 }
 
 /// Reads one agent: its cell, its goal (`THRONG_NO_GOAL` when it has none) and its state (as in

@@ -35,6 +35,12 @@ pub enum ThrongStatus {
     CellOccupied = 9,
     /// The engine panicked (a bug in throng): the handle used is unusable from now on.
     Panic = 10,
+    /// The caller was built against another version of the ABI (`throng_check_abi`): its
+    /// header does not describe this library.
+    AbiMismatch = 11,
+    /// A step begun by `throng_sim_step_begin` is in flight: only the calls it lists are
+    /// answered until `throng_sim_step_finish`.
+    Busy = 12,
 }
 
 /// A failure on its way to C: the status and the message.
@@ -158,6 +164,8 @@ pub extern "C" fn throng_status_name(status: i32) -> *const c_char {
         8 => c"THRONG_STATUS_UNKNOWN_AGENT",
         9 => c"THRONG_STATUS_CELL_OCCUPIED",
         10 => c"THRONG_STATUS_PANIC",
+        11 => c"THRONG_STATUS_ABI_MISMATCH",
+        12 => c"THRONG_STATUS_BUSY",
         _ => c"unknown status",
     };
     name.as_ptr()

@@ -48,6 +48,7 @@ fn compile(name: &str, out: &Path) -> PathBuf {
             "-Werror",
             "-O1",
             "-g",
+            "-pthread",
         ])
         .arg("-I")
         .arg(capi().join("include"))

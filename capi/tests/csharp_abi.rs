@@ -66,7 +66,7 @@ fn header_functions(header: &str) -> BTreeMap<String, (String, Vec<Param>)> {
             .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
             .unwrap_or(after.len());
         let name = &after[..name_end];
-        let is_declaration = (returns == "ThrongStatus" || returns == "const char *")
+        let is_declaration = ["ThrongStatus", "const char *", "uint32_t"].contains(&returns)
             && after[name_end..].starts_with('(');
         if is_declaration {
             let close = after.find(");").expect("a declaration ends with );");
@@ -111,10 +111,13 @@ fn marshals_as(c: &str, cs: &str, is_return: bool) -> bool {
         "int32_t" => Some("int"),
         "uint64_t" => Some("ulong"),
         "uint8_t" => Some("byte"),
+        "uint16_t" => Some("ushort"),
         "size_t" => Some("UIntPtr"),
         "double" => Some("double"),
+        "float" => Some("float"),
         "ThrongStatus" => Some("Status"),
         "struct ThrongTickEvents" => Some("TickEvents"),
+        "struct ThrongEvent" => Some("AgentEvent"),
         _ => None,
     };
     let handle = |c: &str| match c.trim_start_matches("const ") {
@@ -213,43 +216,77 @@ fn status_codes_events_and_actions_match_the_header() {
     .into_iter()
     .map(|(n, v)| (pascal(&n), v))
     .collect();
-    assert_eq!(c_codes.len(), 11);
+    assert_eq!(c_codes.len(), 13);
     assert_eq!(
         enum_values(between(&status, "enum Status", "}\n}"), ""),
         c_codes
     );
 
-    // The events: the same fields, types and order (the struct is read as laid out in memory).
-    let c_fields: Vec<(String, String)> =
-        between(&header, "typedef struct ThrongTickEvents {", "}")
+    // The structs: the same fields, types and order (they are read as laid out in memory).
+    let reads = read("../bindings/csharp/src/SimulationReads.cs");
+    for (c_struct, cs_source, cs_struct) in [
+        (
+            "ThrongTickEvents",
+            read("../bindings/csharp/src/TickEvents.cs"),
+            "struct TickEvents",
+        ),
+        ("ThrongEvent", reads.clone(), "struct AgentEvent"),
+    ] {
+        let c_fields: Vec<(String, String)> =
+            between(&header, &format!("typedef struct {c_struct} {{"), "}")
+                .lines()
+                .filter_map(|l| l.trim().strip_suffix(';'))
+                .map(|l| {
+                    let p = param(l);
+                    (pascal(&p.name), p.ty)
+                })
+                .collect();
+        let cs_fields: Vec<(String, String)> = between(&cs_source, cs_struct, "\n    }")
             .lines()
-            .filter_map(|l| l.trim().strip_suffix(';'))
+            .filter_map(|l| l.trim().strip_prefix("public ")?.strip_suffix(';'))
             .map(|l| {
                 let p = param(l);
-                (pascal(&p.name), p.ty)
+                (p.name, p.ty)
             })
             .collect();
-    let events = read("../bindings/csharp/src/TickEvents.cs");
-    let cs_fields: Vec<(String, String)> = events
-        .lines()
-        .filter_map(|l| l.trim().strip_prefix("public ")?.strip_suffix(';'))
-        .map(|l| {
-            let p = param(l);
-            (p.name, p.ty)
-        })
-        .collect();
-    assert_eq!(
-        cs_fields.len(),
-        c_fields.len(),
-        "{cs_fields:?} vs {c_fields:?}"
-    );
-    for ((cs_name, cs_ty), (c_name, c_ty)) in cs_fields.iter().zip(&c_fields) {
-        assert_eq!(cs_name, c_name);
-        assert!(
-            marshals_as(c_ty, cs_ty, false),
-            "{cs_name}: {cs_ty} vs {c_ty}"
+        assert_eq!(
+            cs_fields.len(),
+            c_fields.len(),
+            "{c_struct}: {cs_fields:?} vs {c_fields:?}"
         );
+        for ((cs_name, cs_ty), (c_name, c_ty)) in cs_fields.iter().zip(&c_fields) {
+            assert_eq!(cs_name, c_name);
+            let cs_ty = if cs_ty == "EventKind" { "byte" } else { cs_ty };
+            assert!(
+                marshals_as(c_ty, cs_ty, false),
+                "{c_struct}.{cs_name}: {cs_ty} vs {c_ty}"
+            );
+        }
     }
+
+    // Event kinds and plan reasons.
+    let defines = |prefix: &str| -> Vec<(String, i64)> {
+        header
+            .lines()
+            .filter_map(|l| l.strip_prefix(prefix))
+            .filter_map(|l| {
+                let (name, value) = l.split_once(' ')?;
+                Some((pascal(name), value.trim().parse::<i64>().ok()?))
+            })
+            .collect()
+    };
+    let kinds = defines("#define THRONG_EVENT_");
+    assert_eq!(kinds.len(), 9);
+    assert_eq!(
+        enum_values(between(&reads, "enum EventKind : byte", "}"), ""),
+        kinds
+    );
+    let reasons = defines("#define THRONG_PLAN_REASON_");
+    assert_eq!(reasons.len(), 4);
+    assert_eq!(
+        enum_values(between(&reads, "enum PlanReason : byte", "}"), ""),
+        reasons
+    );
 
     // Action codes and the special values.
     let agents = read("../bindings/csharp/src/Agents.cs");
@@ -269,6 +306,15 @@ fn status_codes_events_and_actions_match_the_header() {
     let engine = read("../bindings/csharp/src/Engine.cs");
     assert!(header.contains("#define THRONG_NO_GOAL UINT32_MAX"));
     assert!(engine.contains("public const uint NoGoal = uint.MaxValue;"));
+    assert!(header.contains("#define THRONG_NO_CELL UINT32_MAX"));
+    assert!(engine.contains("public const uint NoCell = uint.MaxValue;"));
+    assert!(header.contains("#define THRONG_NO_AGENT UINT64_MAX"));
+    assert!(engine.contains("public const ulong NoAgent = ulong.MaxValue;"));
+    let abi = header
+        .lines()
+        .find_map(|l| l.strip_prefix("#define THRONG_ABI_VERSION "))
+        .expect("THRONG_ABI_VERSION");
+    assert!(engine.contains(&format!("public const uint AbiVersion = {abi};")));
     assert!(header.contains("#define THRONG_NO_PATH -1.0"));
     assert!(engine.contains("public const double NoPath = -1.0;"));
 }

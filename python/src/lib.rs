@@ -8,6 +8,7 @@
 mod grid;
 mod plan;
 mod simulation;
+mod tick_dicts;
 
 use numpy::{PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::IntoPyObjectExt;
@@ -184,6 +185,7 @@ fn throng_py(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(grid::generate_map, m)?)?;
     m.add_function(wrap_pyfunction!(plan::plan, m)?)?;
     m.add("STATES", simulation::STATES)?;
+    m.add("EVENT_KINDS", simulation::EVENT_KINDS)?;
     m.add("ACTIONS", simulation::ACTIONS)?;
     m.add("OUTCOMES", simulation::OUTCOMES)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

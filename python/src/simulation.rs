@@ -13,14 +13,15 @@ use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyUntypedArrayMet
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::PyDict;
 use throng_core::grid::{CellChange, Direction};
 use throng_core::grid::{CellId, NO_CELL};
 use throng_core::report::RunJson;
 use throng_core::scenario::{ChangeSchedule, Scenario};
-use throng_core::sim::{AgentAction, AgentId, SimConfig, TickReport};
+use throng_core::sim::{AgentAction, AgentId, SimConfig};
 
 use crate::grid::Grid;
+use crate::tick_dicts::{events_dict, report_dict};
 use crate::{
     MAX_THREADS, cells, cells_checked, pool, py_to_json, to_dict, to_py, whole, whole_opt,
 };
@@ -29,6 +30,20 @@ use crate::{
 pub(crate) const STATES: (&str, &str, &str, &str, &str, &str) = (
     "idle", "planning", "moving", "waiting", "arrived", "no_path",
 );
+
+/// The names of the event kinds, by code (`throng.EVENT_KINDS[code]`; code 0 is unused).
+pub(crate) const EVENT_KINDS: [&str; 10] = [
+    "",
+    "added",
+    "removed",
+    "goal_set",
+    "path_found",
+    "no_path",
+    "blocked",
+    "moved",
+    "arrived",
+    "cell_changed",
+];
 
 /// `throng.ACTIONS`: the name of each action code of `Simulation.step(actions=...)`.
 pub(crate) const ACTIONS: (&str, &str, &str, &str, &str, &str, &str, &str, &str) = (
@@ -481,6 +496,52 @@ impl Simulation {
         states.into_pyarray(py)
     }
 
+    /// Each agent's next cell on its route, an int32 array of shape (n, 2) of x, y in agent
+    /// order; (-1, -1) when it has none (idle, planning, arrived, without a path, controlled).
+    fn next_cells<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray2<i32>> {
+        let grid = self.sim.grid();
+        let agents = self.sim.agents();
+        let mut xy = Array2::<i32>::from_elem((agents.len(), 2), -1);
+        for (i, (_, agent)) in agents.iter().enumerate() {
+            if let Some(&c) = agent.remaining_path().first() {
+                let (x, y) = grid.coords(c);
+                (xy[(i, 0)], xy[(i, 1)]) = (x as i32, y as i32);
+            }
+        }
+        xy.into_pyarray(py)
+    }
+
+    /// The cells ahead on an agent's route, an int32 array of shape (k, 2) of x, y, next cell
+    /// first and its goal last (k = 0 when it is not on its way). Raises ValueError for an id
+    /// that names no live agent.
+    fn route<'py>(
+        &self,
+        py: Python<'py>,
+        id: &Bound<'_, PyAny>,
+    ) -> PyResult<Bound<'py, PyArray2<i32>>> {
+        let id = self.agent_id(id, "id")?;
+        let grid = self.sim.grid();
+        let route = self.sim.agent(id).expect("checked").remaining_path();
+        let xy = route.iter().flat_map(|&c| {
+            let (x, y) = grid.coords(c);
+            [x as i32, y as i32]
+        });
+        Ok(Array2::from_shape_vec((route.len(), 2), xy.collect())
+            .expect("two numbers per cell")
+            .into_pyarray(py))
+    }
+
+    /// The last tick's events, and the calls made before it (agents added and removed, goals,
+    /// map edits), as a dict of arrays of one length, grouped by kind (added, removed, goals,
+    /// map edits, plans, moves, arrivals): `agent` (int64 id, -1 for a map edit), `kind`
+    /// (uint8, named by `throng.EVENT_KINDS`), `x` and `y` (int32, the cell the kind names, -1
+    /// for none: see docs/python.md) and `detail` (uint8: a plan's reason, 1 for an arrival
+    /// that counts, a map edit's walkable flag). The same list as the C ABI's
+    /// `throng_sim_read_events`.
+    fn events<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        events_dict(py, &self.sim)
+    }
+
     /// Whether each agent is driven from Python, a bool array of shape (n,) in agent order.
     fn controlled<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<bool>> {
         let flags: Vec<bool> = self
@@ -523,12 +584,34 @@ impl Simulation {
     }
 
     /// Gives an agent a new goal ((x, y)) now; it plans in the next tick (a controlled agent
-    /// does not plan: it is on its way). Raises ValueError for a stale id or a goal outside the
-    /// grid or blocked.
+    /// does not plan: it is on its way). `None` clears its goal: it drops its route and stands,
+    /// idle, until given one. Raises ValueError for a stale id or a goal outside the grid or
+    /// blocked.
     fn set_goal(&mut self, id: &Bound<'_, PyAny>, goal: &Bound<'_, PyAny>) -> PyResult<()> {
         let id = self.agent_id(id, "id")?;
+        if goal.is_none() {
+            return self.sim.clear_goal(id).map_err(to_py);
+        }
         let goal = self.cell(goal, "goal")?;
         self.sim.set_goal(id, goal).map_err(to_py)
+    }
+
+    /// Sets an agent's priority class in conflicts (0, the default, to 255), now: where
+    /// agents contend for a cell a higher class goes first (see docs/python.md).
+    fn set_priority(&mut self, id: &Bound<'_, PyAny>, priority: u8) -> PyResult<()> {
+        let id = self.agent_id(id, "id")?;
+        self.sim.set_priority(id, priority).map_err(to_py)
+    }
+
+    /// Sets an agent's own planner by name (`plan()`'s names), or the simulation's with None;
+    /// an agent on its way plans again with it. ValueError for an unknown name.
+    fn set_planner(&mut self, id: &Bound<'_, PyAny>, planner: Option<&str>) -> PyResult<()> {
+        let id = self.agent_id(id, "id")?;
+        let planner = planner
+            .map(str::parse::<throng_core::planner::PlannerKind>)
+            .transpose()
+            .map_err(to_py)?;
+        self.sim.set_planner(id, planner).map_err(to_py)
     }
 
     /// Makes the agents `ids` (an int or an iterable of ints) driven from Python (`flag`
@@ -766,70 +849,4 @@ impl Simulation {
         }
         Ok(given)
     }
-}
-
-/// A tick's report as a dict, `added` as agent ids. Built field by field with interned keys
-/// (a few µs less per step than through serde); the destructuring has no `..`, so a field
-/// added to `TickReport` does not compile until it is added here.
-fn report_dict<'py>(py: Python<'py>, report: &TickReport) -> PyResult<Bound<'py, PyDict>> {
-    let TickReport {
-        tick,
-        wall_ms,
-        commands_ms,
-        planning_ms,
-        movement_ms,
-        plans,
-        plans_failed,
-        plans_deferred,
-        nodes_expanded,
-        replans_blocked,
-        replans_drifted,
-        replans_map_changed,
-        swaps,
-        moved,
-        waiting,
-        goals_reached,
-        agents,
-        at_goal,
-        no_path,
-        resolving,
-        unsolvable,
-        state_hash,
-        added,
-        rejected,
-    } = report;
-    let dict = PyDict::new(py);
-    macro_rules! put {
-        ($($field:ident),*) => {
-            $(dict.set_item(intern!(py, stringify!($field)), *$field)?;)*
-        };
-    }
-    put!(
-        tick,
-        wall_ms,
-        commands_ms,
-        planning_ms,
-        movement_ms,
-        plans,
-        plans_failed,
-        plans_deferred,
-        nodes_expanded,
-        replans_blocked,
-        replans_drifted,
-        replans_map_changed,
-        swaps,
-        moved,
-        waiting,
-        goals_reached,
-        agents,
-        at_goal,
-        no_path,
-        resolving,
-        unsolvable,
-        state_hash
-    );
-    let added = PyList::new(py, added.iter().map(|id| id.to_bits() as i64))?;
-    dict.set_item(intern!(py, "added"), added)?;
-    dict.set_item(intern!(py, "rejected"), PyList::new(py, rejected)?)?;
-    Ok(dict)
 }

@@ -58,6 +58,56 @@ def test_constructor_arrays_in_agent_order():
     assert sim.positions().shape == (0, 2) and sim.step(np.zeros(0, dtype=int))["agents"] == 0
 
 
+
+def test_events_routes_next_cells_and_a_cleared_goal():
+    assert throng.EVENT_KINDS[1] == "added" and throng.EVENT_KINDS[7] == "moved"
+    kind = {name: code for code, name in enumerate(throng.EVENT_KINDS)}
+    grid = grid_of("........\n........")
+    sim = throng.Simulation(grid, np.array([[0, 0], [7, 1]]), np.array([[7, 0], [0, 1]]))
+    ids = sim.ids()
+    sim.step()
+    ev = sim.events()
+    assert set(ev) == {"agent", "kind", "x", "y", "detail"}
+    assert ev["agent"].dtype == np.int64 and ev["kind"].dtype == np.uint8
+    n = len(ev["kind"])
+    assert all(len(a) == n for a in ev.values())
+    moved = ev["kind"] == kind["moved"]
+    assert moved.sum() == 2
+    # A move's cell is where its agent now stands.
+    pos = dict(zip(sim.ids(), map(tuple, sim.positions())))
+    for a, x, y in zip(ev["agent"][moved], ev["x"][moved], ev["y"][moved]):
+        assert pos[a] == (x, y)
+    found = ev["kind"] == kind["path_found"]
+    assert found.sum() == 2 and (ev["detail"][found] == 0).all()
+    # Routes: next cell first, goal last; next_cells agrees.
+    route = sim.route(ids[0])
+    assert route.dtype == np.int32 and route.shape == (6, 2)
+    assert tuple(route[0]) == (2, 0) and tuple(route[-1]) == (7, 0)
+    assert (sim.next_cells()[0] == route[0]).all()
+    with pytest.raises(ValueError, match="id"):
+        sim.route(12345)
+    # A cleared goal: an event with no cell, idle, no route.
+    sim.set_goal(ids[0], None)
+    sim.step()
+    ev = sim.events()
+    goal_set = ev["kind"] == kind["goal_set"]
+    assert list(ev["agent"][goal_set]) == [ids[0]] and ev["x"][goal_set][0] == -1
+    assert sim.states()[0] == IDLE and (sim.goals()[0] == -1).all()
+    assert sim.route(ids[0]).shape == (0, 2) and (sim.next_cells()[0] == -1).all()
+    assert (sim.next_cells()[1] != -1).all()
+    # Per-agent settings from code.
+    sim.set_priority(ids[1], 5)
+    sim.set_planner(ids[1], "astar")
+    sim.step()
+    ev = sim.events()
+    assert list(ev["agent"][ev["kind"] == kind["path_found"]]) == [ids[1]]
+    sim.set_planner(ids[1], None)
+    with pytest.raises(ValueError, match="astar"):
+        sim.set_planner(ids[1], "teleport")
+    with pytest.raises((ValueError, OverflowError)):
+        sim.set_priority(ids[1], 300)
+
+
 def test_constructor_errors():
     grid = grid_of("...\n.#.")
     ok = [[0, 0], [2, 1]]

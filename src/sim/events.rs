@@ -36,11 +36,28 @@ pub enum PlanReason {
     MapChanged,
 }
 
+impl PlanReason {
+    /// Its code in flat event lists ([`Event::detail`], the C ABI's `THRONG_PLAN_REASON_*`):
+    /// 0 new goal, 1 blocked, 2 drifted, 3 map changed.
+    pub const fn code(self) -> u8 {
+        match self {
+            PlanReason::NewGoal => 0,
+            PlanReason::Blocked => 1,
+            PlanReason::Drifted => 2,
+            PlanReason::MapChanged => 3,
+        }
+    }
+}
+
 /// One plan the planning phase made.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PlanMade {
     /// The agent planned for.
     pub agent: AgentId,
+    /// The cell it was planned from.
+    pub start: CellId,
+    /// The goal it was planned to.
+    pub goal: CellId,
     /// Why.
     pub reason: PlanReason,
     /// Whether a path was found (a failed replan around other agents keeps the old path).
@@ -90,13 +107,147 @@ pub struct Arrival {
 }
 
 /// One agent given a goal (by [`super::Simulation::set_goal`], a route, a command, or a
-/// lifelong run's next goal); agents added with a goal are in [`TickEvents::added`] only.
+/// lifelong run's next goal) or left without one ([`super::Simulation::clear_goal`]); agents
+/// added with a goal are in [`TickEvents::added`] only.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct GoalChange {
     /// The agent.
     pub agent: AgentId,
-    /// Its new goal.
-    pub goal: CellId,
+    /// Its new goal; `None` when its goal was cleared.
+    pub goal: Option<CellId>,
+}
+
+/// One event of a tick, of any kind: what [`TickEvents::all`] lists, for consumers that
+/// take one list (the C ABI's event buffer, the bindings).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Event {
+    /// An agent added, standing on `cell`.
+    Added {
+        /// The agent.
+        agent: AgentId,
+        /// Where it stands.
+        cell: CellId,
+    },
+    /// An agent removed from `cell`.
+    Removed {
+        /// The agent (its id names no agent any more).
+        agent: AgentId,
+        /// The cell it stood on.
+        cell: CellId,
+    },
+    /// A goal given or cleared.
+    GoalChanged(GoalChange),
+    /// A plan made.
+    Planned(PlanMade),
+    /// A step taken.
+    Moved(Move),
+    /// An arrival at a goal.
+    Arrived(Arrival),
+    /// A map edit applied.
+    CellChanged(CellChange),
+}
+
+/// The kind of an [`Event`], with a stable code (the C ABI's `THRONG_EVENT_*`, Python's
+/// `kind` column).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum EventKind {
+    /// An agent added.
+    Added = 1,
+    /// An agent removed.
+    Removed = 2,
+    /// A goal given or cleared.
+    GoalSet = 3,
+    /// A plan that found a path.
+    PathFound = 4,
+    /// A plan that found no path to the goal: the agent stands.
+    NoPath = 5,
+    /// A replan around other agents that found no way: the agent keeps its old path.
+    Blocked = 6,
+    /// A step.
+    Moved = 7,
+    /// An arrival at a goal.
+    Arrived = 8,
+    /// A map edit.
+    CellChanged = 9,
+}
+
+impl EventKind {
+    /// Every kind, in code order.
+    pub const ALL: [EventKind; 9] = [
+        EventKind::Added,
+        EventKind::Removed,
+        EventKind::GoalSet,
+        EventKind::PathFound,
+        EventKind::NoPath,
+        EventKind::Blocked,
+        EventKind::Moved,
+        EventKind::Arrived,
+        EventKind::CellChanged,
+    ];
+
+    /// Its code (1 to 9).
+    pub const fn code(self) -> u8 {
+        self as u8
+    }
+}
+
+impl Event {
+    /// Its kind.
+    pub fn kind(&self) -> EventKind {
+        match self {
+            Event::Added { .. } => EventKind::Added,
+            Event::Removed { .. } => EventKind::Removed,
+            Event::GoalChanged(_) => EventKind::GoalSet,
+            Event::Planned(p) if p.found => EventKind::PathFound,
+            Event::Planned(p) if p.reason == PlanReason::Blocked => EventKind::Blocked,
+            Event::Planned(_) => EventKind::NoPath,
+            Event::Moved(_) => EventKind::Moved,
+            Event::Arrived(_) => EventKind::Arrived,
+            Event::CellChanged(_) => EventKind::CellChanged,
+        }
+    }
+
+    /// The agent it is about; none for a map edit.
+    pub fn agent(&self) -> Option<AgentId> {
+        match *self {
+            Event::Added { agent, .. } | Event::Removed { agent, .. } => Some(agent),
+            Event::GoalChanged(g) => Some(g.agent),
+            Event::Planned(p) => Some(p.agent),
+            Event::Moved(m) => Some(m.agent),
+            Event::Arrived(a) => Some(a.agent),
+            Event::CellChanged(_) => None,
+        }
+    }
+
+    /// The cell it is about: where an agent was added or removed, the goal given (none when
+    /// cleared), the goal a plan was made for (where the agent stood for
+    /// [`EventKind::Blocked`]), the cell stepped onto, the goal arrived at, the cell edited.
+    pub fn cell(&self) -> Option<CellId> {
+        match *self {
+            Event::Added { cell, .. } | Event::Removed { cell, .. } => Some(cell),
+            Event::GoalChanged(g) => g.goal,
+            Event::Planned(p) if !p.found && p.reason == PlanReason::Blocked => Some(p.start),
+            Event::Planned(p) => Some(p.goal),
+            Event::Moved(m) => Some(m.to),
+            Event::Arrived(a) => Some(a.cell),
+            Event::CellChanged(CellChange::SetWalkable { cell, .. })
+            | Event::CellChanged(CellChange::SetCost { cell, .. }) => Some(cell),
+        }
+    }
+
+    /// A small number whose meaning the kind gives: a plan's [`PlanReason::code`]; 1 for an
+    /// arrival that counts as a goal reached, else 0; for a map edit 1 made walkable, 0
+    /// blocked, 2 a new cost; 0 for the other kinds.
+    pub fn detail(&self) -> u8 {
+        match *self {
+            Event::Planned(p) => p.reason.code(),
+            Event::Arrived(a) => u8::from(a.counted),
+            Event::CellChanged(CellChange::SetWalkable { walkable, .. }) => u8::from(walkable),
+            Event::CellChanged(CellChange::SetCost { .. }) => 2,
+            _ => 0,
+        }
+    }
 }
 
 /// The events of one tick: what the tick did, and the calls made since the tick before it
@@ -117,7 +268,11 @@ pub struct TickEvents {
     pub(crate) outcomes: Vec<(AgentId, ActionOutcome)>,
     pub(crate) cells: Vec<CellChange>,
     pub(crate) added: Vec<AgentId>,
+    /// Per agent of `added`: the cell it was added on.
+    pub(crate) added_cells: Vec<CellId>,
     pub(crate) removed: Vec<AgentId>,
+    /// Per agent of `removed`: the cell it stood on.
+    pub(crate) removed_cells: Vec<CellId>,
 }
 
 impl TickEvents {
@@ -142,7 +297,9 @@ impl TickEvents {
         self.outcomes.clear();
         self.cells.clear();
         self.added.clear();
+        self.added_cells.clear();
         self.removed.clear();
+        self.removed_cells.clear();
     }
 
     /// The tick played.
@@ -206,6 +363,63 @@ impl TickEvents {
         &self.removed
     }
 
+    /// Every event of the tick in one list, grouped by kind in this order: agents added,
+    /// agents removed, goals given or cleared, map edits (the calls since the tick before, then
+    /// those of the tick itself), plans, moves, arrivals. Within a kind, in the order things
+    /// happened. The outcomes of external actions are not in it (see
+    /// [`outcomes`](Self::outcomes)).
+    ///
+    /// ```
+    /// use throng::grid::Grid;
+    /// use throng::sim::{Event, SimConfig, Simulation};
+    ///
+    /// let mut sim = Simulation::new(Grid::from_ascii("...")?, SimConfig::default())?;
+    /// let id = sim.add_agent(0, Some(1))?;
+    /// sim.step();
+    /// let kinds: Vec<&str> = sim
+    ///     .last_events()
+    ///     .all()
+    ///     .map(|e| match e {
+    ///         Event::Added { .. } => "added",
+    ///         Event::Planned(_) => "planned",
+    ///         Event::Moved(_) => "moved",
+    ///         Event::Arrived(_) => "arrived",
+    ///         _ => "other",
+    ///     })
+    ///     .collect();
+    /// assert_eq!(kinds, ["added", "planned", "moved", "arrived"]);
+    /// # Ok::<(), throng::error::Error>(())
+    /// ```
+    pub fn all(&self) -> impl Iterator<Item = Event> + '_ {
+        let added = (self.added.iter().zip(&self.added_cells))
+            .map(|(&agent, &cell)| Event::Added { agent, cell });
+        let removed = (self.removed.iter().zip(&self.removed_cells))
+            .map(|(&agent, &cell)| Event::Removed { agent, cell });
+        added
+            .chain(removed)
+            .chain(self.goals.iter().map(|&g| Event::GoalChanged(g)))
+            .chain(self.cells.iter().map(|&c| Event::CellChanged(c)))
+            .chain(self.plans.iter().map(|&p| Event::Planned(p)))
+            .chain(self.moves.iter().map(|&m| Event::Moved(m)))
+            .chain(self.arrivals.iter().map(|&a| Event::Arrived(a)))
+    }
+
+    /// How many events [`all`](Self::all) lists.
+    pub fn len(&self) -> usize {
+        self.added.len()
+            + self.removed.len()
+            + self.goals.len()
+            + self.cells.len()
+            + self.plans.len()
+            + self.moves.len()
+            + self.arrivals.len()
+    }
+
+    /// Whether [`all`](Self::all) lists nothing.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
     /// Goals reached: the arrivals that count.
     pub fn goals_reached(&self) -> u32 {
         self.arrivals.iter().filter(|a| a.counted).count() as u32
@@ -237,7 +451,24 @@ impl TickEvents {
     }
 
     pub(crate) fn goal(&mut self, agent: AgentId, goal: CellId) {
-        self.goals.push(GoalChange { agent, goal });
+        self.goals.push(GoalChange {
+            agent,
+            goal: Some(goal),
+        });
+    }
+
+    pub(crate) fn goal_cleared(&mut self, agent: AgentId) {
+        self.goals.push(GoalChange { agent, goal: None });
+    }
+
+    pub(crate) fn agent_added(&mut self, agent: AgentId, cell: CellId) {
+        self.added.push(agent);
+        self.added_cells.push(cell);
+    }
+
+    pub(crate) fn agent_removed(&mut self, agent: AgentId, cell: CellId) {
+        self.removed.push(agent);
+        self.removed_cells.push(cell);
     }
 
     /// Whether there is an agent added or removed, a goal given or a map edit.
@@ -253,6 +484,8 @@ impl TickEvents {
         self.goals.extend_from_slice(&other.goals);
         self.cells.extend_from_slice(&other.cells);
         self.added.extend_from_slice(&other.added);
+        self.added_cells.extend_from_slice(&other.added_cells);
         self.removed.extend_from_slice(&other.removed);
+        self.removed_cells.extend_from_slice(&other.removed_cells);
     }
 }

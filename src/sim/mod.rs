@@ -28,7 +28,9 @@ pub use agent::{Agent, AgentId, AgentSet, AgentState};
 pub use command::Command;
 pub use config::{ConflictMode, SimConfig};
 pub use control::{ActionOutcome, AgentAction};
-pub use events::{Arrival, ArrivalKind, GoalChange, Move, PlanMade, PlanReason, TickEvents};
+pub use events::{
+    Arrival, ArrivalKind, Event, EventKind, GoalChange, Move, PlanMade, PlanReason, TickEvents,
+};
 pub(crate) use metrics::StableHasher;
 pub use metrics::{EndStatus, Metrics, RunSummary, TickReport};
 pub use occupancy::Occupancy;

@@ -133,6 +133,9 @@ struct Claims {
     /// crossing).
     start: Vec<CellId>,
     stack: Vec<u32>,
+    /// The slots in the order they claim: slot order, or class by class when an agent has a
+    /// priority class (see [`crate::sim::Simulation::set_priority`]).
+    order: Vec<u32>,
 }
 
 /// What the claim resolution decided for the agent on top of its stack.
@@ -152,7 +155,16 @@ impl Claims {
         // Each slot's cell at the start of the phase (a copy of the flat positions array).
         self.start.clear();
         self.start.extend_from_slice(agents.positions());
-        for slot in 0..slots as u32 {
+        self.order.clear();
+        self.order.extend(0..slots as u32);
+        if agents.iter().any(|(_, a)| a.priority() > 0) {
+            let class = |slot: u32| agents.at(slot).map_or(0, |a| a.priority());
+            // Stable: slot order within a class.
+            self.order
+                .sort_by_key(|&slot| std::cmp::Reverse(class(slot)));
+        }
+        for i in 0..self.order.len() {
+            let slot = self.order[i];
             if self.status[slot as usize] != UNSEEN {
                 continue;
             }

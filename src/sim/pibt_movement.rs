@@ -126,10 +126,13 @@ impl PibtMovement {
             {
                 agent.commit(None);
             }
+            // Key: committed (bit 63), the priority class (bits 55-62), urgency (bits 32-54,
+            // capped at about 8 million ticks), the tie-break (bits 0-31).
             let committed = u64::from(rotate && agent.committed().is_some()) << 63;
-            let urgency = u64::from(agent.urgency().min(u32::MAX >> 1)) << 32;
+            let class = u64::from(agent.priority()) << 55;
+            let urgency = u64::from(agent.urgency().min((1 << 23) - 1)) << 32;
             self.order
-                .push((committed | urgency | u64::from(tie), slot));
+                .push((committed | class | urgency | u64::from(tie), slot));
         }
         // Highest urgency first; equal keys (a hash collision) by slot, so the order is total.
         self.order

@@ -214,6 +214,8 @@ impl PlanningStage {
             let found = matches!(job.outcome, Some(Ok(SearchOutcome::Found { .. })));
             events.plan(PlanMade {
                 agent: id,
+                start: job.start,
+                goal: job.goal,
                 reason: job.reason.unwrap_or(PlanReason::NewGoal),
                 found,
                 repaired: job.repaired,

@@ -382,7 +382,7 @@ impl Simulation {
             agent.set_goal(goal, self.tick);
         }
         let id = self.agents.insert(agent);
-        self.calls.added.push(id);
+        self.calls.agent_added(id, start);
         if self.config.conflicts.separates() {
             self.occupancy.set(start, id.index());
         }
@@ -398,7 +398,7 @@ impl Simulation {
     /// [`Error::UnknownAgent`] when the id is stale.
     pub fn remove_agent(&mut self, id: AgentId) -> Result<()> {
         let agent = self.agents.remove(id).ok_or(Error::UnknownAgent(id))?;
-        self.calls.removed.push(id);
+        self.calls.agent_removed(id, agent.position());
         if self.config.conflicts.separates() {
             self.occupancy.clear(agent.position());
         }
@@ -419,6 +419,84 @@ impl Simulation {
             self.settle.push(id.index());
         }
         self.calls.goal(id, goal);
+        Ok(())
+    }
+
+    /// Sets an agent's priority class in conflicts, now: where agents contend for cells, those
+    /// of a higher class go first, whatever the others' waiting (VIPs through a crowd, an
+    /// ambulance). 0, every agent's default, leaves the order to the conflict mode's own rule.
+    /// In `pibt` the class comes before PIBT's priority (the time since the agent last stood
+    /// on its goal), so agents of a lower class can wait as long as higher ones keep coming;
+    /// in `avoid` agents claim their cells class by class, highest first (slot order within a
+    /// class); `off` has no conflicts.
+    ///
+    /// # Errors
+    /// [`Error::UnknownAgent`] for a stale id.
+    pub fn set_priority(&mut self, id: AgentId, priority: u8) -> Result<()> {
+        let agent = self.agents.get_mut(id).ok_or(Error::UnknownAgent(id))?;
+        agent.set_priority(priority);
+        Ok(())
+    }
+
+    /// Sets an agent's own planner (`None`: the simulation's, [`SimConfig::planner`]), now. An
+    /// agent on its way plans again with it at the next tick; one that waits for a goal plans
+    /// with it when given one. A navigation-graph planner builds the graph on first use.
+    ///
+    /// ```
+    /// use throng::grid::Grid;
+    /// use throng::planner::PlannerKind;
+    /// use throng::sim::{SimConfig, Simulation};
+    ///
+    /// let mut sim = Simulation::new(Grid::from_ascii("......")?, SimConfig::default())?;
+    /// let id = sim.add_agent(0, Some(5))?;
+    /// sim.set_planner(id, Some(PlannerKind::AStar))?;
+    /// assert_eq!(sim.agent(id).unwrap().planner(), Some(PlannerKind::AStar));
+    /// sim.step();
+    /// assert_eq!(sim.last_events().plans().len(), 1);
+    /// # Ok::<(), throng::error::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::UnknownAgent`] for a stale id; the navigation graph's build errors.
+    pub fn set_planner(&mut self, id: AgentId, planner: Option<PlannerKind>) -> Result<()> {
+        if self.agents.get(id).is_none() {
+            return Err(Error::UnknownAgent(id));
+        }
+        if planner.is_some_and(PlannerKind::uses_nav) && self.nav.is_none() {
+            self.nav = Some(NavGraph::build(&self.grid, &NavOptions::default())?);
+        }
+        let tick = self.tick;
+        let agent = self.agents.get_mut(id).expect("checked above");
+        agent.set_planner(planner, tick);
+        Ok(())
+    }
+
+    /// Leaves an agent without a goal now: it drops its route and stands (state idle) until
+    /// given a goal again, still making way for others where the conflict mode pushes agents.
+    /// An agent without a goal stays so.
+    ///
+    /// ```
+    /// use throng::grid::Grid;
+    /// use throng::sim::{AgentState, SimConfig, Simulation};
+    ///
+    /// let mut sim = Simulation::new(Grid::from_ascii("....")?, SimConfig::default())?;
+    /// let id = sim.add_agent(0, Some(3))?;
+    /// sim.step();
+    /// sim.clear_goal(id)?;
+    /// sim.step();
+    /// let agent = sim.agent(id).unwrap();
+    /// assert_eq!((agent.goal(), agent.state(), agent.position()), (None, AgentState::Idle, 1));
+    /// # Ok::<(), throng::error::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::UnknownAgent`] for a stale id.
+    pub fn clear_goal(&mut self, id: AgentId) -> Result<()> {
+        let agent = self.agents.get_mut(id).ok_or(Error::UnknownAgent(id))?;
+        if agent.goal().is_some() {
+            agent.clear_goal();
+            self.calls.goal_cleared(id);
+        }
         Ok(())
     }
 
@@ -482,7 +560,7 @@ impl Simulation {
     }
 
     /// Edits the map now (between ticks). Agents whose remaining path crosses a cell that is
-    /// no longer walkable stop and ask for a new plan. A cell an agent stands on cannot be
+    /// no longer walkable, or a cell whose cost changed, stop and ask for a new plan. A cell an agent stands on cannot be
     /// blocked (the agent would stand in a wall): such a batch is refused whole, as scenario
     /// schedules avoid by leaving those cells out ([`crate::scenario::ChangeSchedule`]).
     ///
@@ -525,11 +603,18 @@ impl Simulation {
         let opened = changes
             .iter()
             .any(|c| matches!(c, CellChange::SetWalkable { walkable: true, .. }));
+        let costed: std::collections::HashSet<CellId> = changes
+            .iter()
+            .filter_map(|c| match *c {
+                CellChange::SetCost { cell, .. } => Some(cell),
+                CellChange::SetWalkable { .. } => None,
+            })
+            .collect();
         for (_, agent) in self.agents.iter_mut() {
             if let Some(dstar) = agent.dstar_mut() {
                 dstar.notify_cell_changes(&self.grid, changes);
             }
-            agent.map_changed(&self.grid, opened, tick);
+            agent.map_changed(&self.grid, opened, |c| costed.contains(&c), tick);
         }
         Ok(())
     }

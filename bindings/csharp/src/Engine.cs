@@ -12,6 +12,36 @@ namespace Throng
         /// <summary>The cost a batch plan reports for a query with no path (THRONG_NO_PATH); its length is 0.</summary>
         public const double NoPath = -1.0;
 
+        /// <summary>
+        /// The version of the C ABI this binding was written for (THRONG_ABI_VERSION). The first
+        /// grid or simulation made checks that the native library speaks it and throws
+        /// <see cref="ThrongAbiMismatchException"/> when it does not.
+        /// </summary>
+        public const uint AbiVersion = 1;
+
+        /// <summary>A cell of "none" (THRONG_NO_CELL): no next cell, or an event about no cell.</summary>
+        public const uint NoCell = uint.MaxValue;
+
+        /// <summary>The agent of an event about a map cell (THRONG_NO_AGENT).</summary>
+        public const ulong NoAgent = ulong.MaxValue;
+
+        private static volatile bool abiChecked;
+
+        /// <summary>
+        /// Checks once that the native library speaks <see cref="AbiVersion"/>; throws
+        /// <see cref="ThrongAbiMismatchException"/> otherwise. Called by the constructors of grids
+        /// and simulations; call it yourself to fail early at load.
+        /// </summary>
+        public static void CheckAbi()
+        {
+            if (abiChecked)
+            {
+                return;
+            }
+            Check.Ok(NativeMethods.throng_check_abi(AbiVersion));
+            abiChecked = true;
+        }
+
         /// <summary>The native library's version, "MAJOR.MINOR.PATCH".</summary>
         public static string Version
         {

@@ -36,6 +36,7 @@ namespace Throng
         /// </summary>
         public static Grid Load(string path, int neighbours = 8)
         {
+            Engine.CheckAbi();
             GridHandle handle;
             Check.Ok(NativeMethods.throng_grid_load(
                 Utf8.ToNative(path), unchecked((uint)neighbours), out handle));
@@ -49,6 +50,12 @@ namespace Throng
         /// </summary>
         public static Grid FromCells(int width, int height, byte[] cells, int neighbours = 8)
         {
+            Engine.CheckAbi();
+            if (width < 0 || height < 0)
+            {
+                throw new ThrongOutOfRangeException(string.Format(
+                    "a grid of {0} x {1} cells: width and height must not be negative", width, height));
+            }
             int count = cells != null ? cells.Length : Math.Max(width, 0) * Math.Max(height, 0);
             GridHandle handle;
             using (var pin = Pin.At(cells, 0, 1))
@@ -91,6 +98,25 @@ namespace Throng
         {
             Check.Ok(NativeMethods.throng_grid_set_walkable(
                 Handle, Coordinate(x, "x"), Coordinate(y, "y"), walkable ? (byte)1 : (byte)0));
+        }
+
+        /// <summary>
+        /// Sets a cell's terrain cost: entering it costs the base step times
+        /// <paramref name="cost"/>, a finite number above 0 (mud 3, a road 0.5). Navigation graphs
+        /// and simulations already made from the grid do not see the change (use
+        /// <see cref="Simulation.SetCost"/>).
+        /// </summary>
+        public void SetCost(int x, int y, float cost)
+        {
+            Check.Ok(NativeMethods.throng_grid_set_cost(Handle, Coordinate(x, "x"), Coordinate(y, "y"), cost));
+        }
+
+        /// <summary>A cell's terrain cost (1 on a grid without costs).</summary>
+        public float Cost(int x, int y)
+        {
+            float cost;
+            Check.Ok(NativeMethods.throng_grid_cost(Handle, Coordinate(x, "x"), Coordinate(y, "y"), out cost));
+            return cost;
         }
 
         /// <summary>The id of the cell at column <paramref name="x"/>, row <paramref name="y"/>: y * width + x.</summary>

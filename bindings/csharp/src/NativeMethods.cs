@@ -34,6 +34,12 @@ namespace Throng
         internal static extern IntPtr throng_version();
 
         [DllImport(Library, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern uint throng_abi_version();
+
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern Status throng_check_abi(uint expected);
+
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl)]
         internal static extern Status throng_set_threads(uint threads);
 
         [DllImport(Library, CallingConvention = CallingConvention.Cdecl)]
@@ -55,6 +61,12 @@ namespace Throng
 
         [DllImport(Library, CallingConvention = CallingConvention.Cdecl)]
         internal static extern Status throng_grid_is_walkable(GridHandle grid, uint x, uint y, out byte walkable);
+
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern Status throng_grid_set_cost(GridHandle grid, uint x, uint y, float cost);
+
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern Status throng_grid_cost(GridHandle grid, uint x, uint y, out float cost);
 
         [DllImport(Library, CallingConvention = CallingConvention.Cdecl)]
         internal static extern Status throng_nav_build(GridHandle grid, out NavHandle @out);
@@ -123,7 +135,20 @@ namespace Throng
         internal static extern Status throng_sim_set_controlled(SimHandle sim, ulong id, byte controlled);
 
         [DllImport(Library, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern Status throng_sim_set_priority(SimHandle sim, ulong id, byte priority);
+
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern Status throng_sim_set_planner(SimHandle sim, ulong id, byte[] planner);
+
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl)]
         internal static extern Status throng_sim_set_walkable(SimHandle sim, uint x, uint y, byte walkable);
+
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern Status throng_sim_set_cost(SimHandle sim, uint x, uint y, float cost);
+
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern Status throng_sim_read_map(
+            SimHandle sim, IntPtr walkable, IntPtr costs, UIntPtr capacity, out UIntPtr cells);
 
         [DllImport(Library, CallingConvention = CallingConvention.Cdecl)]
         internal static extern Status throng_sim_step_with_actions(
@@ -141,6 +166,31 @@ namespace Throng
         [DllImport(Library, CallingConvention = CallingConvention.Cdecl)]
         internal static extern Status throng_sim_agent(
             SimHandle sim, ulong id, out uint cell, out uint goal, out byte state);
+
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern Status throng_sim_read_events(
+            SimHandle sim, uint kinds, IntPtr events, UIntPtr capacity, out UIntPtr count);
+
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern Status throng_sim_read_goals(
+            SimHandle sim, IntPtr goals, UIntPtr capacity, out UIntPtr count);
+
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern Status throng_sim_read_next_cells(
+            SimHandle sim, IntPtr cells, UIntPtr capacity, out UIntPtr count);
+
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern Status throng_sim_agent_route(
+            SimHandle sim, ulong id, IntPtr cells, UIntPtr capacity, out UIntPtr length);
+
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern Status throng_sim_step_begin(SimHandle sim);
+
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern Status throng_sim_step_ready(SimHandle sim, out byte ready);
+
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern Status throng_sim_step_finish(SimHandle sim, out TickEvents events);
 
         [DllImport(Library, CallingConvention = CallingConvention.Cdecl)]
         internal static extern IntPtr throng_last_error();

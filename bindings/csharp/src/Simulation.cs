@@ -12,7 +12,7 @@ namespace Throng
     /// by a lock inside the engine; different simulations may be stepped from different threads
     /// at once. Dispose it when done (a forgotten one is freed by its finalizer).
     /// </summary>
-    public sealed class Simulation : IDisposable
+    public sealed partial class Simulation : IDisposable
     {
         internal readonly SimHandle Handle;
 
@@ -51,6 +51,7 @@ namespace Throng
         /// </summary>
         public static Simulation FromScenario(string path)
         {
+            Engine.CheckAbi();
             SimHandle handle;
             ulong ticks;
             Check.Ok(NativeMethods.throng_sim_from_scenario(Utf8.ToNative(path), out handle, out ticks));
@@ -176,7 +177,10 @@ namespace Throng
             Check.Ok(NativeMethods.throng_sim_remove_agent(Handle, id));
         }
 
-        /// <summary>Gives agent <paramref name="id"/> a new goal cell: it plans its way there on the next tick.</summary>
+        /// <summary>
+        /// Gives agent <paramref name="id"/> a new goal cell: it plans its way there on the next
+        /// tick. <see cref="Engine.NoGoal"/> clears its goal (see <see cref="ClearGoal"/>).
+        /// </summary>
         public void SetGoal(ulong id, uint goal)
         {
             Check.Ok(NativeMethods.throng_sim_set_goal(Handle, id, goal));

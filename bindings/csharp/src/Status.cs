@@ -31,5 +31,9 @@ namespace Throng
         CellOccupied = 9,
         /// <summary>The engine panicked (a bug in throng); the handle used is unusable from now on.</summary>
         Panic = 10,
+        /// <summary>The native library speaks another version of the ABI than this binding (see <see cref="Engine.AbiVersion"/>).</summary>
+        AbiMismatch = 11,
+        /// <summary>A step begun by <see cref="Simulation.BeginStep"/> is in flight: finish it first.</summary>
+        Busy = 12,
     }
 }

@@ -43,6 +43,10 @@ namespace Throng
                     return new ThrongCellOccupiedException(message);
                 case Status.InvalidHandle:
                     return new ThrongInvalidHandleException(message);
+                case Status.AbiMismatch:
+                    return new ThrongAbiMismatchException(message);
+                case Status.Busy:
+                    return new ThrongBusyException(message);
                 default:
                     return new ThrongPanicException(status, message);
             }
@@ -119,6 +123,28 @@ namespace Throng
     {
         /// <summary>An invalid-handle failure with its message.</summary>
         public ThrongInvalidHandleException(string message) : base(Status.InvalidHandle, message) { }
+    }
+
+    /// <summary>
+    /// The native library is not the one this binding was built for
+    /// (<see cref="Status.AbiMismatch"/>): the message names both ABI versions. Nothing else
+    /// can be called; ship the library and the binding of one release together.
+    /// </summary>
+    public class ThrongAbiMismatchException : ThrongException
+    {
+        /// <summary>An ABI mismatch with its message.</summary>
+        public ThrongAbiMismatchException(string message) : base(Status.AbiMismatch, message) { }
+    }
+
+    /// <summary>
+    /// A call on a simulation whose step is in flight (<see cref="Status.Busy"/>): between
+    /// <see cref="Simulation.BeginStep"/> and <see cref="Simulation.FinishStep"/> only the reads
+    /// they list are answered.
+    /// </summary>
+    public class ThrongBusyException : ThrongException
+    {
+        /// <summary>A busy failure with its message.</summary>
+        public ThrongBusyException(string message) : base(Status.Busy, message) { }
     }
 
     /// <summary>

@@ -408,6 +408,166 @@ static class ThrongTests
         }
     }
 
+    /// What a game reads each frame: events as a struct array, goals, next cells, a route; a
+    /// goal cleared; the ABI check. Two agents walking apart in an 8 x 2 room.
+    static void FrameReads()
+    {
+        Engine.CheckAbi();
+        Check(Engine.StatusName(Status.AbiMismatch) == "THRONG_STATUS_ABI_MISMATCH", "the new status has a name");
+        var e = Throws<ThrongOutOfRangeException>("a negative width", () => Grid.FromCells(-1, 2, new byte[0], 4));
+        Contains(e, "-1 x 2");
+        var cells = new byte[16];
+        for (int i = 0; i < cells.Length; i++) cells[i] = 1;
+        using (var grid = Grid.FromCells(8, 2, cells, 4))
+        using (var sim = new Simulation(grid))
+        {
+            var ids = new ulong[2];
+            sim.AddAgents(new uint[] { 0, 15 }, new uint[] { 7, 8 }, ids);
+            var events = new AgentEvent[64];
+            Check(sim.EventCount() == 0, "the calls show with the tick that follows them");
+            sim.Step();
+            int n = sim.ReadEvents(events, EventKinds.Added);
+            Check(n == 2 && events[0].Kind == EventKind.Added && events[0].Agent == ids[0] && events[0].Cell == 0,
+                "the first added agent on its start");
+            int all = sim.EventCount();
+            Check(all == 6, "added, planned and moved, twice: " + all);
+            Throws<ThrongBufferTooSmallException>("a short event array", () => sim.ReadEvents(new AgentEvent[all - 1]));
+            Throws<ThrongArgumentException>("a null event array", () => sim.ReadEvents(null), Status.NullPointer);
+            n = sim.ReadEvents(events, EventKinds.Moved | EventKinds.PathFound);
+            int moved = 0, found = 0;
+            for (int i = 0; i < n; i++)
+            {
+                if (events[i].Kind == EventKind.Moved)
+                {
+                    moved++;
+                    Check(sim.Agent(events[i].Agent).Cell == events[i].Cell, "a move ends where the agent stands");
+                }
+                if (events[i].Kind == EventKind.PathFound)
+                {
+                    found++;
+                    Check((PlanReason)events[i].Detail == PlanReason.NewGoal, "planned for a new goal");
+                }
+            }
+            Check(n == 4 && moved == 2 && found == 2, "the mask keeps plans and moves: " + n);
+            var goals = new uint[2];
+            var next = new uint[2];
+            Check(sim.ReadGoals(goals) == 2 && goals[0] == 7 && goals[1] == 8, "the goals in slot order");
+            sim.ReadNextCells(next);
+            Check(sim.RouteLength(ids[0]) == 6, "six cells ahead of agent 0");
+            var route = new uint[8];
+            int length = sim.ReadRoute(ids[0], route);
+            Check(length == 6 && route[0] == next[0] && route[0] == 2 && route[5] == 7, "the route, next cell to goal");
+            Throws<ThrongBufferTooSmallException>("a short route array", () => sim.ReadRoute(ids[0], new uint[5]));
+            Throws<ThrongUnknownAgentException>("the route of an unknown agent", () => sim.ReadRoute(ids[0] + 7, route));
+            sim.ClearGoal(ids[0]);
+            sim.Step();
+            n = sim.ReadEvents(events, EventKinds.GoalSet);
+            Check(n == 1 && events[0].Agent == ids[0] && events[0].Cell == Engine.NoCell, "the goal cleared is an event");
+            var info = sim.Agent(ids[0]);
+            Check(info.Goal == Engine.NoGoal && info.State == AgentState.Idle && info.Cell == 1, "idle where it stood");
+            Check(sim.RouteLength(ids[0]) == 0, "no route once the goal is cleared");
+            sim.ReadNextCells(next);
+            Check(next[0] == Engine.NoCell && next[1] != Engine.NoCell, "no next cell for the idle agent");
+            sim.SetPriority(ids[1], 7);
+            sim.SetPlanner(ids[1], "astar");
+            sim.Step();
+            n = sim.ReadEvents(events, EventKinds.PathFound);
+            Check(n == 1 && events[0].Agent == ids[1], "a new planner plans again");
+            sim.SetPlanner(ids[1], null);
+            var bad = Throws<ThrongArgumentException>("an unknown planner", () => sim.SetPlanner(ids[1], "teleport"));
+            Contains(bad, "astar");
+            Throws<ThrongUnknownAgentException>("the priority of an unknown agent", () => sim.SetPriority(ids[1] + 9, 1));
+            // Terrain: mud on agent 1's row sends it round; the map reads back as edited.
+            sim.Step(); // the plan for going back to the simulation's planner
+            sim.SetCost(1, 1, 50f);
+            sim.Step();
+            n = sim.ReadEvents(events, EventKinds.PathFound);
+            Check(n == 1 && (PlanReason)events[0].Detail == PlanReason.MapChanged, "agent 1 plans again for the mud");
+            length = sim.ReadRoute(ids[1], route);
+            for (int i = 0; i < length; i++) Check(route[i] != 9, "round the mud");
+            var walkable = new bool[16];
+            var costs = new float[16];
+            Check(sim.ReadMap(walkable, costs) == 16 && costs[9] == 50f && walkable[9], "the map as edited");
+            Throws<ThrongArgumentException>("a cost of 0", () => sim.SetCost(2, 1, 0f), Status.InvalidArgument);
+            grid.SetCost(3, 1, 2.5f);
+            Check(grid.Cost(3, 1) == 2.5f && grid.Cost(1, 1) == 1f, "a grid's costs are its own");
+        }
+    }
+
+    /// A step overlapping the frame: reads of the tick before from another thread while it
+    /// runs, other calls refused, and the same run as Step(); a simulation's own threads.
+    static void SplitSteps(string root, string wantHash)
+    {
+        using (var sim = Simulation.FromScenario(Path.Combine(root, "sims/mapf-random-32-32-10.toml")))
+        {
+            Throws<ThrongArgumentException>("finish without begin", () => sim.FinishStep(), Status.InvalidArgument);
+            var cells = new uint[100];
+            int reads = 0, failures = 0;
+            bool stop = false;
+            var reader = new System.Threading.Thread(() =>
+            {
+                var mine = new uint[100];
+                while (!System.Threading.Volatile.Read(ref stop))
+                {
+                    try { if (sim.ReadCells(mine) != 100) failures++; }
+                    catch (ThrongException) { failures++; }
+                    reads++;
+                }
+            });
+            reader.Start();
+            ulong played = 0;
+            TickEvents events = default(TickEvents);
+            while (played < sim.MaxTicks && !events.IsFinished)
+            {
+                sim.ReadCells(cells);
+                uint first = cells[0];
+                ulong hash = sim.StateHash;
+                sim.BeginStep();
+                Check(sim.Tick == played && sim.StateHash == hash, "the tick before while stepping");
+                sim.ReadCells(cells);
+                Check(cells[0] == first, "the cells before while stepping");
+                Throws<ThrongBusyException>("a step while stepping", () => sim.Step(), Status.Busy);
+                Throws<ThrongBusyException>("a goal while stepping", () => sim.SetGoal(0, 5), Status.Busy);
+                while (!sim.IsStepReady) { }
+                events = sim.FinishStep();
+                played++;
+            }
+            System.Threading.Volatile.Write(ref stop, true);
+            reader.Join();
+            Check(failures == 0 && reads > 0, string.Format("{0} reads from another thread, {1} failed", reads, failures));
+            Check(played == 58, "every agent arrives in 58 ticks: " + played);
+            Check(sim.StateHash.ToString("x16") == wantHash, "the final state hash of throng run");
+        }
+        var open = new byte[64 * 64];
+        for (int i = 0; i < open.Length; i++) open[i] = 1;
+        using (var grid = Grid.FromCells(64, 64, open))
+        {
+            var hashes = new ulong[2];
+            int[] threads = { 1, 3 };
+            for (int k = 0; k < 2; k++)
+            {
+                using (var sim = new Simulation(grid, "{\"threads\": " + threads[k] + ", \"seed\": 3}"))
+                {
+                    var starts = new uint[200];
+                    var goals = new uint[200];
+                    for (uint i = 0; i < 200; i++)
+                    {
+                        starts[i] = i * 17 % 4096;
+                        goals[i] = 4095 - i * 31 % 4096;
+                    }
+                    sim.AddAgents(starts, goals, null);
+                    for (int t = 0; t < 40; t++)
+                    {
+                        sim.BeginStep();
+                        sim.FinishStep();
+                    }
+                    hashes[k] = sim.StateHash;
+                }
+            }
+            Check(hashes[0] == hashes[1], "the same crowd on 1 and 3 threads");
+        }
+    }
+
     static int Main(string[] args)
     {
         if (args.Length != 3)
@@ -420,8 +580,10 @@ static class ThrongTests
         Check(Engine.Version.Length > 0, "a version");
         Check(Engine.StatusName(Status.CellOccupied) == "THRONG_STATUS_CELL_OCCUPIED", "status names");
         Errors(args[0]);
+        FrameReads();
         Plans(args[0], args[2]);
         Scenario(args[0], args[1], args[2]);
+        SplitSteps(args[0], args[1]);
         ulong first = Crowd(200), second = Crowd(200);
         Check(first == second, string.Format("the same calls give the same crowd: {0:x16} vs {1:x16}", first, second));
         Console.WriteLine(checks + " passed, 0 failed");

@@ -31,6 +31,13 @@ namespace UnityEngine
     public class Transform : Component
     {
         public Vector3 localPosition { get; set; }
+        public Vector3 TransformPoint(Vector3 position) { return position; }
+    }
+
+    public struct Color
+    {
+        public float r, g, b, a;
+        public static Color yellow { get { return new Color { r = 1f, g = 0.92f, b = 0.016f, a = 1f }; } }
     }
 
     public class Grid : Behaviour { }
@@ -75,6 +82,7 @@ namespace UnityEngine
     public static class Debug
     {
         public static void Log(object message) { }
+        public static void DrawLine(Vector3 start, Vector3 end, Color color) { }
     }
 
     [System.AttributeUsage(System.AttributeTargets.Field)]

@@ -1,7 +1,9 @@
 // A crowd of sprites moved by throng: put this on an empty GameObject, give it a prefab (a
 // sprite) and a Moving AI .map file in Assets/StreamingAssets, and press Play. Each physics tick
-// (FixedUpdate) plays one tick of the simulation; each frame (Update) moves every sprite between
-// the cell it left and the cell it reached. See bindings/csharp/unity/README.md.
+// (FixedUpdate) finishes the tick the engine computed since the last one and begins the next, so
+// the engine's work overlaps the frames in between; each frame (Update) moves every sprite
+// between the cell it left and the cell it reached, and draws the route of one agent. The
+// tick's events say who arrived, without diffing arrays. See bindings/csharp/unity/README.md.
 
 using System.Collections.Generic;
 using System.IO;
@@ -36,9 +38,16 @@ public class CrowdBehaviour : MonoBehaviour
     private uint[] before;
     private uint[] after;
     private int agents;
+    // The tick's arrivals and one agent's route ahead: kept from tick to tick as well.
+    private AgentEvent[] events = new AgentEvent[256];
+    private uint[] route = new uint[1024];
+    private int routeLength;
+    private ulong[] ids;
+    private long arrivals;
 
     void Start()
     {
+        Engine.CheckAbi(); // fails at once if the plugin is not the one this binding speaks to
         grid = Grid.Load(Path.Combine(Application.streamingAssetsPath, mapFile));
         // Lifelong: an agent that arrives gets a new random goal, so the crowd keeps moving.
         sim = new Simulation(grid, "{\"planner\": \"" + planner + "\", \"conflicts\": \"pibt\", "
@@ -53,7 +62,8 @@ public class CrowdBehaviour : MonoBehaviour
             starts[i] = RandomFreeCell(random, taken);
             goals[i] = RandomFreeCell(random, null);
         }
-        sim.AddAgents(starts, goals, null);
+        ids = new ulong[agentCount];
+        sim.AddAgents(starts, goals, ids);
 
         before = new uint[agentCount];
         after = new uint[agentCount];
@@ -65,20 +75,34 @@ public class CrowdBehaviour : MonoBehaviour
             sprites[i] = Instantiate(agentPrefab, transform).transform;
             sprites[i].localPosition = Place(after[i]);
         }
+        sim.BeginStep(); // the first tick, computed while the first frames render
     }
 
     void FixedUpdate()
     {
-        var events = sim.Step();
-        if (events.PlansFailed > 0)
+        var tick = sim.FinishStep();
+        if (tick.PlansFailed > 0)
         {
-            Debug.Log(events.PlansFailed + " agents found no path at tick " + events.Tick);
+            Debug.Log(tick.PlansFailed + " agents found no path at tick " + tick.Tick);
+        }
+        // Who arrived, from the tick's events (a lifelong crowd: each then gets a new goal).
+        int n = sim.EventCount(EventKinds.Arrived);
+        if (n > events.Length) events = new AgentEvent[n * 2];
+        n = sim.ReadEvents(events, EventKinds.Arrived);
+        for (int i = 0; i < n; i++)
+        {
+            if (events[i].Detail != 0) arrivals++;
         }
         // Agents are read in a stable order: with none removed, sprite i is the i-th added.
         var swap = before;
         before = after;
         after = swap;
         agents = sim.ReadCells(after);
+        int length = sim.RouteLength(ids[0]);
+        if (length > route.Length) route = new uint[length * 2];
+        routeLength = sim.ReadRoute(ids[0], route);
+        // The next tick runs on the engine's threads while Unity renders this one.
+        sim.BeginStep();
     }
 
     void Update()
@@ -89,10 +113,17 @@ public class CrowdBehaviour : MonoBehaviour
         {
             sprites[i].localPosition = Vector3.Lerp(Place(before[i]), Place(after[i]), t);
         }
+        // Agent 0's route ahead, a line from cell to cell.
+        for (int i = 1; i < routeLength; i++)
+        {
+            Debug.DrawLine(transform.TransformPoint(Place(route[i - 1])),
+                transform.TransformPoint(Place(route[i])), Color.yellow);
+        }
     }
 
     void OnDestroy()
     {
+        // A step in flight is dropped with the simulation.
         if (sim != null) sim.Dispose();
         if (grid != null) grid.Dispose();
     }

@@ -9,6 +9,7 @@
  * Prints "N passed, 0 failed" and exits 0, or names the first failed check and exits 1.
  */
 #include <inttypes.h>
+#include <pthread.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -401,6 +402,258 @@ static uint64_t crowd(int ticks) {
     return hash;
 }
 
+/* What a game reads each frame: events agent by agent, goals, next cells, routes; a goal
+ * cleared; the ABI check. An 8 x 2 room, two agents walking apart along its rows. */
+static void frame_reads(void) {
+    OK(throng_check_abi(THRONG_ABI_VERSION));
+    CHECK(throng_abi_version() == THRONG_ABI_VERSION, "the library's ABI is the header's");
+    FAILS(throng_check_abi(THRONG_ABI_VERSION + 1), THRONG_STATUS_ABI_MISMATCH);
+    CHECK(strstr(throng_last_error(), "ABI version") != NULL, "the message names the versions");
+
+    uint8_t cells[16];
+    memset(cells, 1, sizeof cells);
+    ThrongGrid *grid = NULL;
+    OK(throng_grid_from_cells(8, 2, cells, 16, 4, &grid));
+    ThrongSim *sim = NULL;
+    OK(throng_sim_new(grid, NULL, NULL, &sim));
+    uint32_t starts[2] = {0, 15}, goals[2] = {7, 8};
+    uint64_t ids[2];
+    OK(throng_sim_add_agents(sim, starts, goals, 2, ids));
+
+    size_t count = 99;
+    OK(throng_sim_read_events(sim, THRONG_EVENTS_ALL, NULL, 0, &count));
+    CHECK(count == 0, "the calls show with the tick that follows them: %zu", count);
+    ThrongEvent events[64];
+
+    ThrongTickEvents tick;
+    OK(throng_sim_step(sim, &tick));
+    OK(throng_sim_read_events(sim, THRONG_EVENTS_ALL, NULL, 0, &count));
+    size_t all = count;
+    /* Added twice (the calls before the tick), two plans, two moves. */
+    CHECK(all == 6, "added, planned and moved, twice: %zu", all);
+    OK(throng_sim_read_events(sim, 1u << THRONG_EVENT_ADDED, events, 64, &count));
+    CHECK(count == 2 && events[0].agent == ids[0] && events[0].cell == 0 && events[1].cell == 15,
+          "the agents added, on their starts");
+    FAILS(throng_sim_read_events(sim, THRONG_EVENTS_ALL, events, all - 1, &count),
+          THRONG_STATUS_BUFFER_TOO_SMALL);
+    CHECK(count == all, "a short buffer still gets the count");
+    OK(throng_sim_read_events(sim, THRONG_EVENTS_ALL, events, 64, &count));
+    int found = 0, moved = 0;
+    for (size_t i = 0; i < count; i++) {
+        uint32_t cell = 0;
+        if (events[i].kind == THRONG_EVENT_PATH_FOUND) {
+            found++;
+            CHECK(events[i].detail == THRONG_PLAN_REASON_NEW_GOAL, "planned for a new goal");
+            CHECK(events[i].cell == (events[i].agent == ids[0] ? 7u : 8u), "the plan's goal");
+        }
+        if (events[i].kind == THRONG_EVENT_MOVED) {
+            moved++;
+            OK(throng_sim_agent(sim, events[i].agent, &cell, NULL, NULL));
+            CHECK(cell == events[i].cell, "a move ends where the agent stands");
+        }
+        CHECK(events[i].reserved == 0, "reserved is 0");
+    }
+    CHECK(found == 2 && moved == 2, "two paths found, two moves: %d, %d", found, moved);
+    OK(throng_sim_read_events(sim, 1u << THRONG_EVENT_MOVED, events, 64, &count));
+    CHECK(count == 2 && events[0].kind == THRONG_EVENT_MOVED && events[1].kind == THRONG_EVENT_MOVED,
+          "the mask keeps the moves only: %zu", count);
+
+    uint32_t read_goals[2] = {0, 0}, next[2] = {0, 0}, route[8];
+    OK(throng_sim_read_goals(sim, read_goals, 2, &count));
+    CHECK(count == 2 && read_goals[0] == 7 && read_goals[1] == 8, "the goals, in slot order");
+    FAILS(throng_sim_read_goals(sim, read_goals, 1, &count), THRONG_STATUS_BUFFER_TOO_SMALL);
+    OK(throng_sim_read_next_cells(sim, next, 2, &count));
+    size_t length = 0;
+    OK(throng_sim_agent_route(sim, ids[0], NULL, 0, &length));
+    CHECK(length == 6, "agent 0 on cell 1 has 6 cells ahead: %zu", length);
+    FAILS(throng_sim_agent_route(sim, ids[0], route, 5, &length), THRONG_STATUS_BUFFER_TOO_SMALL);
+    OK(throng_sim_agent_route(sim, ids[0], route, 8, &length));
+    CHECK(route[0] == next[0] && route[0] == 2 && route[length - 1] == 7,
+          "the route starts at the next cell and ends at the goal");
+    FAILS(throng_sim_agent_route(sim, ids[0] + 7, route, 8, &length), THRONG_STATUS_UNKNOWN_AGENT);
+    FAILS(throng_sim_read_events(sim, THRONG_EVENTS_ALL, events, 64, NULL),
+          THRONG_STATUS_NULL_POINTER);
+
+    /* Clearing a goal: an event, no route, no next cell, idle. */
+    OK(throng_sim_set_goal(sim, ids[0], THRONG_NO_GOAL));
+    OK(throng_sim_step(sim, &tick));
+    OK(throng_sim_read_events(sim, 1u << THRONG_EVENT_GOAL_SET, events, 64, &count));
+    CHECK(count == 1 && events[0].agent == ids[0] && events[0].cell == THRONG_NO_CELL,
+          "the goal cleared is an event: %zu", count);
+    uint32_t cell = 0, goal = 0;
+    uint8_t state = 9;
+    OK(throng_sim_agent(sim, ids[0], &cell, &goal, &state));
+    CHECK(goal == THRONG_NO_GOAL && state == 0 && cell == 1, "idle where it stood");
+    OK(throng_sim_agent_route(sim, ids[0], route, 8, &length));
+    CHECK(length == 0, "no route");
+    OK(throng_sim_read_next_cells(sim, next, 2, &count));
+    CHECK(next[0] == THRONG_NO_CELL && next[1] != THRONG_NO_CELL, "no next cell for the idle agent");
+
+    /* Per-agent settings from code. */
+    OK(throng_sim_set_priority(sim, ids[1], 7));
+    OK(throng_sim_set_planner(sim, ids[1], "astar"));
+    OK(throng_sim_step(sim, &tick));
+    OK(throng_sim_read_events(sim, 1u << THRONG_EVENT_PATH_FOUND, events, 64, &count));
+    CHECK(count == 1 && events[0].agent == ids[1], "a new planner plans again: %zu", count);
+    OK(throng_sim_set_planner(sim, ids[1], NULL));
+    FAILS(throng_sim_set_planner(sim, ids[1], "teleport"), THRONG_STATUS_INVALID_ARGUMENT);
+    CHECK(strstr(throng_last_error(), "astar") != NULL, "the message lists the planners");
+    FAILS(throng_sim_set_priority(sim, ids[1] + 9, 1), THRONG_STATUS_UNKNOWN_AGENT);
+
+    /* A map edit is an event about a cell, with no agent. */
+    OK(throng_sim_set_walkable(sim, 4, 0, 0));
+    OK(throng_sim_read_events(sim, 1u << THRONG_EVENT_CELL_CHANGED, events, 64, &count));
+    CHECK(count == 0, "edits show after the next tick");
+    OK(throng_sim_step(sim, &tick));
+    OK(throng_sim_read_events(sim, 1u << THRONG_EVENT_CELL_CHANGED, events, 64, &count));
+    CHECK(count == 1 && events[0].agent == THRONG_NO_AGENT && events[0].cell == 4 &&
+              events[0].detail == 0,
+          "cell 4 blocked: %zu", count);
+
+    /* Terrain costs: mud ahead of agent 1 (row 1, heading west to cell 8) sends it round. */
+    OK(throng_sim_set_cost(sim, 1, 1, 50.0f));
+    OK(throng_sim_step(sim, &tick));
+    OK(throng_sim_read_events(sim, (1u << THRONG_EVENT_PATH_FOUND) | (1u << THRONG_EVENT_CELL_CHANGED),
+                              events, 64, &count));
+    CHECK(count == 2 && events[0].kind == THRONG_EVENT_CELL_CHANGED && events[0].detail == 2 &&
+              events[0].cell == 9,
+          "the cost edit is an event: %zu", count);
+    CHECK(events[1].kind == THRONG_EVENT_PATH_FOUND && events[1].agent == ids[1] &&
+              events[1].detail == THRONG_PLAN_REASON_MAP_CHANGED,
+          "agent 1 plans again for the mud");
+    OK(throng_sim_agent_route(sim, ids[1], route, 8, &length));
+    for (size_t i = 0; i < length; i++)
+        CHECK(route[i] != 9, "the new route goes round the mud");
+    CHECK(length > 0 && route[length - 1] == 8, "and still ends at the goal");
+    uint8_t walkable[16];
+    float costs[16];
+    FAILS(throng_sim_read_map(sim, walkable, costs, 15, &count), THRONG_STATUS_BUFFER_TOO_SMALL);
+    CHECK(count == 16, "16 cells");
+    OK(throng_sim_read_map(sim, walkable, costs, 16, &count));
+    CHECK(walkable[4] == 0 && walkable[5] == 1 && costs[9] == 50.0f && costs[10] == 1.0f,
+          "the simulation's map as edited");
+    FAILS(throng_sim_set_cost(sim, 2, 1, 0.0f), THRONG_STATUS_INVALID_ARGUMENT);
+    FAILS(throng_sim_set_cost(sim, 2, 1, NAN), THRONG_STATUS_INVALID_ARGUMENT);
+    FAILS(throng_sim_set_cost(sim, 8, 0, 2.0f), THRONG_STATUS_OUT_OF_RANGE);
+    OK(throng_grid_set_cost(grid, 3, 1, 2.5f));
+    float cost = 0;
+    OK(throng_grid_cost(grid, 3, 1, &cost));
+    CHECK(cost == 2.5f, "a grid's cost read back: %f", cost);
+    OK(throng_grid_cost(grid, 1, 1, &cost));
+    CHECK(cost == 1.0f, "the grid did not see the simulation's edit");
+    OK(throng_sim_free(sim));
+    OK(throng_grid_free(grid));
+}
+
+/* A render thread reading the crowd while a step is in flight. */
+struct reader {
+    ThrongSim *sim;
+    volatile int stop;
+    int reads, failures;
+    size_t agents;
+};
+
+static void *read_while_stepping(void *arg) {
+    struct reader *r = arg;
+    uint32_t *cells = malloc(r->agents * sizeof *cells);
+    while (!r->stop) {
+        size_t count = 0;
+        ThrongStatus s = throng_sim_read_agents(r->sim, NULL, cells, NULL, r->agents, &count);
+        if (s != THRONG_STATUS_OK || count != r->agents)
+            r->failures++;
+        r->reads++;
+    }
+    free(cells);
+    return NULL;
+}
+
+/* A step that overlaps the caller's frame: the same run as throng_sim_step, reads of the tick
+ * before while it runs (from this thread and another), everything else refused until finished;
+ * a simulation's own threads. */
+static void split_steps(const char *root, const char *want_hash) {
+    char *path = path_of(root, "sims/mapf-random-32-32-10.toml");
+    ThrongSim *sim = NULL;
+    uint64_t ticks = 0;
+    OK(throng_sim_from_scenario(path, &sim, &ticks));
+    FAILS(throng_sim_step_finish(sim, NULL), THRONG_STATUS_INVALID_ARGUMENT);
+    struct reader r = {sim, 0, 0, 0, 100};
+    pthread_t thread;
+    CHECK(pthread_create(&thread, NULL, read_while_stepping, &r) == 0, "a reader thread");
+    ThrongTickEvents events;
+    uint64_t played = 0, before = 0, hash_before = 0, now = 0;
+    uint32_t cells[100];
+    size_t count = 0;
+    while (played < ticks) {
+        OK(throng_sim_state_hash(sim, &hash_before));
+        OK(throng_sim_read_agents(sim, NULL, cells, NULL, 100, &count));
+        uint32_t first = cells[0];
+        OK(throng_sim_step_begin(sim));
+        /* The tick before, while the step runs. */
+        OK(throng_sim_tick(sim, &before));
+        CHECK(before == played, "the tick before: %" PRIu64, before);
+        OK(throng_sim_state_hash(sim, &now));
+        CHECK(now == hash_before, "the hash before");
+        OK(throng_sim_read_agents(sim, NULL, cells, NULL, 100, &count));
+        CHECK(count == 100 && cells[0] == first, "the cells before");
+        FAILS(throng_sim_step_begin(sim), THRONG_STATUS_BUSY);
+        FAILS(throng_sim_step(sim, NULL), THRONG_STATUS_BUSY);
+        FAILS(throng_sim_set_goal(sim, 0, 5), THRONG_STATUS_BUSY);
+        FAILS(throng_sim_read_events(sim, THRONG_EVENTS_ALL, NULL, 0, &count), THRONG_STATUS_BUSY);
+        uint8_t ready = 0;
+        ThrongStatus polled = THRONG_STATUS_OK;
+        while (!ready && polled == THRONG_STATUS_OK)
+            polled = throng_sim_step_ready(sim, &ready);
+        CHECK(polled == THRONG_STATUS_OK && ready, "the step gets ready");
+        OK(throng_sim_step_finish(sim, &events));
+        played++;
+        CHECK(events.tick == played - 1, "the events of the tick played");
+        if (events.finished)
+            break;
+    }
+    r.stop = 1;
+    pthread_join(thread, NULL);
+    CHECK(r.failures == 0 && r.reads > 0, "%d reads from another thread, %d failed", r.reads,
+          r.failures);
+    CHECK(played == 58, "every agent arrives in 58 ticks, as stepped at once: %" PRIu64, played);
+    uint64_t hash = 0;
+    OK(throng_sim_state_hash(sim, &hash));
+    char hex[17];
+    snprintf(hex, sizeof hex, "%016" PRIx64, hash);
+    CHECK(strcmp(hex, want_hash) == 0, "final state hash %s, throng run's %s", hex, want_hash);
+    /* Freed with a step in flight: the step's result is dropped, nothing leaks. */
+    OK(throng_sim_step_begin(sim));
+    OK(throng_sim_free(sim));
+    free(path);
+
+    /* A simulation's own threads: the same crowd on 1 and 3. */
+    uint8_t cells8[64 * 64];
+    memset(cells8, 1, sizeof cells8);
+    ThrongGrid *grid = NULL;
+    OK(throng_grid_from_cells(64, 64, cells8, sizeof cells8, 8, &grid));
+    uint64_t hashes[2];
+    const char *settings[2] = {"{\"threads\": 1, \"seed\": 3}", "{\"threads\": 3, \"seed\": 3}"};
+    for (int k = 0; k < 2; k++) {
+        OK(throng_sim_new(grid, NULL, settings[k], &sim));
+        uint32_t starts[200], goals[200];
+        for (uint32_t i = 0; i < 200; i++) {
+            starts[i] = i * 17 % 4096;
+            goals[i] = (4095 - i * 31 % 4096);
+        }
+        ThrongStatus s = throng_sim_add_agents(sim, starts, goals, 200, NULL);
+        CHECK(s == THRONG_STATUS_OK, "200 agents: %s", throng_last_error());
+        for (int t = 0; t < 40; t++) {
+            OK(throng_sim_step_begin(sim));
+            OK(throng_sim_step_finish(sim, &events));
+        }
+        OK(throng_sim_state_hash(sim, &hashes[k]));
+        OK(throng_sim_free(sim));
+    }
+    CHECK(hashes[0] == hashes[1], "the same crowd on 1 and 3 threads");
+    FAILS(throng_sim_new(grid, NULL, "{\"threads\": 0}", &sim), THRONG_STATUS_INVALID_ARGUMENT);
+    CHECK(strstr(throng_last_error(), "threads") != NULL, "the message names threads");
+    OK(throng_grid_free(grid));
+}
+
 int main(int argc, char **argv) {
     if (argc != 4) {
         fprintf(stderr, "usage: throng_test ROOT HASH TMPDIR\n");
@@ -410,8 +663,10 @@ int main(int argc, char **argv) {
     FAILS(throng_set_threads(3), THRONG_STATUS_INVALID_ARGUMENT);
     CHECK(strlen(throng_version()) > 0, "a version");
     errors(argv[1]);
+    frame_reads();
     plans(argv[1], argv[3]);
     scenario(argv[1], argv[2]);
+    split_steps(argv[1], argv[2]);
     uint64_t first = crowd(300), second = crowd(300);
     CHECK(first == second, "the same calls give the same crowd: %016" PRIx64 " vs %016" PRIx64,
           first, second);

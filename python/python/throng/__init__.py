@@ -8,6 +8,7 @@ and adds the pure-Python parts: ``throng.sweep`` (many runs over processes, Ray 
 from ._throng import (
     ACTIONS,
     OUTCOMES,
+    EVENT_KINDS,
     STATES,
     Grid,
     Simulation,
@@ -21,6 +22,7 @@ from .sweep import sweep
 __all__ = [
     "ACTIONS",
     "OUTCOMES",
+    "EVENT_KINDS",
     "STATES",
     "Grid",
     "Simulation",

@@ -15,6 +15,7 @@ import numpy.typing as npt
 __version__: str
 
 STATES: Tuple[str, str, str, str, str, str]
+EVENT_KINDS: List[str]
 """Names of the codes of ``Simulation.states()``: idle, planning, moving, waiting, arrived, no_path."""
 
 ACTIONS: Tuple[str, str, str, str, str, str, str, str, str]
@@ -142,6 +143,12 @@ class Simulation:
         """The agents' goals, int32 (n, 2) of x, y; (-1, -1) without a goal."""
     def states(self) -> npt.NDArray[np.uint8]:
         """The agents' state codes, uint8 (n,) (``throng.STATES``)."""
+    def next_cells(self) -> npt.NDArray[np.int32]:
+        """Each agent's next cell on its route, int32 (n, 2) of x, y; (-1, -1) for none."""
+    def route(self, id: int) -> npt.NDArray[np.int32]:
+        """The cells ahead on an agent's route, int32 (k, 2), next cell first, goal last."""
+    def events(self) -> Dict[str, npt.NDArray[Any]]:
+        """The last tick's events: arrays agent, kind (``throng.EVENT_KINDS``), x, y, detail."""
     def controlled(self) -> npt.NDArray[np.bool_]:
         """Whether each agent is driven from Python, bool (n,)."""
     def add_agent(
@@ -150,8 +157,12 @@ class Simulation:
         """Adds an agent now; returns its id."""
     def remove_agent(self, id: int) -> None:
         """Removes an agent now."""
-    def set_goal(self, id: int, goal: Point) -> None:
-        """Gives an agent a new goal now."""
+    def set_goal(self, id: int, goal: Optional[Point]) -> None:
+        """Gives an agent a new goal now; None clears it (the agent stands, idle)."""
+    def set_priority(self, id: int, priority: int) -> None:
+        """Sets an agent's priority class in conflicts (0 to 255; higher goes first)."""
+    def set_planner(self, id: int, planner: Optional[str]) -> None:
+        """Sets an agent's own planner by name, or the simulation's with None."""
     def set_controlled(self, ids: Union[int, Iterable[int]], flag: bool) -> None:
         """Makes agents driven from Python (True) or planned by the engine (False), now."""
     def change_map(self, cells: Cells, passable: npt.ArrayLike) -> None:

@@ -151,10 +151,19 @@ pub struct Agent {
     /// Driven from outside (see [`crate::sim::Simulation::set_controlled`]): never planned for,
     /// no route, moves only when given an action.
     controlled: bool,
+    /// Its priority class in conflicts (see [`crate::sim::Simulation::set_priority`]); 0 by
+    /// default.
+    priority: u8,
 }
 
 /// Reading an agent.
 impl Agent {
+    /// Its priority class in conflicts (see [`crate::sim::Simulation::set_priority`]).
+    #[inline]
+    pub fn priority(&self) -> u8 {
+        self.priority
+    }
+
     /// Whether the agent is driven from outside (see
     /// [`crate::sim::Simulation::set_controlled`]).
     #[inline]
@@ -325,6 +334,7 @@ impl Agent {
             heading: Heading::East,
             committed: None,
             controlled,
+            priority: 0,
         }
     }
 
@@ -347,6 +357,45 @@ impl Agent {
         if let Some(dstar) = &mut self.dstar {
             dstar.set_goal(goal);
         }
+    }
+
+    /// Sets its priority class.
+    pub(crate) fn set_priority(&mut self, priority: u8) {
+        self.priority = priority;
+    }
+
+    /// Sets its own planner (`None`: the simulation's) in `tick`: an agent on its way to a goal
+    /// plans again with it; a D* Lite search of its own is dropped when it leaves that planner.
+    pub(crate) fn set_planner(&mut self, planner: Option<PlannerKind>, tick: u64) {
+        if planner == self.planner {
+            return;
+        }
+        self.planner = planner;
+        if planner != Some(PlannerKind::DStar) {
+            self.dstar = None;
+        }
+        let on_its_way = matches!(
+            self.state,
+            AgentState::Planning | AgentState::Moving | AgentState::Waiting | AgentState::NoPath
+        );
+        if on_its_way && self.goal.is_some() && !self.controlled {
+            self.clear_route();
+            self.request_plan(PlanReason::NewGoal, tick);
+        }
+    }
+
+    /// Drops the goal and the route: the agent stands, idle, with no plan asked for.
+    pub(crate) fn clear_goal(&mut self) {
+        self.goal = None;
+        self.arrived_at = None;
+        self.goal_counted = false;
+        self.clear_route();
+        self.waited = 0;
+        self.blocked_failures = 0;
+        self.detoured = false;
+        self.committed = None;
+        self.plan_request = None;
+        self.state = AgentState::Idle;
     }
 
     /// Gives the agent `route` of its own (from its cell to its new goal, the last cell) in
@@ -397,18 +446,26 @@ impl Agent {
         self.heading = heading;
     }
 
-    /// The map changed in `tick` (`opened`: some cell became walkable): an agent whose route
-    /// ahead crosses a cell no longer walkable stops until a new plan (with a plan cap the
-    /// replan may wait for a later tick, and the old route would walk into the new wall
-    /// meanwhile); one without a path tries again when a way may have opened. A controlled
-    /// agent has no route: its driver sees the new map.
-    pub(crate) fn map_changed(&mut self, grid: &Grid, opened: bool, tick: u64) {
+    /// The map changed in `tick` (`opened`: some cell became walkable; `costed`: whether a
+    /// cell's cost changed): an agent whose route ahead crosses a cell no longer walkable, or
+    /// a cell of a new cost, stops until a new plan (with a plan cap the replan may wait for a
+    /// later tick, and the old route would walk into the new wall meanwhile); one without a
+    /// path tries again when a way may have opened. A controlled agent has no route: its
+    /// driver sees the new map.
+    pub(crate) fn map_changed(
+        &mut self,
+        grid: &Grid,
+        opened: bool,
+        costed: impl Fn(CellId) -> bool,
+        tick: u64,
+    ) {
         if self.controlled {
             return;
         }
         match self.state {
             AgentState::Moving | AgentState::Waiting
-                if grid.path_cost(&self.path[self.cursor..]).is_err() =>
+                if grid.path_cost(&self.path[self.cursor..]).is_err()
+                    || self.remaining_path().iter().any(|&c| costed(c)) =>
             {
                 self.clear_route();
                 self.request_plan(PlanReason::MapChanged, tick);
