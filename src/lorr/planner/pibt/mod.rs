@@ -82,6 +82,35 @@ pub(crate) struct PibtPlanner {
     seed: u64,
     parallel: bool,
     fallback_plans: u64,
+    /// Per robot: the cell it turns toward, held for it until it gets there (or `NO_CELL`).
+    committed: Vec<CellId>,
+    knobs: Knobs,
+}
+
+/// Experimental switches (temporary).
+#[derive(Debug, Clone, Copy)]
+struct Knobs {
+    commit: bool,
+    orient: bool,
+    turn_prio: bool,
+    restless: u32,
+    keep_blocked: bool,
+}
+
+fn knob(name: &str, default: u32) -> u32 {
+    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+}
+
+impl Knobs {
+    fn from_env() -> Knobs {
+        Knobs {
+            commit: knob("T_COMMIT", 0) == 1,
+            orient: knob("T_ORIENT", 1) == 1,
+            turn_prio: knob("T_TURNPRIO", 1) == 1,
+            restless: knob("T_RESTLESS", RESTLESS_AFTER),
+            keep_blocked: knob("T_KEEP", 1) == 1,
+        }
+    }
 }
 
 impl PibtPlanner {
@@ -117,6 +146,8 @@ impl PibtPlanner {
             seed,
             parallel,
             fallback_plans: 0,
+            committed: vec![NO_CELL; agents],
+            knobs: Knobs::from_env(),
         }
     }
 
@@ -193,14 +224,27 @@ impl PibtPlanner {
         let mut pairs = [(0u64, 0 as CellId); 5];
         let mut len = 0;
         // Staying costs the step; ties go to a move. A robot stuck for long moves anywhere.
-        let restless = self.stuck[a] >= RESTLESS_AFTER;
+        let restless = self.stuck[a] >= self.knobs.restless;
+        let orient = self.knobs.orient;
+        let dist = |cell: CellId| -> u64 {
+            match table {
+                Some(t) => u64::from(self.tables.distance(t, cell)),
+                None if goal != NO_CELL => {
+                    u64::from(self.tables.free_cells().manhattan(cell, goal))
+                }
+                None => 0,
+            }
+        };
         let stay = if restless {
             1 << 20
         } else if goal == NO_CELL {
             0
-        } else {
+        } else if orient {
             1 + left(at, heading)
+        } else {
+            dist(at)
         };
+        let stay = if !orient && !restless { stay << 1 | 1 } else { stay };
         pairs[len] = ((stay << 4) | 1 << 3, at);
         len += 1;
         for d in Heading::ALL {
@@ -209,8 +253,17 @@ impl PibtPlanner {
             };
             let cost = if restless {
                 (noise >> (8 + 8 * d.index())) & 0xff
-            } else {
+            } else if orient {
                 u64::from(heading.quarter_turns(d)) + 1 + left(c, d)
+            } else if goal == NO_CELL {
+                1
+            } else {
+                dist(c)
+            };
+            let cost = if !orient && !restless {
+                cost << 1 | u64::from(d != heading)
+            } else {
+                cost
             };
             let occupied = u64::from(self.occupied[c as usize]);
             let tie = (noise >> (2 * d.index())) & 3;
@@ -228,6 +281,7 @@ impl PibtPlanner {
         let turning = c.cells().first().is_some_and(|&first| {
             first != at && input.headings[a].ahead(input.grid, at) != Some(first)
         });
+        let turning = turning && self.knobs.turn_prio;
         u128::from(self.goal[a] == NO_CELL) << 127
             | u128::from(turning) << 126
             | u128::from(u32::MAX - self.elapsed[a]) << 94
@@ -293,6 +347,7 @@ impl StepPlanner for PibtPlanner {
                 input.headings,
                 &candidates,
                 &order,
+                &this.committed,
                 actions,
             );
         };
@@ -335,6 +390,18 @@ impl StepPlanner for PibtPlanner {
         }
         for &p in input.positions {
             self.occupied[p as usize] = false;
+        }
+        if self.knobs.commit {
+            for (a, &act) in actions.iter().enumerate() {
+                let next = self.pibt.next_cell(a);
+                let at = input.positions[a];
+                self.committed[a] = match act {
+                    LorrAction::Forward => NO_CELL,
+                    _ if next == at => NO_CELL,
+                    LorrAction::Wait if !self.knobs.keep_blocked => NO_CELL,
+                    _ => next,
+                };
+            }
         }
         self.count_moves(actions);
     }

@@ -95,6 +95,7 @@ impl RotatePibt {
         headings: &[Heading],
         candidates: &[RankedCells],
         order: &[u32],
+        committed: &[CellId],
         out: &mut Vec<LorrAction>,
     ) {
         let n = positions.len();
@@ -107,6 +108,12 @@ impl RotatePibt {
         for (a, &p) in positions.iter().enumerate() {
             self.occupant[p as usize] = a as u32;
         }
+        for (a, &c) in committed.iter().enumerate() {
+            if c != NO_CELL && self.reserved[c as usize] == NO_AGENT {
+                self.reserved[c as usize] = a as u32;
+                self.next[a] = c;
+            }
+        }
         for &a in order {
             if self.next[a as usize] == NO_CELL {
                 self.push(a, positions, candidates);
@@ -117,6 +124,11 @@ impl RotatePibt {
             self.occupant[p as usize] = NO_AGENT;
             self.reserved[self.next[a] as usize] = NO_AGENT;
         }
+    }
+
+    /// Robot `a`'s cell for the next step, as the last [`RotatePibt::plan`] chose it.
+    pub(crate) fn next_cell(&self, a: usize) -> CellId {
+        self.next[a]
     }
 
     /// PIBT from robot `root`: it and the robots it pushes get their next cells.
@@ -147,6 +159,11 @@ impl RotatePibt {
                 let c = cells[i];
                 i += 1;
                 if self.reserved[c as usize] != NO_AGENT || c == top.forbidden {
+                    continue;
+                }
+                // No swap with a robot already bound for this one's cell.
+                let o = self.occupant[c as usize];
+                if o != NO_AGENT && o as usize != a && self.next[o as usize] == positions[a] {
                     continue;
                 }
                 self.reserved[c as usize] = a as u32;
@@ -272,7 +289,15 @@ mod tests {
             .collect();
         let order: Vec<u32> = (0..robots.len() as u32).collect();
         let mut out = Vec::new();
-        RotatePibt::new(false).plan(&grid, &positions, &headings, &candidates, &order, &mut out);
+        RotatePibt::new(false).plan(
+            &grid,
+            &positions,
+            &headings,
+            &candidates,
+            &order,
+            &[],
+            &mut out,
+        );
         out
     }
 
