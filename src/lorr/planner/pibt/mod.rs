@@ -58,6 +58,19 @@ impl Default for PibtConfig {
     }
 }
 
+/// What planning a step changes in a [`PibtPlanner`], saved by [`PibtPlanner::mark`] before
+/// steps planned ahead.
+#[derive(Debug, Default)]
+pub(crate) struct PibtMark {
+    /// Per robot: steps since it last moved, at the mark.
+    pub stuck: Vec<u32>,
+    committed: Vec<CellId>,
+    fallback_plans: u64,
+    first: Vec<LorrAction>,
+    first_committed: Vec<CellId>,
+    first_fallback_plans: u64,
+}
+
 /// The PIBT-with-rotations planner.
 #[derive(Debug)]
 pub(crate) struct PibtPlanner {
@@ -82,40 +95,17 @@ pub(crate) struct PibtPlanner {
     seed: u64,
     parallel: bool,
     fallback_plans: u64,
-    /// Per robot: the cell it turns toward, held for it until it gets there (or `NO_CELL`).
+    /// Per robot: the cell it turns toward, held for it until it gets there, or `NO_CELL`.
     committed: Vec<CellId>,
-    knobs: Knobs,
-}
-
-/// Experimental switches (temporary).
-#[derive(Debug, Clone, Copy)]
-struct Knobs {
+    /// Whether robots keep the cells they are bound for (`committed`).
     commit: bool,
-    orient: bool,
-    turn_prio: bool,
-    restless: u32,
-    keep_blocked: bool,
-}
-
-fn knob(name: &str, default: u32) -> u32 {
-    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
-}
-
-impl Knobs {
-    fn from_env() -> Knobs {
-        Knobs {
-            commit: knob("T_COMMIT", 0) == 1,
-            orient: knob("T_ORIENT", 1) == 1,
-            turn_prio: knob("T_TURNPRIO", 1) == 1,
-            restless: knob("T_RESTLESS", RESTLESS_AFTER),
-            keep_blocked: knob("T_KEEP", 1) == 1,
-        }
-    }
 }
 
 impl PibtPlanner {
     /// The planner for `agents` robots on `grid`, a step against a lane costing `lane_cost`
-    /// ([`crate::lorr::lanes`]; 1: no lanes), unreferenced tables cached up to `cache_bytes`.
+    /// ([`crate::lorr::lanes`]; 1: no lanes), unreferenced tables cached up to `cache_bytes`;
+    /// with `commit`, a robot keeps the cell it is bound for until it gets there (module
+    /// docs).
     pub(crate) fn new(
         grid: &Grid,
         agents: usize,
@@ -123,6 +113,7 @@ impl PibtPlanner {
         parallel: bool,
         lane_cost: u8,
         cache_bytes: usize,
+        commit: bool,
     ) -> PibtPlanner {
         assert!(
             agents <= AGENT_MASK as usize + 1,
@@ -147,7 +138,7 @@ impl PibtPlanner {
             parallel,
             fallback_plans: 0,
             committed: vec![NO_CELL; agents],
-            knobs: Knobs::from_env(),
+            commit,
         }
     }
 
@@ -179,18 +170,38 @@ impl PibtPlanner {
         self.goal[a]
     }
 
-    /// Copies what planning a step changes into `stuck`, returning the fallback count, so that
-    /// steps planned ahead (not played) can be undone with [`PibtPlanner::rewind`].
-    pub(crate) fn mark(&self, stuck: &mut Vec<u32>) -> u64 {
-        stuck.clear();
-        stuck.extend_from_slice(&self.stuck);
-        self.fallback_plans
+    /// Copies what planning a step changes into `mark`, so that steps planned ahead (not
+    /// played) can be undone with [`PibtPlanner::rewind`].
+    pub(crate) fn mark(&self, mark: &mut PibtMark) {
+        mark.stuck.clear();
+        mark.stuck.extend_from_slice(&self.stuck);
+        mark.committed.clear();
+        mark.committed.extend_from_slice(&self.committed);
+        mark.fallback_plans = self.fallback_plans;
     }
 
-    /// Back to a [`PibtPlanner::mark`], then the step `played` counted as played.
-    pub(crate) fn rewind(&mut self, stuck: &[u32], fallback_plans: u64, played: &[LorrAction]) {
-        self.stuck.copy_from_slice(stuck);
-        self.fallback_plans = fallback_plans;
+    /// Notes in `mark` the first step planned ahead, `planned`: the cells it left robots
+    /// bound for and its fallback count, kept by [`PibtPlanner::rewind`] where it is played.
+    pub(crate) fn note_first(&self, mark: &mut PibtMark, planned: &[LorrAction]) {
+        mark.first.clear();
+        mark.first.extend_from_slice(planned);
+        mark.first_committed.clear();
+        mark.first_committed.extend_from_slice(&self.committed);
+        mark.first_fallback_plans = self.fallback_plans;
+    }
+
+    /// Back to `mark`, then the step `played` counted as played: a robot that plays the
+    /// first step planned ahead keeps the cell that step left it bound for.
+    pub(crate) fn rewind(&mut self, mark: &PibtMark, played: &[LorrAction]) {
+        self.stuck.copy_from_slice(&mark.stuck);
+        self.fallback_plans = mark.first_fallback_plans;
+        for (a, c) in self.committed.iter_mut().enumerate() {
+            *c = if mark.first.get(a) == played.get(a) {
+                mark.first_committed[a]
+            } else {
+                NO_CELL
+            };
+        }
         self.count_moves(played);
     }
 
@@ -224,27 +235,14 @@ impl PibtPlanner {
         let mut pairs = [(0u64, 0 as CellId); 5];
         let mut len = 0;
         // Staying costs the step; ties go to a move. A robot stuck for long moves anywhere.
-        let restless = self.stuck[a] >= self.knobs.restless;
-        let orient = self.knobs.orient;
-        let dist = |cell: CellId| -> u64 {
-            match table {
-                Some(t) => u64::from(self.tables.distance(t, cell)),
-                None if goal != NO_CELL => {
-                    u64::from(self.tables.free_cells().manhattan(cell, goal))
-                }
-                None => 0,
-            }
-        };
+        let restless = self.stuck[a] >= RESTLESS_AFTER;
         let stay = if restless {
             1 << 20
         } else if goal == NO_CELL {
             0
-        } else if orient {
-            1 + left(at, heading)
         } else {
-            dist(at)
+            1 + left(at, heading)
         };
-        let stay = if !orient && !restless { stay << 1 | 1 } else { stay };
         pairs[len] = ((stay << 4) | 1 << 3, at);
         len += 1;
         for d in Heading::ALL {
@@ -253,17 +251,8 @@ impl PibtPlanner {
             };
             let cost = if restless {
                 (noise >> (8 + 8 * d.index())) & 0xff
-            } else if orient {
+            } else {
                 u64::from(heading.quarter_turns(d)) + 1 + left(c, d)
-            } else if goal == NO_CELL {
-                1
-            } else {
-                dist(c)
-            };
-            let cost = if !orient && !restless {
-                cost << 1 | u64::from(d != heading)
-            } else {
-                cost
             };
             let occupied = u64::from(self.occupied[c as usize]);
             let tie = (noise >> (2 * d.index())) & 3;
@@ -281,7 +270,6 @@ impl PibtPlanner {
         let turning = c.cells().first().is_some_and(|&first| {
             first != at && input.headings[a].ahead(input.grid, at) != Some(first)
         });
-        let turning = turning && self.knobs.turn_prio;
         u128::from(self.goal[a] == NO_CELL) << 127
             | u128::from(turning) << 126
             | u128::from(u32::MAX - self.elapsed[a]) << 94
@@ -391,17 +379,15 @@ impl StepPlanner for PibtPlanner {
         for &p in input.positions {
             self.occupied[p as usize] = false;
         }
-        if self.knobs.commit {
-            for (a, &act) in actions.iter().enumerate() {
-                let next = self.pibt.next_cell(a);
-                let at = input.positions[a];
-                self.committed[a] = match act {
-                    LorrAction::Forward => NO_CELL,
-                    _ if next == at => NO_CELL,
-                    LorrAction::Wait if !self.knobs.keep_blocked => NO_CELL,
-                    _ => next,
-                };
-            }
+        // A robot bound for a neighbour that it did not enter (turning toward it, or waiting
+        // for the robot there to leave) keeps that cell for the steps after.
+        for (a, (&act, c)) in actions.iter().zip(&mut self.committed).enumerate() {
+            let next = self.pibt.next_cell(a);
+            *c = if !self.commit || act == LorrAction::Forward || next == input.positions[a] {
+                NO_CELL
+            } else {
+                next
+            };
         }
         self.count_moves(actions);
     }
