@@ -162,12 +162,7 @@ impl WindowPlanner {
     /// rollout got it to the window's end (a valid window all the same). Its first step is
     /// noted in the mark (its fallbacks counted; the later steps rank robots without tables by
     /// design).
-    fn roll_out(
-        &mut self,
-        input: &StepInput,
-        deadline: Option<Instant>,
-        stop: Option<Instant>,
-    ) {
+    fn roll_out(&mut self, input: &StepInput, deadline: Option<Instant>, stop: Option<Instant>) {
         let h = self.reserved.steps();
         let n = input.positions.len();
         self.positions.clear();
