@@ -14,6 +14,12 @@
 //! limit the other thread computes ahead the tables of the robots' next errands while one runs
 //! the PIBT pass.
 //!
+//! A robot bound for a neighbour that it does not enter this step (it turns toward it, or
+//! waits for the robot there to leave) keeps that cell, held for it before the next steps'
+//! passes, until it gets there (as the start kit's default planner keeps its "previous
+//! decision"): replanned every step, robots on a full floor turned toward one cell, then
+//! another, and never moved (61 tasks instead of 752 with 800 robots on 819 free cells).
+//!
 //! The tables cost a step against a crisscross lane ([`crate::lorr::lanes`]) more, so that
 //! robots going opposite ways keep to different corridors. Robots that turn cannot always make
 //! room in one step and dense crowds lock up: a robot that has not moved for

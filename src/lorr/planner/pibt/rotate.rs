@@ -2,10 +2,11 @@
 //! by construction.
 //!
 //! Three passes, after the idea of the League of Robot Runners start kit's default planner:
-//! 1. PIBT on cells (Okumura et al., priority inheritance with backtracking): robots in
-//!    priority order each take the best free cell of their ranked candidates (their cell and
-//!    its neighbours), pushing a lower-priority robot out of the cell they take; no two
-//!    robots take one cell and no two swap.
+//! 1. PIBT on cells (Okumura et al., priority inheritance with backtracking): robots bound for
+//!    a cell from an earlier step (committed) hold it first; the others in priority order each
+//!    take the best free cell of their ranked candidates (their cell and its neighbours),
+//!    pushing a lower-priority robot out of the cell they take; no two robots take one cell
+//!    and no robot takes the cell of one bound for its own (no swaps).
 //! 2. A robot whose cell is ahead moves forward (`F`); one whose cell is beside or behind it
 //!    turns toward it (and stays); one that stays may turn toward its first choice.
 //! 3. Consistency: a robot moving onto a cell whose robot does not leave it waits instead,
@@ -87,7 +88,9 @@ impl RotatePibt {
 
     /// One step of actions: robot `a` stands on `positions[a]` facing `headings[a]` and ranks
     /// its next cells `candidates[a]`; robots are planned in the order of `order` (every robot
-    /// once, highest priority first). Writes one action per robot to `out`.
+    /// once, highest priority first), except those bound for a neighbour `committed[a]` (not
+    /// `NO_CELL`; `committed` empty: none), which keep it. Writes one action per robot to
+    /// `out`.
     pub(crate) fn plan(
         &mut self,
         grid: &Grid,
@@ -266,11 +269,20 @@ mod tests {
     use super::*;
     use crate::grid::Neighborhood;
 
-    use Heading::{East, West};
+    use Heading::{East, North, West};
 
     /// One step on the map drawn by `map`: per robot, its cell, its heading and the cells it
     /// wants, best first; robots planned in their order.
     fn plan(map: &str, robots: &[(CellId, Heading, &[CellId])]) -> Vec<LorrAction> {
+        plan_bound(map, robots, &[])
+    }
+
+    /// [`plan`] with robot `a` bound for `committed[a]` (`NO_CELL`: none).
+    fn plan_bound(
+        map: &str,
+        robots: &[(CellId, Heading, &[CellId])],
+        committed: &[CellId],
+    ) -> Vec<LorrAction> {
         let grid = Grid::from_ascii(map)
             .unwrap()
             .with_neighborhood(Neighborhood::Four);
@@ -295,7 +307,7 @@ mod tests {
             &headings,
             &candidates,
             &order,
-            &[],
+            committed,
             &mut out,
         );
         out
@@ -324,5 +336,28 @@ mod tests {
     fn robots_never_swap() {
         let out = plan("..", &[(0, East, &[1, 0]), (1, West, &[0, 1])]);
         assert!(out.contains(&LorrAction::Wait), "{out:?}");
+    }
+
+    #[test]
+    fn a_robot_bound_for_a_cell_keeps_it_from_robots_planned_before_it() {
+        // Robot 0 (planned first) wants cell 1; robot 1, at 2 facing north, is bound for it:
+        // it turns toward it and robot 0 waits.
+        let robots: &[(CellId, Heading, &[CellId])] = &[(0, East, &[1, 0]), (2, North, &[1, 2])];
+        assert_eq!(
+            plan_bound("....", robots, &[NO_CELL, 1]),
+            vec![LorrAction::Wait, LorrAction::CounterClockwise]
+        );
+        // Unbound, robot 0 takes it.
+        assert_eq!(plan("....", robots)[0], LorrAction::Forward);
+    }
+
+    #[test]
+    fn no_robot_takes_the_cell_of_one_bound_for_its_own() {
+        // Robot 1 at 1 is bound for cell 0, where robot 0 stands wanting cell 1: a swap.
+        let robots: &[(CellId, Heading, &[CellId])] = &[(0, East, &[1, 0]), (1, North, &[0, 1])];
+        assert_eq!(
+            plan_bound("...", robots, &[NO_CELL, 0]),
+            vec![LorrAction::Wait, LorrAction::CounterClockwise]
+        );
     }
 }
