@@ -14,11 +14,14 @@
 //! limit the other thread computes ahead the tables of the robots' next errands while one runs
 //! the PIBT pass.
 //!
-//! A robot bound for a neighbour that it does not enter this step (it turns toward it, or
-//! waits for the robot there to leave) keeps that cell, held for it before the next steps'
-//! passes, until it gets there (as the start kit's default planner keeps its "previous
-//! decision"): replanned every step, robots on a full floor turned toward one cell, then
-//! another, and never moved (61 tasks instead of 752 with 800 robots on 819 free cells).
+//! Once the floor jams ([`JAMMED_SHARE`] of the robots at once gone [`RESTLESS_AFTER`] steps
+//! without a move), a robot bound for a neighbour that it does not enter this step (it turns
+//! toward it, or waits for the robot there to leave) keeps that cell, held for it before the
+//! next steps' passes, until it gets there (as the start kit's default planner keeps its
+//! "previous decision"): replanned every step, robots on a full floor turned toward one cell,
+//! then another, and never moved (61 tasks instead of 723 with 800 robots on 819 free cells).
+//! Not before the floor jams: on free-flowing floors robots that replan every step go round
+//! each other (warehouse_large_5000: 93,937 tasks, 70,780 with commitments from the start).
 //!
 //! The tables cost a step against a crisscross lane ([`crate::lorr::lanes`]) more, so that
 //! robots going opposite ways keep to different corridors. Robots that turn cannot always make
@@ -42,6 +45,10 @@ use rotate::{RankedCells, RotatePibt};
 /// sooner, random moves push robots waiting in long queues out of line; later, dense crowds
 /// stay locked longer (`docs/performance.md`).
 pub(crate) const RESTLESS_AFTER: u32 = 30;
+
+/// The share of the robots that, gone [`RESTLESS_AFTER`] steps without a move at once, makes
+/// the `pibt` planner's robots keep the cells they are bound for from then on (module docs).
+pub(crate) const JAMMED_SHARE: f64 = 0.05;
 
 /// The bits of a priority key that hold the robot's id.
 const AGENT_MASK: u128 = (1 << 30) - 1;
@@ -103,8 +110,12 @@ pub(crate) struct PibtPlanner {
     fallback_plans: u64,
     /// Per robot: the cell it turns toward, held for it until it gets there, or `NO_CELL`.
     committed: Vec<CellId>,
-    /// Whether robots keep the cells they are bound for (`committed`).
+    /// Whether robots may keep the cells they are bound for (`committed`), once the floor
+    /// jams (`jammed`).
     commit: bool,
+    /// Whether the floor has jammed in this run: [`JAMMED_SHARE`] of the robots went
+    /// [`RESTLESS_AFTER`] steps without a move at once (from then on robots keep their cells).
+    jammed: bool,
 }
 
 impl PibtPlanner {
@@ -145,6 +156,7 @@ impl PibtPlanner {
             fallback_plans: 0,
             committed: vec![NO_CELL; agents],
             commit,
+            jammed: false,
         }
     }
 
@@ -213,13 +225,16 @@ impl PibtPlanner {
 
     /// Each robot's steps without a move after it plays `played`.
     fn count_moves(&mut self, played: &[LorrAction]) {
+        let mut restless = 0;
         for (stuck, &act) in self.stuck.iter_mut().zip(played) {
             *stuck = if act == LorrAction::Forward {
                 0
             } else {
                 *stuck + 1
             };
+            restless += usize::from(*stuck >= RESTLESS_AFTER);
         }
+        self.jammed |= restless as f64 >= JAMMED_SHARE * self.stuck.len() as f64;
     }
 
     /// Robot `a`'s ranked candidate cells.
@@ -389,7 +404,10 @@ impl StepPlanner for PibtPlanner {
         // for the robot there to leave) keeps that cell for the steps after.
         for (a, (&act, c)) in actions.iter().zip(&mut self.committed).enumerate() {
             let next = self.pibt.next_cell(a);
-            *c = if !self.commit || act == LorrAction::Forward || next == input.positions[a] {
+            *c = if !(self.commit && self.jammed)
+                || act == LorrAction::Forward
+                || next == input.positions[a]
+            {
                 NO_CELL
             } else {
                 next
