@@ -39,7 +39,7 @@ use crate::hash::splitmix64_first;
 use crate::lorr::action::LorrAction;
 use crate::lorr::distance::DistanceTables;
 use crate::sim::Heading;
-use rotate::{RankedCells, RotatePibt};
+use rotate::{RankedCells, Robots, RotatePibt};
 
 /// Steps without a move after which a robot ranks its moves at random (see the module docs):
 /// sooner, random moves push robots waiting in long queues out of line; later, dense crowds
@@ -352,11 +352,13 @@ impl StepPlanner for PibtPlanner {
         let mut plan = || {
             pibt.plan(
                 grid,
-                input.positions,
-                input.headings,
+                Robots {
+                    positions: input.positions,
+                    headings: input.headings,
+                    committed: &this.committed,
+                },
                 &candidates,
                 &order,
-                &this.committed,
                 actions,
             );
         };

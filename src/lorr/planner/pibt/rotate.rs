@@ -49,6 +49,17 @@ impl RankedCells {
     }
 }
 
+/// Where the robots stand at a step, and the cells they are bound for.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Robots<'a> {
+    /// Per robot: its cell.
+    pub positions: &'a [CellId],
+    /// Per robot: its heading.
+    pub headings: &'a [Heading],
+    /// Per robot: the neighbour it keeps from earlier steps, or `NO_CELL` (empty: none).
+    pub committed: &'a [CellId],
+}
+
 /// One frame of the PIBT recursion.
 #[derive(Debug, Clone, Copy)]
 struct Frame {
@@ -86,7 +97,8 @@ impl RotatePibt {
         }
     }
 
-    /// One step of actions: robot `a` stands on `positions[a]` facing `headings[a]` and ranks
+    /// One step of actions: robot `a` stands on `positions[a]` facing `headings[a]` (of
+    /// `robots`) and ranks
     /// its next cells `candidates[a]`; robots are planned in the order of `order` (every robot
     /// once, highest priority first), except those bound for a neighbour `committed[a]` (not
     /// `NO_CELL`; `committed` empty: none), which keep it. Writes one action per robot to
@@ -94,13 +106,16 @@ impl RotatePibt {
     pub(crate) fn plan(
         &mut self,
         grid: &Grid,
-        positions: &[CellId],
-        headings: &[Heading],
+        robots: Robots,
         candidates: &[RankedCells],
         order: &[u32],
-        committed: &[CellId],
         out: &mut Vec<LorrAction>,
     ) {
+        let Robots {
+            positions,
+            headings,
+            committed,
+        } = robots;
         let n = positions.len();
         if self.occupant.len() != grid.len() {
             self.occupant = vec![NO_AGENT; grid.len()];
@@ -303,11 +318,13 @@ mod tests {
         let mut out = Vec::new();
         RotatePibt::new(false).plan(
             &grid,
-            &positions,
-            &headings,
+            Robots {
+                positions: &positions,
+                headings: &headings,
+                committed,
+            },
             &candidates,
             &order,
-            committed,
             &mut out,
         );
         out
