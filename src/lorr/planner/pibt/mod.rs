@@ -77,8 +77,7 @@ impl Default for PibtConfig {
 pub(crate) struct PibtMark {
     /// Per robot: steps since it last moved, at the mark.
     pub stuck: Vec<u32>,
-    committed: Vec<CellId>,
-    fallback_plans: u64,
+    jammed: bool,
     first: Vec<LorrAction>,
     first_committed: Vec<CellId>,
     first_fallback_plans: u64,
@@ -193,9 +192,7 @@ impl PibtPlanner {
     pub(crate) fn mark(&self, mark: &mut PibtMark) {
         mark.stuck.clear();
         mark.stuck.extend_from_slice(&self.stuck);
-        mark.committed.clear();
-        mark.committed.extend_from_slice(&self.committed);
-        mark.fallback_plans = self.fallback_plans;
+        mark.jammed = self.jammed;
     }
 
     /// Notes in `mark` the first step planned ahead, `planned`: the cells it left robots
@@ -212,6 +209,7 @@ impl PibtPlanner {
     /// first step planned ahead keeps the cell that step left it bound for.
     pub(crate) fn rewind(&mut self, mark: &PibtMark, played: &[LorrAction]) {
         self.stuck.copy_from_slice(&mark.stuck);
+        self.jammed = mark.jammed;
         self.fallback_plans = mark.first_fallback_plans;
         for (a, c) in self.committed.iter_mut().enumerate() {
             *c = if mark.first.get(a) == played.get(a) {
