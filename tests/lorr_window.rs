@@ -8,7 +8,9 @@ mod common;
 use std::path::PathBuf;
 
 use common::cli::{assert_one_line_error, ok, throng};
-use throng::lorr::{LorrConfig, LorrPlanner, LorrRun, Problem, WINDOW_MAX_AGENTS, WindowConfig};
+use throng::lorr::{
+    LorrConfig, LorrPlanner, LorrRun, Problem, WINDOW_MAX_AGENTS, WINDOW_MAX_DENSITY, WindowConfig,
+};
 use throng::sim::ActionModel;
 
 fn shipped(name: &str) -> PathBuf {
@@ -82,13 +84,25 @@ fn the_window_planner_finishes_more_tasks_than_one_step_pibt_in_a_crowd() {
 }
 
 #[test]
-fn the_planner_is_chosen_by_team_size_and_window_flags_need_it() {
+fn the_planner_is_chosen_by_team_size_and_density_and_window_flags_need_it() {
+    // A floor large enough for any team: the team size decides.
+    let roomy = 100 * WINDOW_MAX_AGENTS;
     assert_eq!(
-        LorrPlanner::automatic(ActionModel::Rotate, WINDOW_MAX_AGENTS),
+        LorrPlanner::automatic(ActionModel::Rotate, WINDOW_MAX_AGENTS, roomy),
         LorrPlanner::Window
     );
     assert_eq!(
-        LorrPlanner::automatic(ActionModel::Rotate, WINDOW_MAX_AGENTS + 1),
+        LorrPlanner::automatic(ActionModel::Rotate, WINDOW_MAX_AGENTS + 1, roomy),
+        LorrPlanner::Pibt
+    );
+    // The 32 x 32 random map (819 free cells): window up to 40% full, pibt past it.
+    let most = (WINDOW_MAX_DENSITY * 819.0) as usize;
+    assert_eq!(
+        LorrPlanner::automatic(ActionModel::Rotate, most, 819),
+        LorrPlanner::Window
+    );
+    assert_eq!(
+        LorrPlanner::automatic(ActionModel::Rotate, most + 1, 819),
         LorrPlanner::Pibt
     );
     let path = shipped("RANDOM-01.json");
@@ -96,6 +110,12 @@ fn the_planner_is_chosen_by_team_size_and_window_flags_need_it() {
     let v: serde_json::Value =
         serde_json::from_str(&ok(&["lorr", path, "--steps", "3", "--json"])).unwrap();
     assert_eq!(v["planner"], "window");
+    // 800 robots on its 819 free cells play pibt.
+    let dense: serde_json::Value = serde_json::from_str(&ok(&[
+        "lorr", path, "--steps", "3", "--agents", "800", "--json",
+    ]))
+    .unwrap();
+    assert_eq!(dense["planner"], "pibt");
     // Lanes chosen by the map: the 32 x 32 random map's trips (21 steps on average) fit in 4
     // windows of 15 steps: none; in 4 windows of 4 steps they do not.
     assert_eq!(v["window_lanes"], false);

@@ -182,7 +182,11 @@ fn a_lorr_output_reads_back_as_the_run_played_it() {
     let problem = Problem::load(&problem_path).unwrap();
     // The planner `throng lorr` chooses for this team (the library's default is pibt).
     let config = LorrConfig {
-        planner: LorrPlanner::automatic(ActionModel::Rotate, problem.starts.len()),
+        planner: LorrPlanner::automatic(
+            ActionModel::Rotate,
+            problem.starts.len(),
+            problem.grid.walkable_count(),
+        ),
         ..LorrConfig::default()
     };
     let mut run = LorrRun::new(&problem, config).unwrap();

@@ -525,7 +525,11 @@ fn the_page_replays_a_mapf_plan_and_a_lorr_output_in_headless_chromium() {
     let problem = Problem::load(&problem_path).unwrap();
     // The planner `throng lorr` chooses for this team (the library's default is pibt).
     let config = LorrConfig {
-        planner: LorrPlanner::automatic(ActionModel::Rotate, problem.starts.len()),
+        planner: LorrPlanner::automatic(
+            ActionModel::Rotate,
+            problem.starts.len(),
+            problem.grid.walkable_count(),
+        ),
         ..LorrConfig::default()
     };
     let mut run = LorrRun::new(&problem, config).unwrap();

@@ -455,6 +455,7 @@ fn build_planner(
                 config.parallel,
                 config.pibt.lane_cost,
                 cache_bytes,
+                true,
             )),
             None,
         ),

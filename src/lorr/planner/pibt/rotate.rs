@@ -2,10 +2,11 @@
 //! by construction.
 //!
 //! Three passes, after the idea of the League of Robot Runners start kit's default planner:
-//! 1. PIBT on cells (Okumura et al., priority inheritance with backtracking): robots in
-//!    priority order each take the best free cell of their ranked candidates (their cell and
-//!    its neighbours), pushing a lower-priority robot out of the cell they take; no two
-//!    robots take one cell and no two swap.
+//! 1. PIBT on cells (Okumura et al., priority inheritance with backtracking): robots bound for
+//!    a cell from an earlier step (committed) hold it first; the others in priority order each
+//!    take the best free cell of their ranked candidates (their cell and its neighbours),
+//!    pushing a lower-priority robot out of the cell they take; no two robots take one cell
+//!    and no robot takes the cell of one bound for its own (no swaps).
 //! 2. A robot whose cell is ahead moves forward (`F`); one whose cell is beside or behind it
 //!    turns toward it (and stays); one that stays may turn toward its first choice.
 //! 3. Consistency: a robot moving onto a cell whose robot does not leave it waits instead,
@@ -48,6 +49,17 @@ impl RankedCells {
     }
 }
 
+/// Where the robots stand at a step, and the cells they are bound for.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Robots<'a> {
+    /// Per robot: its cell.
+    pub positions: &'a [CellId],
+    /// Per robot: its heading.
+    pub headings: &'a [Heading],
+    /// Per robot: the neighbour it keeps from earlier steps, or `NO_CELL` (empty: none).
+    pub committed: &'a [CellId],
+}
+
 /// One frame of the PIBT recursion.
 #[derive(Debug, Clone, Copy)]
 struct Frame {
@@ -85,18 +97,25 @@ impl RotatePibt {
         }
     }
 
-    /// One step of actions: robot `a` stands on `positions[a]` facing `headings[a]` and ranks
+    /// One step of actions: robot `a` stands on `positions[a]` facing `headings[a]` (of
+    /// `robots`) and ranks
     /// its next cells `candidates[a]`; robots are planned in the order of `order` (every robot
-    /// once, highest priority first). Writes one action per robot to `out`.
+    /// once, highest priority first), except those bound for a neighbour `committed[a]` (not
+    /// `NO_CELL`; `committed` empty: none), which keep it. Writes one action per robot to
+    /// `out`.
     pub(crate) fn plan(
         &mut self,
         grid: &Grid,
-        positions: &[CellId],
-        headings: &[Heading],
+        robots: Robots,
         candidates: &[RankedCells],
         order: &[u32],
         out: &mut Vec<LorrAction>,
     ) {
+        let Robots {
+            positions,
+            headings,
+            committed,
+        } = robots;
         let n = positions.len();
         if self.occupant.len() != grid.len() {
             self.occupant = vec![NO_AGENT; grid.len()];
@@ -106,6 +125,12 @@ impl RotatePibt {
         self.next.resize(n, NO_CELL);
         for (a, &p) in positions.iter().enumerate() {
             self.occupant[p as usize] = a as u32;
+        }
+        for (a, &c) in committed.iter().enumerate() {
+            if c != NO_CELL && self.reserved[c as usize] == NO_AGENT {
+                self.reserved[c as usize] = a as u32;
+                self.next[a] = c;
+            }
         }
         for &a in order {
             if self.next[a as usize] == NO_CELL {
@@ -117,6 +142,11 @@ impl RotatePibt {
             self.occupant[p as usize] = NO_AGENT;
             self.reserved[self.next[a] as usize] = NO_AGENT;
         }
+    }
+
+    /// Robot `a`'s cell for the next step, as the last [`RotatePibt::plan`] chose it.
+    pub(crate) fn next_cell(&self, a: usize) -> CellId {
+        self.next[a]
     }
 
     /// PIBT from robot `root`: it and the robots it pushes get their next cells.
@@ -147,6 +177,11 @@ impl RotatePibt {
                 let c = cells[i];
                 i += 1;
                 if self.reserved[c as usize] != NO_AGENT || c == top.forbidden {
+                    continue;
+                }
+                // No swap with a robot already bound for this one's cell.
+                let o = self.occupant[c as usize];
+                if o != NO_AGENT && o as usize != a && self.next[o as usize] == positions[a] {
                     continue;
                 }
                 self.reserved[c as usize] = a as u32;
@@ -249,11 +284,20 @@ mod tests {
     use super::*;
     use crate::grid::Neighborhood;
 
-    use Heading::{East, West};
+    use Heading::{East, North, West};
 
     /// One step on the map drawn by `map`: per robot, its cell, its heading and the cells it
     /// wants, best first; robots planned in their order.
     fn plan(map: &str, robots: &[(CellId, Heading, &[CellId])]) -> Vec<LorrAction> {
+        plan_bound(map, robots, &[])
+    }
+
+    /// [`plan`] with robot `a` bound for `committed[a]` (`NO_CELL`: none).
+    fn plan_bound(
+        map: &str,
+        robots: &[(CellId, Heading, &[CellId])],
+        committed: &[CellId],
+    ) -> Vec<LorrAction> {
         let grid = Grid::from_ascii(map)
             .unwrap()
             .with_neighborhood(Neighborhood::Four);
@@ -272,7 +316,17 @@ mod tests {
             .collect();
         let order: Vec<u32> = (0..robots.len() as u32).collect();
         let mut out = Vec::new();
-        RotatePibt::new(false).plan(&grid, &positions, &headings, &candidates, &order, &mut out);
+        RotatePibt::new(false).plan(
+            &grid,
+            Robots {
+                positions: &positions,
+                headings: &headings,
+                committed,
+            },
+            &candidates,
+            &order,
+            &mut out,
+        );
         out
     }
 
@@ -299,5 +353,28 @@ mod tests {
     fn robots_never_swap() {
         let out = plan("..", &[(0, East, &[1, 0]), (1, West, &[0, 1])]);
         assert!(out.contains(&LorrAction::Wait), "{out:?}");
+    }
+
+    #[test]
+    fn a_robot_bound_for_a_cell_keeps_it_from_robots_planned_before_it() {
+        // Robot 0 (planned first) wants cell 1; robot 1, at 2 facing north, is bound for it:
+        // it turns toward it and robot 0 waits.
+        let robots: &[(CellId, Heading, &[CellId])] = &[(0, East, &[1, 0]), (2, North, &[1, 2])];
+        assert_eq!(
+            plan_bound("....", robots, &[NO_CELL, 1]),
+            vec![LorrAction::Wait, LorrAction::CounterClockwise]
+        );
+        // Unbound, robot 0 takes it.
+        assert_eq!(plan("....", robots)[0], LorrAction::Forward);
+    }
+
+    #[test]
+    fn no_robot_takes_the_cell_of_one_bound_for_its_own() {
+        // Robot 1 at 1 is bound for cell 0, where robot 0 stands wanting cell 1: a swap.
+        let robots: &[(CellId, Heading, &[CellId])] = &[(0, East, &[1, 0]), (1, North, &[0, 1])];
+        assert_eq!(
+            plan_bound("...", robots, &[NO_CELL, 0]),
+            vec![LorrAction::Wait, LorrAction::CounterClockwise]
+        );
     }
 }

@@ -26,7 +26,7 @@ mod search;
 
 use std::time::Instant;
 
-use super::pibt::{PibtPlanner, RESTLESS_AFTER};
+use super::pibt::{PibtMark, PibtPlanner, RESTLESS_AFTER};
 use super::{PlannerFigures, StepInput, StepPlanner};
 use crate::grid::NO_CELL;
 use crate::grid::{CellId, Grid};
@@ -89,7 +89,8 @@ pub(crate) struct WindowPlanner {
     rollout: Vec<State>,
     positions: Vec<CellId>,
     headings: Vec<Heading>,
-    stuck: Vec<u32>,
+    /// The `pibt` planner's state before the rollout (its robots' steps without a move).
+    mark: PibtMark,
     /// The actions of a step of the rollout.
     step_actions: Vec<LorrAction>,
     attempts: u64,
@@ -114,7 +115,9 @@ impl WindowPlanner {
             .unwrap_or_else(|| crate::lorr::lanes::for_window(grid, config.steps));
         let lane_cost = if lanes { config.lane_cost } else { 1 };
         WindowPlanner {
-            pibt: PibtPlanner::new(grid, agents, seed, parallel, lane_cost, cache_bytes),
+            // Without commitments: a robot bound for a cell would keep it in the rollouts
+            // whatever path the search gives it (fewer tasks: docs/performance.md).
+            pibt: PibtPlanner::new(grid, agents, seed, parallel, lane_cost, cache_bytes, false),
             lanes,
             reserved: ReservationTable::new(grid, agents, h),
             lns: Lns::default(),
@@ -126,7 +129,7 @@ impl WindowPlanner {
             rollout: Vec::with_capacity(agents * (h + 1)),
             positions: Vec::with_capacity(agents),
             headings: Vec::with_capacity(agents),
-            stuck: Vec::with_capacity(agents),
+            mark: PibtMark::default(),
             step_actions: Vec::with_capacity(agents),
             attempts: 0,
             improvements: 0,
@@ -156,16 +159,11 @@ impl WindowPlanner {
     /// Plays the `pibt` planner `h` steps ahead from `input` into `self.rollout`; its first
     /// step's actions are those it plans for `input`, with table work until `deadline`. Past
     /// `stop` (a time limit's share) it plans no further step: every robot waits where the
-    /// rollout got it to the window's end (a valid window all the same). Returns the fallback
-    /// count after the first step (the later ones rank robots without tables by design).
-    fn roll_out(
-        &mut self,
-        input: &StepInput,
-        deadline: Option<Instant>,
-        stop: Option<Instant>,
-    ) -> u64 {
+    /// rollout got it to the window's end (a valid window all the same). Its first step is
+    /// noted in the mark (its fallbacks counted; the later steps rank robots without tables by
+    /// design).
+    fn roll_out(&mut self, input: &StepInput, deadline: Option<Instant>, stop: Option<Instant>) {
         let h = self.reserved.steps();
-        let mut fallback_plans = 0;
         let n = input.positions.len();
         self.positions.clear();
         self.positions.extend_from_slice(input.positions);
@@ -201,7 +199,7 @@ impl WindowPlanner {
             };
             self.pibt.plan(&ahead, &mut self.step_actions);
             if t == 0 {
-                fallback_plans = self.pibt.figures().fallback_plans;
+                self.pibt.note_first(&mut self.mark, &self.step_actions);
             }
             for (a, &act) in self.step_actions.iter().enumerate() {
                 let heading = act.after(self.headings[a]);
@@ -222,7 +220,6 @@ impl WindowPlanner {
                 break;
             }
         }
-        fallback_plans
     }
 
     /// The first solution: the rollout or the carried window, whichever costs less, in the
@@ -257,7 +254,7 @@ impl WindowPlanner {
             .sum();
         // A robot stuck for long moves as the rollout has it (PIBT's way out of a jam, which
         // the search, counting only this window, would undo).
-        let restless = self.stuck.iter().any(|&s| s >= RESTLESS_AFTER);
+        let restless = self.mark.stuck.iter().any(|&s| s >= RESTLESS_AFTER);
         if restless || rollout_total < carried_total {
             for a in 0..n {
                 self.reserved
@@ -287,9 +284,9 @@ impl StepPlanner for WindowPlanner {
                 .deadline
                 .map(|d| start + d.saturating_duration_since(start) / part)
         };
-        self.pibt.mark(&mut self.stuck);
+        self.pibt.mark(&mut self.mark);
         // The fallbacks counted are those of the step played: the rollout's first step.
-        let fallback = self.roll_out(input, share(3), share(2));
+        self.roll_out(input, share(3), share(2));
         self.first_solution(input);
         let n = input.positions.len();
         let mut rng = mix64(self.seed ^ mix64(input.step.wrapping_add(0x5eed)));
@@ -303,7 +300,7 @@ impl StepPlanner for WindowPlanner {
             &LnsInput {
                 grid: input.grid,
                 pibt: &self.pibt,
-                stuck: &self.stuck,
+                stuck: &self.mark.stuck,
             },
             &mut self.reserved,
             &mut self.costs,
@@ -321,7 +318,7 @@ impl StepPlanner for WindowPlanner {
             let p = self.reserved.path(a);
             p[0].action_to(p[1])
         }));
-        self.pibt.rewind(&self.stuck, fallback, actions);
+        self.pibt.rewind(&self.mark, actions);
         self.reserved.shift();
         self.carried = true;
     }
