@@ -122,9 +122,10 @@ pub struct RefineStats {
     pub solution_ms: f64,
 }
 
-/// An open search state: arrival + distance to the goal, later arrivals first, the cell and the
-/// last timestep of its free run.
-type Open = (u32, Reverse<u32>, CellId, u32);
+/// An open search state: its bound on the arrival at the goal (see `Refiner::plan_path`), the
+/// nearer the goal first (for states whose bound is the arrival plus the distance: the later
+/// arrivals first), the cell, the last timestep of its free run and its arrival.
+type Open = (u32, Reverse<u32>, CellId, u32, u32);
 
 /// Refines `plan` (a configuration per timestep, the starts first, `goals` last, every step
 /// valid) for `grid`'s moves and returns a plan of no higher sum of costs, every step checked by
@@ -541,10 +542,18 @@ impl<'a> Refiner<'a> {
                 parent: NO_STATE,
             },
         );
-        self.heap.push(Reverse((h0, Reverse(0), start, root_end)));
+        // No arrival at the goal before `free_after`: the bound of a state is the later of its
+        // arrival plus its distance and that. Where other agents visit the goal long after the
+        // agent could reach it, the plain bound would have the search sweep the whole map in
+        // space-time (on den520d at 1,000 agents, 90% of the polish's work); with this one it
+        // heads for the goal and waits near it.
+        let bound = |arrival: u32, h: u32| (arrival + h).max(free_after);
+        let f0 = bound(0, h0);
+        self.heap
+            .push(Reverse((f0, Reverse(f0 - h0), start, root_end, 0)));
         let offsets = self.grid.move_offsets();
         let mut found = None;
-        while let Some(Reverse((_, Reverse(g), c, end))) = self.heap.pop() {
+        while let Some(Reverse((_, _, c, end, g))) = self.heap.pop() {
             let key = self.state_key(c, end, budget - self.dist.get(a, c));
             if self.states.get(key as u64).is_some_and(|s| g > s.arrive) {
                 continue;
@@ -577,8 +586,9 @@ impl<'a> Refiner<'a> {
                                 parent: key as u64,
                             };
                             self.states.set(k as u64, state);
+                            let f = bound(arrival, h);
                             self.heap
-                                .push(Reverse((arrival + h, Reverse(arrival), n, run_end)));
+                                .push(Reverse((f, Reverse(f - h), n, run_end, arrival)));
                         }
                     }
                     t = self.next_free(n, run_end + 1);
