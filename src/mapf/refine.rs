@@ -13,7 +13,8 @@
 //!
 //! Neighbourhoods come from three heuristics, chosen at random with weights that follow the
 //! improvements each one made (adaptive LNS): the agents in the way of the agent most delayed
-//! over its lower bound (found by random walks in space-time along its shorter ways), the
+//! over its lower bound (those that visit its goal after it could rest there, then those found
+//! by random walks in space-time along its shorter ways), the
 //! agents that pass an intersection of the map and its neighbouring intersections, and agents
 //! drawn at random. Everything random comes from the seed: with an iteration budget
 //! ([`RefineOptions::iterations`]) the refined plan depends on nothing else.
@@ -48,11 +49,12 @@ use crate::grid::{CellId, Grid};
 pub const NEIGHBOURHOOD: usize = 4;
 
 /// The work `throng mapf` spends polishing LaCAM's first solution by default: states expanded
-/// ([`RefineOptions::expansions`]) per unit of the plan's sum of costs. With 10, on the MAPF
-/// benchmark sample of `docs/benchmarks.md`, the polished plans cost 0.99 of lacam3's first
-/// solutions on average (LaCAM's alone 1.015) and come in about half lacam3's time; the work
-/// grows with the plan, as the searches' do.
-pub const POLISH_EXPANSIONS_PER_COST: u64 = 10;
+/// ([`RefineOptions::expansions`]) per unit of the plan's sum of costs; the work grows with the
+/// plan, as the searches' do. With 15, on the large instances of `docs/benchmarks.md` (32 x 32
+/// to 256 x 256, 400 to 1,000 agents) every polished plan costs at most lacam3's first
+/// solution and comes within its time; with 10, two of the twelve cost 1.0004 of lacam3's, with
+/// 20 two took 1.1 times its time.
+pub const POLISH_EXPANSIONS_PER_COST: u64 = 15;
 
 /// Timesteps the reservation table holds beyond the plan's makespan, so that a re-planned path
 /// may end later than the latest path so far.

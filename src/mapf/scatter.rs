@@ -172,6 +172,7 @@ struct Planner<'a> {
     moves: Vec<u16>,
     /// Per cell: the timestep a path reaches it as its end (a goal: goals are distinct).
     arrival: Vec<u32>,
+
     /// Per cell: the search that closed it (`stamp`) and the move that reached it then.
     stamp: Vec<u32>,
     via: Vec<u8>,
@@ -193,6 +194,7 @@ impl<'a> Planner<'a> {
             usage: vec![0; states],
             moves: vec![0; states * dirs],
             arrival: vec![NEVER; cells],
+
             stamp: vec![0; cells],
             via: vec![0; cells],
             search: 0,
