@@ -86,7 +86,7 @@ impl Scatter {
         let mut paths: Vec<Vec<CellId>> = vec![Vec::new(); n];
         // Round after round while the meetings fall; the paths of the round with the fewest.
         let mut best: Option<(u64, Vec<Vec<CellId>>)> = None;
-        'rounds: for round in 0..MAX_ROUNDS {
+        'rounds: for _ in 0..MAX_ROUNDS {
             for a in 0..n {
                 if deadline.is_some_and(|d| Instant::now() >= d) {
                     break 'rounds;
@@ -97,18 +97,20 @@ impl Scatter {
             }
             let meetings = planner.total_meetings(&paths);
             match &best {
-                Some((m, _)) if meetings >= *m && round >= 1 => break,
+                Some((m, _)) if meetings >= *m => break,
                 _ => best = Some((meetings, paths.clone())),
             }
             if meetings == 0 {
                 break;
             }
         }
-        if let Some((_, kept)) = best.filter(|_| !deadline.is_some_and(|d| Instant::now() >= d)) {
+        // The best complete round (one cut short by the deadline is kept only when it is the
+        // first: the agents it did not reach have no path).
+        if let Some((_, kept)) = best {
             paths = kept;
         }
-        // A path may come back to a cell (to let another pass): the agent follows it from its
-        // last visit, so that following the path never goes round a loop.
+        // Each path's steps by cell. The paths are simple; were one to come back to a cell, the
+        // agent would follow it from its last visit, never round a loop.
         let mut seen = vec![false; grid.len()];
         let mut steps = Vec::new();
         let mut first = Vec::with_capacity(n + 1);
@@ -157,6 +159,10 @@ fn moves_per_cell(grid: &Grid) -> usize {
     }
 }
 
+/// An open search state: cost + distance to the goal, the distance, the cell, the moves that
+/// reached it, its cost and the direction of the last move ([`NO_MOVE`] at the start).
+type Open = (u32, u32, CellId, u32, u32, u8);
+
 /// The paths' tables over (timestep within the window) x cell and the search's over cells,
 /// made once and kept from agent to agent.
 struct Planner<'a> {
@@ -177,7 +183,7 @@ struct Planner<'a> {
     stamp: Vec<u32>,
     via: Vec<u8>,
     search: u32,
-    heap: BinaryHeap<Reverse<(u32, u32, CellId, u32, u32, u8)>>,
+    heap: BinaryHeap<Reverse<Open>>,
 }
 
 impl<'a> Planner<'a> {
