@@ -330,13 +330,18 @@ fn several_pibt_runs_per_successor_give_cheaper_first_solutions() {
 }
 
 #[test]
-fn scatter_paths_lead_to_the_goals_within_the_margin() {
+fn scatter_paths_lead_to_the_goals_within_the_margin_never_twice_through_a_cell() {
     let (grid, starts, goals) = random_map_instance(300);
     let dist = GoalDistances::new(&grid, &goals);
     let scatter = Scatter::new(&grid, &starts, &dist, SCATTER_MARGIN, None);
+    let mut seen = vec![usize::MAX; grid.len()];
     for (a, &start) in starts.iter().enumerate() {
         let (mut at, mut moves) = (start, 0);
+        seen[at as usize] = a;
         while let Some(next) = scatter.next_cell(a as u32, at) {
+            // Simple paths: PIBT follows them cell by cell, whatever the time.
+            assert_ne!(seen[next as usize], a, "agent {a}: back on a cell");
+            seen[next as usize] = a;
             let offsets = grid.move_offsets();
             let step = |d: throng::grid::Direction| (i64::from(at) + offsets[d.index()]) as CellId;
             assert!(

@@ -13,7 +13,8 @@
 //!
 //! Neighbourhoods come from three heuristics, chosen at random with weights that follow the
 //! improvements each one made (adaptive LNS): the agents in the way of the agent most delayed
-//! over its lower bound (found by random walks in space-time along its shorter ways), the
+//! over its lower bound (those that visit its goal after it could rest there, then those found
+//! by random walks in space-time along its shorter ways), the
 //! agents that pass an intersection of the map and its neighbouring intersections, and agents
 //! drawn at random. Everything random comes from the seed: with an iteration budget
 //! ([`RefineOptions::iterations`]) the refined plan depends on nothing else.
@@ -48,11 +49,12 @@ use crate::grid::{CellId, Grid};
 pub const NEIGHBOURHOOD: usize = 4;
 
 /// The work `throng mapf` spends polishing LaCAM's first solution by default: states expanded
-/// ([`RefineOptions::expansions`]) per unit of the plan's sum of costs. With 10, on the MAPF
-/// benchmark sample of `docs/benchmarks.md`, the polished plans cost 0.99 of lacam3's first
-/// solutions on average (LaCAM's alone 1.015) and come in about half lacam3's time; the work
-/// grows with the plan, as the searches' do.
-pub const POLISH_EXPANSIONS_PER_COST: u64 = 10;
+/// ([`RefineOptions::expansions`]) per unit of the plan's sum of costs; the work grows with the
+/// plan, as the searches' do. With 15, on the large instances of `docs/benchmarks.md` (32 x 32
+/// to 256 x 256, 400 to 1,000 agents) every polished plan costs at most lacam3's first
+/// solution and comes within its time; with 10, two of the twelve cost 1.0004 of lacam3's, with
+/// 20 two took 1.1 times its time.
+pub const POLISH_EXPANSIONS_PER_COST: u64 = 15;
 
 /// Timesteps the reservation table holds beyond the plan's makespan, so that a re-planned path
 /// may end later than the latest path so far.
@@ -122,9 +124,10 @@ pub struct RefineStats {
     pub solution_ms: f64,
 }
 
-/// An open search state: arrival + distance to the goal, later arrivals first, the cell and the
-/// last timestep of its free run.
-type Open = (u32, Reverse<u32>, CellId, u32);
+/// An open search state: its bound on the arrival at the goal (see `Refiner::plan_path`), the
+/// nearer the goal first (for states whose bound is the arrival plus the distance: the later
+/// arrivals first), the cell, the last timestep of its free run and its arrival.
+type Open = (u32, Reverse<u32>, CellId, u32, u32);
 
 /// Refines `plan` (a configuration per timestep, the starts first, `goals` last, every step
 /// valid) for `grid`'s moves and returns a plan of no higher sum of costs, every step checked by
@@ -541,10 +544,18 @@ impl<'a> Refiner<'a> {
                 parent: NO_STATE,
             },
         );
-        self.heap.push(Reverse((h0, Reverse(0), start, root_end)));
+        // No arrival at the goal before `free_after`: the bound of a state is the later of its
+        // arrival plus its distance and that. Where other agents visit the goal long after the
+        // agent could reach it, the plain bound would have the search sweep the whole map in
+        // space-time (on den520d at 1,000 agents, 90% of the polish's work); with this one it
+        // heads for the goal and waits near it.
+        let bound = |arrival: u32, h: u32| (arrival + h).max(free_after);
+        let f0 = bound(0, h0);
+        self.heap
+            .push(Reverse((f0, Reverse(f0 - h0), start, root_end, 0)));
         let offsets = self.grid.move_offsets();
         let mut found = None;
-        while let Some(Reverse((_, Reverse(g), c, end))) = self.heap.pop() {
+        while let Some(Reverse((_, _, c, end, g))) = self.heap.pop() {
             let key = self.state_key(c, end, budget - self.dist.get(a, c));
             if self.states.get(key as u64).is_some_and(|s| g > s.arrive) {
                 continue;
@@ -577,8 +588,9 @@ impl<'a> Refiner<'a> {
                                 parent: key as u64,
                             };
                             self.states.set(k as u64, state);
+                            let f = bound(arrival, h);
                             self.heap
-                                .push(Reverse((arrival + h, Reverse(arrival), n, run_end)));
+                                .push(Reverse((f, Reverse(f - h), n, run_end, arrival)));
                         }
                     }
                     t = self.next_free(n, run_end + 1);

@@ -5,10 +5,16 @@
 //!
 //! PIBT alone sends every agent down a shortest way, so on open maps whole crowds pile into the
 //! same cells and wait for each other. Before the search, each agent in turn gets a path at most
-//! `margin` moves longer than its shortest one that crosses the fewest other agents' paths at the
-//! same timestep (and the fewest goals of agents already arrived), by an A* over (cell, time);
-//! a second round re-plans every agent against all the others. LaCAM's PIBT then tries, before
-//! its ranked cells, the cell that follows the agent's cell on its path.
+//! `margin` moves longer than its shortest one that meets the fewest other agents' paths at the
+//! same timestep (and the fewest goals of agents already arrived), the shortest of those, by an
+//! A* over cells that never waits nor comes back to a cell; further rounds re-plan every agent
+//! against all the others while the meetings fall. LaCAM's PIBT then tries, before its ranked
+//! cells, the cell that follows the agent's cell on its path.
+//!
+//! The paths are simple so that PIBT, which follows them cell by cell and not on time, keeps to
+//! them: an earlier A* over (cell, time) met fewer paths on paper by stepping back and forth,
+//! and on den520d at 1,000 agents its agents left their paths 30,000 times and pushed 202
+//! agents off their goals, costing 12% over the lower bound against lacam3's 2%.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -19,20 +25,22 @@ use crate::grid::{CellId, Direction, Grid, Neighborhood};
 
 /// What meeting another path costs, in moves: a cell it holds at the same timestep, a move it
 /// makes the other way at the same timestep (a swap), or the goal of an agent already there.
-/// Measured on the MAPF benchmark: 2 and 4 gave no lower sums of costs than 1.
-const MEETING_COST: u32 = 1;
+/// More than any margin, so that a path takes any detour within the margin that meets fewer
+/// (lacam3's order): on den520d at 1,000 agents, 1 gave first solutions 8% dearer.
+const MEETING_COST: u32 = 100;
 
-/// Rounds of planning: the first plans each agent against those before it, the next ones
-/// against all the others.
-const ROUNDS: usize = 2;
+/// The most rounds of planning: the first plans each agent against those before it, the next
+/// ones against all the others, until a round meets no fewer paths than the one before.
+const MAX_ROUNDS: usize = 16;
 
 /// No timestep (a cell no path ends on).
 const NEVER: u32 = u32::MAX;
 
-/// The most memory the search's tables may take (bytes). They cover every (timestep, cell)
-/// pair of the window, about 19 bytes a pair on a 4-connected map and 27 on an 8-connected
-/// one: on a large map with long paths (a 256 x 256 map with 600-step paths: 750 MB) no paths
-/// are made, and LaCAM runs as it does without scattering.
+/// The most memory the paths' tables may take (bytes). They cover every (timestep, cell)
+/// pair of the window, 10 bytes a pair on a 4-connected map and 18 on an 8-connected one
+/// (den520d, 256 x 257, with 412-step paths: 271 MB); on a larger map with long paths (512 x
+/// 512 with 1,000-step paths: 2.6 GB) no paths are made, and LaCAM runs as it does without
+/// scattering. A search's own states take `margin + 1` slots per cell, a few MB.
 const MAX_TABLE_BYTES: usize = 512 << 20;
 
 /// The near-shortest path of every agent (see the module docs).
@@ -67,7 +75,7 @@ impl Scatter {
             + 1;
         let table_bytes = window
             .saturating_mul(grid.len())
-            .saturating_mul(STATE_BYTES + 2 * moves_per_cell(grid));
+            .saturating_mul(2 + 2 * moves_per_cell(grid));
         if table_bytes > MAX_TABLE_BYTES {
             return Scatter {
                 steps: Vec::new(),
@@ -76,7 +84,9 @@ impl Scatter {
         }
         let mut planner = Planner::new(grid, dist, margin, window);
         let mut paths: Vec<Vec<CellId>> = vec![Vec::new(); n];
-        'rounds: for _ in 0..ROUNDS {
+        // Round after round while the meetings fall; the paths of the round with the fewest.
+        let mut best: Option<(u64, Vec<Vec<CellId>>)> = None;
+        'rounds: for _ in 0..MAX_ROUNDS {
             for a in 0..n {
                 if deadline.is_some_and(|d| Instant::now() >= d) {
                     break 'rounds;
@@ -85,9 +95,22 @@ impl Scatter {
                 paths[a] = planner.path(a as u32, starts[a]);
                 planner.add(&paths[a]);
             }
+            let meetings = planner.total_meetings(&paths);
+            match &best {
+                Some((m, _)) if meetings >= *m => break,
+                _ => best = Some((meetings, paths.clone())),
+            }
+            if meetings == 0 {
+                break;
+            }
         }
-        // A path may come back to a cell (to let another pass): the agent follows it from its
-        // last visit, so that following the path never goes round a loop.
+        // The best complete round (one cut short by the deadline is kept only when it is the
+        // first: the agents it did not reach have no path).
+        if let Some((_, kept)) = best {
+            paths = kept;
+        }
+        // Each path's steps by cell. The paths are simple; were one to come back to a cell, the
+        // agent would follow it from its last visit, never round a loop.
         let mut seen = vec![false; grid.len()];
         let mut steps = Vec::new();
         let mut first = Vec::with_capacity(n + 1);
@@ -128,10 +151,6 @@ impl Scatter {
     }
 }
 
-/// Bytes a (timestep, cell) pair takes in the tables besides the moves (two bytes a
-/// direction): `usage`, `stamp`, `cost` and `via`.
-const STATE_BYTES: usize = 2 + 4 + 4 + 1;
-
 /// Moves out of a cell in the `moves` table: 4 or 8, by the grid's neighbourhood.
 fn moves_per_cell(grid: &Grid) -> usize {
     match grid.neighborhood() {
@@ -140,8 +159,12 @@ fn moves_per_cell(grid: &Grid) -> usize {
     }
 }
 
-/// The search's tables over (timestep within the window) x cell, made once and kept from agent
-/// to agent.
+/// An open search state: cost + distance to the goal, the distance, the cell, the moves that
+/// reached it, its cost and the direction of the last move ([`NO_MOVE`] at the start).
+type Open = (u32, u32, CellId, u32, u32, u8);
+
+/// The paths' tables over (timestep within the window) x cell and the search's over cells,
+/// made once and kept from agent to agent.
 struct Planner<'a> {
     grid: &'a Grid,
     dist: &'a GoalDistances,
@@ -155,13 +178,12 @@ struct Planner<'a> {
     moves: Vec<u16>,
     /// Per cell: the timestep a path reaches it as its end (a goal: goals are distinct).
     arrival: Vec<u32>,
-    /// Per state (time x cells + cell) of the current search: the search that reached it
-    /// (`stamp`), its cost and the move that reached it.
+
+    /// Per cell: the search that closed it (`stamp`) and the move that reached it then.
     stamp: Vec<u32>,
-    cost: Vec<u32>,
     via: Vec<u8>,
     search: u32,
-    heap: BinaryHeap<Reverse<(u32, u32, u64)>>,
+    heap: BinaryHeap<Reverse<Open>>,
 }
 
 impl<'a> Planner<'a> {
@@ -178,9 +200,9 @@ impl<'a> Planner<'a> {
             usage: vec![0; states],
             moves: vec![0; states * dirs],
             arrival: vec![NEVER; cells],
-            stamp: vec![0; states],
-            cost: vec![0; states],
-            via: vec![0; states],
+
+            stamp: vec![0; cells],
+            via: vec![0; cells],
             search: 0,
             heap: BinaryHeap::new(),
         }
@@ -231,11 +253,27 @@ impl<'a> Planner<'a> {
         let swaps = self.moves[self.move_index(t - 1, cell, opposite(dir))];
         let on_path = self.usage[t * self.cells + cell as usize];
         let on_goal = self.arrival[cell as usize] <= t as u32;
-        (u32::from(on_path) + u32::from(on_goal) + u32::from(swaps)) * MEETING_COST
+        u32::from(on_path) + u32::from(on_goal) + u32::from(swaps)
+    }
+
+    /// The meetings of every path with the others (each meeting counted from both sides).
+    fn total_meetings(&self, paths: &[Vec<CellId>]) -> u64 {
+        let mut total = 0;
+        for path in paths {
+            for (t, w) in path.windows(2).enumerate() {
+                let d = self.direction(w[0], w[1]);
+                // Its own presence on the next cell counts once: not a meeting.
+                total += u64::from(self.meetings(d, w[1], t + 1).saturating_sub(1));
+            }
+        }
+        total
     }
 
     /// The cheapest path of `agent` from `start` within the margin (a shortest one when the
-    /// search finds none, which cannot happen: a shortest path is within it).
+    /// search finds none, which cannot happen: a shortest path is within it). The search is
+    /// over cells, each closed the first time it is taken from the queue, its timestep the
+    /// moves that reached it: the path never waits and never comes back to a cell, so that PIBT,
+    /// which follows it cell by cell and not on time, keeps to it when it runs early or late.
     fn path(&mut self, agent: u32, start: CellId) -> Vec<CellId> {
         let goal = self.dist.goal(agent);
         let shortest = self.dist.get(agent, start);
@@ -245,52 +283,47 @@ impl<'a> Planner<'a> {
         let limit = shortest + self.margin;
         self.search += 1;
         self.heap.clear();
-        let cells = self.cells as u64;
-        let root = u64::from(start);
-        self.stamp[root as usize] = self.search;
-        self.cost[root as usize] = 0;
-        self.heap.push(Reverse((shortest, shortest, root)));
+        // (cost + distance, distance, cell, moves, cost, the move that reached it)
+        self.heap
+            .push(Reverse((shortest, shortest, start, 0, 0, NO_MOVE)));
         let offsets = self.grid.move_offsets();
-        let mut end = root;
-        while let Some(Reverse((_, _, s))) = self.heap.pop() {
-            let (t, c) = ((s / cells) as u32, (s % cells) as CellId);
-            let g = self.cost[s as usize];
+        while let Some(Reverse((_, _, c, t, g, dir))) = self.heap.pop() {
+            if self.stamp[c as usize] == self.search {
+                continue;
+            }
+            self.stamp[c as usize] = self.search;
+            self.via[c as usize] = dir;
             if c == goal {
-                end = s;
                 break;
             }
-            for dir in self.grid.moves(c).iter() {
-                let to = (i64::from(c) + offsets[dir.index()]) as CellId;
+            for d in self.grid.moves(c).iter() {
+                let to = (i64::from(c) + offsets[d.index()]) as CellId;
                 let h = self.dist.get(agent, to);
-                if h == GoalDistances::UNREACHABLE || t + 1 + h > limit {
+                if h == GoalDistances::UNREACHABLE
+                    || t + 1 + h > limit
+                    || self.stamp[to as usize] == self.search
+                {
                     continue;
                 }
-                let cost = g + 1 + self.meetings(dir.index(), to, t as usize + 1);
-                let next = (s / cells + 1) * cells + u64::from(to);
-                let k = next as usize;
-                if self.stamp[k] != self.search || cost < self.cost[k] {
-                    self.stamp[k] = self.search;
-                    self.cost[k] = cost;
-                    self.via[k] = dir.index() as u8;
-                    self.heap.push(Reverse((cost + h, h, next)));
-                }
+                let cost = g + 1 + MEETING_COST * self.meetings(d.index(), to, t as usize + 1);
+                self.heap
+                    .push(Reverse((cost + h, h, to, t + 1, cost, d.index() as u8)));
             }
         }
-        let mut path = Vec::new();
-        let (mut t, mut at) = ((end / cells) as usize, (end % cells) as CellId);
-        loop {
-            path.push(at);
-            if t == 0 {
-                break;
-            }
-            let dir = self.via[t * self.cells + at as usize] as usize;
+        let mut path = vec![goal];
+        let mut at = goal;
+        while at != start {
+            let dir = self.via[at as usize] as usize;
             at = (i64::from(at) - offsets[dir]) as CellId;
-            t -= 1;
+            path.push(at);
         }
         path.reverse();
         path
     }
 }
+
+/// No move (the search's start).
+const NO_MOVE: u8 = u8::MAX;
 
 /// The direction opposite to direction `dir` (by [`Direction`] index).
 #[inline]
