@@ -143,18 +143,28 @@ pub unsafe extern "C" fn throng_grid_set_walkable(
     walkable: u8,
 ) -> ThrongStatus {
     guard(|| {
-        let handle = handle::get_mut(grid)?;
-        let mut grid = handle
-            .grid
-            .write()
-            .map_err(|_| handle::poisoned::<ThrongGrid>())?;
-        let cell = cell_at(&grid, x, y)?;
-        grid.apply(&[CellChange::SetWalkable {
+        edit(grid, x, y, |cell| CellChange::SetWalkable {
             cell,
             walkable: walkable != 0,
-        }])?;
-        Ok(())
+        })
     })
+}
+
+/// Applies the change `change` makes for the cell at column `x`, row `y` of the grid handle.
+fn edit(
+    grid: *mut ThrongGrid,
+    x: u32,
+    y: u32,
+    change: impl FnOnce(CellId) -> CellChange,
+) -> Result<(), Failure> {
+    let handle = handle::get_mut(grid)?;
+    let mut grid = handle
+        .grid
+        .write()
+        .map_err(|_| handle::poisoned::<ThrongGrid>())?;
+    let cell = cell_at(&grid, x, y)?;
+    grid.apply(&[change(cell)])?;
+    Ok(())
 }
 
 /// Sets the terrain cost of the cell at column `x`, row `y`: entering it costs the base step
@@ -169,16 +179,7 @@ pub unsafe extern "C" fn throng_grid_set_cost(
     y: u32,
     cost: f32,
 ) -> ThrongStatus {
-    guard(|| {
-        let handle = handle::get_mut(grid)?;
-        let mut grid = handle
-            .grid
-            .write()
-            .map_err(|_| handle::poisoned::<ThrongGrid>())?;
-        let cell = cell_at(&grid, x, y)?;
-        grid.apply(&[CellChange::SetCost { cell, cost }])?;
-        Ok(())
-    })
+    guard(|| edit(grid, x, y, |cell| CellChange::SetCost { cell, cost }))
 }
 
 /// Writes the terrain cost of the cell at column `x`, row `y` to `*cost` (1 on a grid without

@@ -614,7 +614,7 @@ impl Simulation {
             if let Some(dstar) = agent.dstar_mut() {
                 dstar.notify_cell_changes(&self.grid, changes);
             }
-            agent.map_changed(&self.grid, opened, |c| costed.contains(&c), tick);
+            agent.map_changed(&self.grid, opened, &costed, tick);
         }
         Ok(())
     }

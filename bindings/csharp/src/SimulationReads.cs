@@ -234,16 +234,7 @@ namespace Throng
         /// </summary>
         public int ReadGoals(uint[] goals, int offset = 0)
         {
-            long capacity = Check.Room(goals, offset, "goals");
-            UIntPtr count;
-            Status status;
-            using (var g = Pin.At(goals, offset, 4))
-            {
-                status = NativeMethods.throng_sim_read_goals(
-                    Handle, g.Address, new UIntPtr((ulong)capacity), out count);
-            }
-            Check.Ok(status);
-            return (int)count.ToUInt64();
+            return ReadPerAgent(goals, offset, "goals", true);
         }
 
         /// <summary>
@@ -254,13 +245,21 @@ namespace Throng
         /// </summary>
         public int ReadNextCells(uint[] cells, int offset = 0)
         {
-            long capacity = Check.Room(cells, offset, "cells");
+            return ReadPerAgent(cells, offset, "cells", false);
+        }
+
+        /// <summary>Goals (<paramref name="goals"/> true) or next cells of every live agent, into <paramref name="values"/>.</summary>
+        private int ReadPerAgent(uint[] values, int offset, string name, bool goals)
+        {
+            long capacity = Check.Room(values, offset, name);
             UIntPtr count;
             Status status;
-            using (var c = Pin.At(cells, offset, 4))
+            using (var v = Pin.At(values, offset, 4))
             {
-                status = NativeMethods.throng_sim_read_next_cells(
-                    Handle, c.Address, new UIntPtr((ulong)capacity), out count);
+                var room = new UIntPtr((ulong)capacity);
+                status = goals
+                    ? NativeMethods.throng_sim_read_goals(Handle, v.Address, room, out count)
+                    : NativeMethods.throng_sim_read_next_cells(Handle, v.Address, room, out count);
             }
             Check.Ok(status);
             return (int)count.ToUInt64();

@@ -446,8 +446,8 @@ impl Agent {
         self.heading = heading;
     }
 
-    /// The map changed in `tick` (`opened`: some cell became walkable; `costed`: whether a
-    /// cell's cost changed): an agent whose route ahead crosses a cell no longer walkable, or
+    /// The map changed in `tick` (`opened`: some cell became walkable; `costed`: the cells
+    /// whose cost changed): an agent whose route ahead crosses a cell no longer walkable, or
     /// a cell of a new cost, stops until a new plan (with a plan cap the replan may wait for a
     /// later tick, and the old route would walk into the new wall meanwhile); one without a
     /// path tries again when a way may have opened. A controlled agent has no route: its
@@ -456,7 +456,7 @@ impl Agent {
         &mut self,
         grid: &Grid,
         opened: bool,
-        costed: impl Fn(CellId) -> bool,
+        costed: &std::collections::HashSet<CellId>,
         tick: u64,
     ) {
         if self.controlled {
@@ -465,7 +465,8 @@ impl Agent {
         match self.state {
             AgentState::Moving | AgentState::Waiting
                 if grid.path_cost(&self.path[self.cursor..]).is_err()
-                    || self.remaining_path().iter().any(|&c| costed(c)) =>
+                    || (!costed.is_empty()
+                        && self.remaining_path().iter().any(|c| costed.contains(c))) =>
             {
                 self.clear_route();
                 self.request_plan(PlanReason::MapChanged, tick);
