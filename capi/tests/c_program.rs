@@ -7,6 +7,9 @@
 //!
 //! Valgrind is required where `CI` is set; elsewhere, without it, the programs run bare.
 
+#[path = "common/deadline.rs"]
+mod deadline;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -67,6 +70,9 @@ fn compile(name: &str, out: &Path) -> PathBuf {
     program
 }
 
+/// How long a C program may run: the C test takes about 4 s under valgrind on 2 cores.
+const DEADLINE_S: u64 = 900;
+
 /// Runs `program` with `args` under valgrind (bare where there is none and `CI` is unset) and
 /// returns its standard output; fails on a nonzero exit or any valgrind error.
 fn run(program: &Path, args: &[&dyn AsRef<std::ffi::OsStr>]) -> String {
@@ -84,6 +90,8 @@ fn run(program: &Path, args: &[&dyn AsRef<std::ffi::OsStr>]) -> String {
             "--leak-check=full",
             "--errors-for-leak-kinds=definite,possible",
             "--quiet",
+            // Threads take turns fairly: the C test polls a step running on another thread.
+            "--fair-sched=yes",
         ])
         .arg(format!(
             "--suppressions={}",
@@ -98,16 +106,16 @@ fn run(program: &Path, args: &[&dyn AsRef<std::ffi::OsStr>]) -> String {
     for arg in args {
         command.arg(arg);
     }
-    let ran = command.output().expect("the C program runs");
-    let stdout = String::from_utf8_lossy(&ran.stdout).into_owned();
+    let what = program.display().to_string();
+    let ran = deadline::run_within(&mut command, DEADLINE_S, &what);
     assert!(
         ran.status.success(),
-        "{} failed ({}):\n{stdout}\n{}",
-        program.display(),
+        "{what} failed ({}):\n{}\n{}",
         ran.status,
-        String::from_utf8_lossy(&ran.stderr)
+        ran.stdout,
+        ran.stderr
     );
-    stdout
+    ran.stdout
 }
 
 #[test]

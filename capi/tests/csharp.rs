@@ -14,6 +14,8 @@
 //! them, the tests are skipped, shown and counted as skipped by the harness of
 //! `tests/common/harness.rs` (this file sets `harness = false`).
 
+#[path = "common/deadline.rs"]
+mod deadline;
 #[path = "../../tests/common/harness.rs"]
 mod harness;
 
@@ -155,16 +157,17 @@ fn run(exe: &Path, args: &[&dyn AsRef<std::ffi::OsStr>]) -> String {
     for arg in args {
         command.arg(arg);
     }
-    let ran = command.output().expect("mono runs");
-    let stdout = String::from_utf8_lossy(&ran.stdout).into_owned();
+    let what = exe.display().to_string();
+    // The C# tests take seconds; a step that never gets ready must not hold CI.
+    let ran = deadline::run_within(&mut command, 600, &what);
     assert!(
         ran.status.success(),
-        "{} failed ({}):\n{stdout}\n{}",
-        exe.display(),
+        "{what} failed ({}):\n{}\n{}",
         ran.status,
-        String::from_utf8_lossy(&ran.stderr)
+        ran.stdout,
+        ran.stderr
     );
-    stdout
+    ran.stdout
 }
 
 fn the_csharp_tests_pass_under_mono() {

@@ -528,7 +528,7 @@ static class ThrongTests
                 Check(cells[0] == first, "the cells before while stepping");
                 Throws<ThrongBusyException>("a step while stepping", () => sim.Step(), Status.Busy);
                 Throws<ThrongBusyException>("a goal while stepping", () => sim.SetGoal(0, 5), Status.Busy);
-                while (!sim.IsStepReady) { }
+                while (!sim.IsStepReady) System.Threading.Thread.Yield();
                 events = sim.FinishStep();
                 played++;
             }

@@ -8,12 +8,14 @@
  *
  * Prints "N passed, 0 failed" and exits 0, or names the first failed check and exits 1.
  */
+#define _POSIX_C_SOURCE 199309L /* nanosleep */
 #include <inttypes.h>
 #include <pthread.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "throng.h"
 
@@ -545,6 +547,13 @@ static void frame_reads(void) {
     OK(throng_grid_free(grid));
 }
 
+/* A frame's worth of other work between polls: a tight loop of calls would starve the step's
+ * worker under valgrind, which runs one thread at a time. */
+static void pause_briefly(void) {
+    struct timespec t = {0, 100000};
+    nanosleep(&t, NULL);
+}
+
 /* A render thread reading the crowd while a step is in flight. */
 struct reader {
     ThrongSim *sim;
@@ -562,6 +571,7 @@ static void *read_while_stepping(void *arg) {
         if (s != THRONG_STATUS_OK || count != r->agents)
             r->failures++;
         r->reads++;
+        pause_briefly();
     }
     free(cells);
     return NULL;
@@ -601,8 +611,9 @@ static void split_steps(const char *root, const char *want_hash) {
         FAILS(throng_sim_read_events(sim, THRONG_EVENTS_ALL, NULL, 0, &count), THRONG_STATUS_BUSY);
         uint8_t ready = 0;
         ThrongStatus polled = THRONG_STATUS_OK;
-        while (!ready && polled == THRONG_STATUS_OK)
-            polled = throng_sim_step_ready(sim, &ready);
+        while (polled == THRONG_STATUS_OK && (polled = throng_sim_step_ready(sim, &ready)) == 0 &&
+               !ready)
+            pause_briefly();
         CHECK(polled == THRONG_STATUS_OK && ready, "the step gets ready");
         OK(throng_sim_step_finish(sim, &events));
         played++;
