@@ -94,6 +94,7 @@ pub mod planner;
 #[cfg_attr(not(feature = "cli"), allow(dead_code))]
 mod plural;
 pub mod prelude;
+pub mod process_stats;
 #[cfg(feature = "render")]
 pub mod render;
 pub mod report;

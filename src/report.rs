@@ -45,6 +45,13 @@ pub struct RunJson<'a> {
     pub final_state_hash_hex: String,
     /// Seconds spent loading the map and placing the agents.
     pub setup_s: f64,
+    /// Cores the process kept busy after the first tick (processor time over wall time), when
+    /// measured ([`RunJson::with_process`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub steady_cores: Option<f64>,
+    /// The process's peak resident memory, MiB, when measured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub peak_memory_mib: Option<f64>,
 }
 
 impl<'a> RunJson<'a> {
@@ -74,6 +81,16 @@ impl<'a> RunJson<'a> {
             summary,
             final_state_hash_hex: format!("{:016x}", summary.final_state_hash),
             setup_s,
+            steady_cores: None,
+            peak_memory_mib: None,
         }
+    }
+
+    /// With what the process used: the cores it kept busy after the first tick and its peak
+    /// resident memory (see [`crate::process_stats`]); a run played alone in its process.
+    pub fn with_process(mut self, steady_cores: Option<f64>, peak_memory_mib: Option<f64>) -> Self {
+        self.steady_cores = steady_cores;
+        self.peak_memory_mib = peak_memory_mib;
+        self
     }
 }

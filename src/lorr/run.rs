@@ -16,6 +16,7 @@ use super::tasks::{AssignInput, TaskAssignment, TaskBoard};
 use super::validate::PlanError;
 use crate::error::{Error, Result};
 use crate::grid::{CellId, Grid};
+use crate::process_stats;
 use crate::sim::{ActionModel, Heading, Simulation};
 
 /// Figures of a run so far.
@@ -93,9 +94,9 @@ pub struct LorrRun {
     unread: Vec<(u64, u32, u32)>,
     /// The letters of a step the checker reads (scratch).
     check_letters: String,
-    /// The process's processor time during the steps, in `/proc/self/stat` ticks (`None`
-    /// where that file cannot be read).
-    step_cpu_ticks: Option<u64>,
+    /// The process's processor time during the steps, seconds (`None` where it cannot be
+    /// read).
+    step_cpu_s: Option<f64>,
 }
 
 impl LorrRun {
@@ -126,7 +127,7 @@ impl LorrRun {
             checker,
             unread: Vec::new(),
             check_letters: String::with_capacity(agents),
-            step_cpu_ticks: Some(0),
+            step_cpu_s: Some(0.0),
             config,
             grid: problem.grid.clone(),
             starts: problem.starts.clone(),
@@ -147,7 +148,7 @@ impl LorrRun {
     /// Plays one step: free agents get tasks, the planner chooses every agent's action, the
     /// actions are applied, errands reached are recorded.
     pub fn step(&mut self) {
-        let cpu0 = process_cpu_ticks();
+        let cpu0 = process_stats::cpu_seconds();
         let t0 = Instant::now();
         let step = self.steps as u64;
         // Optional work (distance tables) stops at three quarters of the limit, leaving the
@@ -235,8 +236,8 @@ impl LorrRun {
                 &mut self.check_letters,
             );
         }
-        self.step_cpu_ticks = match (self.step_cpu_ticks, cpu0, process_cpu_ticks()) {
-            (Some(sum), Some(before), Some(after)) => Some(sum + after.saturating_sub(before)),
+        self.step_cpu_s = match (self.step_cpu_s, cpu0, process_stats::cpu_seconds()) {
+            (Some(sum), Some(before), Some(after)) => Some(sum + (after - before).max(0.0)),
             _ => None,
         };
     }
@@ -283,11 +284,10 @@ impl LorrRun {
             fallback_plans,
             tables_computed,
             table_peak_mib: table_peak_bytes as f64 / f64::from(1 << 20),
-            peak_memory_mib: peak_memory_mib(),
+            peak_memory_mib: process_stats::peak_memory_mib(),
             step_cores: self
-                .step_cpu_ticks
-                .filter(|_| wall_ms >= 1e3)
-                .map(|ticks| ticks as f64 / CPU_TICKS_PER_SECOND / (wall_ms / 1e3)),
+                .step_cpu_s
+                .and_then(|cpu| process_stats::cores_busy(Some(0.0), Some(cpu), wall_ms / 1e3)),
             errands_done: self.board.events().len() as u64,
             moves: self.moves,
             window_lanes: self.window_lanes,
@@ -504,55 +504,4 @@ fn feed(
         checker.step(letters, &schedule[read..])?;
     }
     Ok(())
-}
-
-/// Ticks of `/proc/self/stat`'s times per second (Linux's `USER_HZ`: 100 on x86-64 and
-/// ARM64).
-const CPU_TICKS_PER_SECOND: f64 = 100.0;
-
-/// The process's user and system time so far in ticks ([`CPU_TICKS_PER_SECOND`]), `None`
-/// where `/proc/self/stat` is not there.
-fn process_cpu_ticks() -> Option<u64> {
-    cpu_ticks_of(&std::fs::read_to_string("/proc/self/stat").ok()?)
-}
-
-/// User plus system ticks of a `/proc/PID/stat` line.
-fn cpu_ticks_of(stat: &str) -> Option<u64> {
-    // The fields after the command name (in parentheses, which may hold spaces): state is
-    // the first, utime the 12th, stime the 13th.
-    let mut fields = stat
-        .get(stat.rfind(')')? + 1..)?
-        .split_whitespace()
-        .skip(11);
-    let user: u64 = fields.next()?.parse().ok()?;
-    let system: u64 = fields.next()?.parse().ok()?;
-    Some(user + system)
-}
-
-/// The process's peak resident memory in mebibytes (`VmHWM` of `/proc/self/status`), `None`
-/// where that file is not there.
-fn peak_memory_mib() -> Option<f64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    let kib: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib / 1024.0)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn processor_ticks_are_user_plus_system_after_any_command_name() {
-        // pid (comm) state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt
-        // utime stime ...
-        let line = "42 (a (b) c) R 1 42 42 0 -1 4194560 900 0 3 0 1234 56 0 0 20 0 3 0";
-        assert_eq!(cpu_ticks_of(line), Some(1290));
-        assert_eq!(cpu_ticks_of("42 (x) R 1 2"), None);
-        assert_eq!(cpu_ticks_of("no parenthesis"), None);
-        // This process's own: Linux has the file.
-        if cfg!(target_os = "linux") {
-            assert!(process_cpu_ticks().is_some());
-        }
-    }
 }

@@ -19,6 +19,9 @@ pub struct TickReport {
     pub planning_ms: f64,
     /// Wall time of the movement phase, milliseconds.
     pub movement_ms: f64,
+    /// Where the tick's time went, phase by phase (movement's parts and the tick's tail).
+    #[serde(default)]
+    pub phases: PhaseTimes,
     /// Plans made.
     pub plans: u32,
     /// Plans that found no path.
@@ -66,6 +69,78 @@ pub struct TickReport {
     pub added: Vec<AgentId>,
     /// Commands rejected this tick, with the reason.
     pub rejected: Vec<String>,
+}
+
+/// Wall time of a tick's phases, milliseconds: the parts of the movement phase and the
+/// tick's tail, as measured by the phases themselves. Planning and commands are
+/// [`TickReport::planning_ms`] and [`TickReport::commands_ms`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct PhaseTimes {
+    /// Movement: the agents put in priority order (conflict mode `pibt`) or claim order.
+    pub ordering_ms: f64,
+    /// Movement: each agent's candidate cells ranked (on the pool above 2,048 agents).
+    pub ranking_ms: f64,
+    /// Movement: who goes where decided (PIBT's pass, or the claims of `off` and `avoid`;
+    /// for `off` and `avoid` the moves are applied as they are decided, so this holds both).
+    pub deciding_ms: f64,
+    /// Movement: the decided moves and stays applied to routes, occupancy and events.
+    pub applying_ms: f64,
+    /// Movement: a step of LaCAM's plan for a stuck crowd, when one was followed.
+    pub resolving_ms: f64,
+    /// After the moves: lifelong goals given and the watch for a stuck crowd.
+    pub after_moves_ms: f64,
+    /// The report: the crowd counted and hashed.
+    pub closing_ms: f64,
+}
+
+impl PhaseTimes {
+    /// The sum of every phase.
+    pub fn total_ms(&self) -> f64 {
+        self.ordering_ms
+            + self.ranking_ms
+            + self.deciding_ms
+            + self.applying_ms
+            + self.resolving_ms
+            + self.after_moves_ms
+            + self.closing_ms
+    }
+
+    fn add(&mut self, other: &PhaseTimes) {
+        self.ordering_ms += other.ordering_ms;
+        self.ranking_ms += other.ranking_ms;
+        self.deciding_ms += other.deciding_ms;
+        self.applying_ms += other.applying_ms;
+        self.resolving_ms += other.resolving_ms;
+        self.after_moves_ms += other.after_moves_ms;
+        self.closing_ms += other.closing_ms;
+    }
+}
+
+/// The time a steady tick spends per agent in each phase, nanoseconds: the phases summed over
+/// the ticks after the first, over the agents of those ticks ([`RunSummary::phase_ns`]). The
+/// first tick is left out: it plans every agent's first trip.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct PhaseNanos {
+    /// Commands applied.
+    pub commands: f64,
+    /// Planning (plans made on the pool).
+    pub planning: f64,
+    /// Movement: priority or claim order.
+    pub ordering: f64,
+    /// Movement: candidates ranked.
+    pub ranking: f64,
+    /// Movement: moves decided.
+    pub deciding: f64,
+    /// Movement: moves applied.
+    pub applying: f64,
+    /// Movement: a step of LaCAM's plan.
+    pub resolving: f64,
+    /// Lifelong goals and the stuck watch.
+    pub after_moves: f64,
+    /// The report: the crowd counted and hashed.
+    pub closing: f64,
+    /// Agent-ticks these are averaged over (agents summed over the ticks after the first).
+    pub agent_ticks: u64,
 }
 
 impl TickReport {
@@ -140,6 +215,13 @@ pub struct RunSummary {
     pub moves_per_sec: f64,
     /// Ticks per second of run wall time.
     pub ticks_per_sec: f64,
+    /// Where a steady tick's time goes per agent (see [`PhaseNanos`]).
+    #[serde(default)]
+    pub phase_ns: PhaseNanos,
+    /// Bytes the agents' routes hold at the end (the capacity of their cell lists), divided by
+    /// the live agents (0 with none).
+    #[serde(default)]
+    pub route_bytes_per_agent: f64,
     /// Wall time of the first tick of the run, milliseconds (0 before any tick). Reported
     /// apart because every agent's first trip is planned in it (up to the plan cap), so it can
     /// be hundreds of times longer than a later tick.
@@ -285,6 +367,10 @@ pub struct Metrics {
     replan_ns: Histogram<u64>,
     tick_ns: Histogram<u64>,
     move_ns: Histogram<u64>,
+    /// The phases, commands and planning summed over the ticks after the first.
+    steady_phases: PhaseTimes,
+    steady_commands_ms: f64,
+    steady_planning_ms: f64,
     summary: RunSummary,
 }
 
@@ -296,6 +382,9 @@ impl Default for Metrics {
             replan_ns: Histogram::new(3).expect("valid precision"),
             tick_ns: Histogram::new(3).expect("valid precision"),
             move_ns: Histogram::new(3).expect("valid precision"),
+            steady_phases: PhaseTimes::default(),
+            steady_commands_ms: 0.0,
+            steady_planning_ms: 0.0,
             summary: RunSummary::default(),
         }
     }
@@ -348,6 +437,11 @@ impl Metrics {
             .expect("auto-resizing histogram accepts any value");
         if s.ticks == 0 {
             s.first_tick_ms = report.wall_ms;
+        } else {
+            self.steady_phases.add(&report.phases);
+            self.steady_commands_ms += report.commands_ms;
+            self.steady_planning_ms += report.planning_ms;
+            s.phase_ns.agent_ticks += u64::from(report.agents);
         }
         s.ticks += 1;
         s.agents = report.agents;
@@ -403,6 +497,26 @@ impl Metrics {
         s.replans = self.replan_ns.len();
         s.replan_us_p50 = us(&self.replan_ns, 0.5);
         s.replan_us_p99 = us(&self.replan_ns, 0.99);
+        let per_agent = |ms: f64| {
+            if s.phase_ns.agent_ticks > 0 {
+                ms * 1e6 / s.phase_ns.agent_ticks as f64
+            } else {
+                0.0
+            }
+        };
+        let p = &self.steady_phases;
+        s.phase_ns = PhaseNanos {
+            commands: per_agent(self.steady_commands_ms),
+            planning: per_agent(self.steady_planning_ms),
+            ordering: per_agent(p.ordering_ms),
+            ranking: per_agent(p.ranking_ms),
+            deciding: per_agent(p.deciding_ms),
+            applying: per_agent(p.applying_ms),
+            resolving: per_agent(p.resolving_ms),
+            after_moves: per_agent(p.after_moves_ms),
+            closing: per_agent(p.closing_ms),
+            agent_ticks: s.phase_ns.agent_ticks,
+        };
         s.move_ms_p50 = us(&self.move_ns, 0.5) / 1e3;
         s.move_ms_p99 = us(&self.move_ns, 0.99) / 1e3;
         s.tick_ms_p50 = us(&self.tick_ns, 0.5) / 1e3;

@@ -32,7 +32,7 @@ pub use events::{
     Arrival, ArrivalKind, Event, EventKind, GoalChange, Move, PlanMade, PlanReason, TickEvents,
 };
 pub(crate) use metrics::StableHasher;
-pub use metrics::{EndStatus, Metrics, RunSummary, TickReport};
+pub use metrics::{EndStatus, Metrics, PhaseNanos, PhaseTimes, RunSummary, TickReport};
 pub use occupancy::Occupancy;
 pub use runner::{RunnerConfig, RunnerStopped, SimulationHandle, WhenFull};
 pub use simulation::Simulation;

@@ -19,6 +19,7 @@ use super::apply::Apply;
 use super::config::{ConflictMode, SimConfig};
 use super::control::{self, ActionOutcome, AgentAction};
 use super::events::TickEvents;
+use super::metrics::PhaseTimes;
 use super::move_context::{Forced, MoveContext};
 use super::occupancy::Occupancy;
 use super::pibt_movement::PibtMovement;
@@ -84,6 +85,7 @@ impl MovementStage {
     /// Moves the agents one step in the tick of `events` (the tick being played), and
     /// appends to `events` what it did: the moves, the arrivals (in the order they happened:
     /// lifelong runs give new goals in that order), the waiting agents and PIBT's swaps.
+    /// Returns the time its parts took (the movement fields of [`PhaseTimes`]).
     pub(crate) fn run(
         &mut self,
         grid: &Grid,
@@ -91,7 +93,7 @@ impl MovementStage {
         occupancy: &mut Occupancy,
         config: &SimConfig,
         events: &mut TickEvents,
-    ) {
+    ) -> PhaseTimes {
         let ctx = MoveContext {
             grid,
             config,
@@ -100,11 +102,14 @@ impl MovementStage {
         };
         let occupancy = config.conflicts.separates().then_some(occupancy);
         let mut apply = Apply::new(&ctx, occupancy, events, &mut self.outcomes);
-        match config.conflicts {
+        let mut times = match config.conflicts {
             ConflictMode::Pibt => self.pibt.run(&ctx, agents, &mut apply),
             ConflictMode::Off | ConflictMode::Avoid => self.claims.run(&ctx, agents, &mut apply),
-        }
+        };
+        let clock = Clock::start();
         apply.finish();
+        times.applying_ms += clock.ms();
+        times
     }
 
     /// The outcome of each action of the last [`set_actions`](Self::set_actions), in the order
@@ -147,8 +152,11 @@ enum Claim {
 }
 
 impl Claims {
-    /// Moves the agents one step in conflict mode `off` or `avoid`.
-    fn run(&mut self, ctx: &MoveContext, agents: &mut AgentSet, apply: &mut Apply) {
+    /// Moves the agents one step in conflict mode `off` or `avoid`; returns the time of the
+    /// order and of the claims (moves applied as they are decided).
+    fn run(&mut self, ctx: &MoveContext, agents: &mut AgentSet, apply: &mut Apply) -> PhaseTimes {
+        let mut clock = Clock::start();
+        let mut times = PhaseTimes::default();
         let slots = agents.slot_count();
         self.status.clear();
         self.status.resize(slots, UNSEEN);
@@ -163,6 +171,7 @@ impl Claims {
             self.order
                 .sort_by_key(|&slot| std::cmp::Reverse(class(slot)));
         }
+        times.ordering_ms = clock.lap();
         for i in 0..self.order.len() {
             let slot = self.order[i];
             if self.status[slot as usize] != UNSEEN {
@@ -180,6 +189,8 @@ impl Claims {
                 ConflictMode::Pibt => unreachable!("handled by `PibtMovement`"),
             }
         }
+        times.deciding_ms = clock.lap();
+        times
     }
 
     /// Whether agent `slot` stepping diagonally onto `to` would cross an agent that already
@@ -237,6 +248,29 @@ impl Claims {
             self.status[slot as usize] = DONE;
             self.stack.pop();
         }
+    }
+}
+
+/// A stopwatch for the phases' times ([`PhaseTimes`]).
+pub(crate) struct Clock(std::time::Instant);
+
+impl Clock {
+    /// Started now.
+    pub(crate) fn start() -> Clock {
+        Clock(std::time::Instant::now())
+    }
+
+    /// Milliseconds since the start.
+    pub(crate) fn ms(&self) -> f64 {
+        self.0.elapsed().as_secs_f64() * 1e3
+    }
+
+    /// Milliseconds since the start, and starts again.
+    pub(crate) fn lap(&mut self) -> f64 {
+        let now = std::time::Instant::now();
+        let ms = (now - self.0).as_secs_f64() * 1e3;
+        self.0 = now;
+        ms
     }
 }
 

@@ -45,8 +45,9 @@ use rayon::prelude::*;
 use super::action_model::{ActionModel, ForwardOnly, Heading, commitment_holds};
 use super::agent::{AgentSet, AgentState, Chosen, MoveCosts, RANK_WINDOW, UNIT, WALK_WINDOW};
 use super::apply::Apply;
-use super::metrics::StableHasher;
+use super::metrics::{PhaseTimes, StableHasher};
 use super::move_context::{Forced, MoveContext};
+use super::movement::Clock;
 use super::occupancy::Occupancy;
 use crate::grid::{CellId, Grid, NO_CELL, Neighborhood};
 use crate::mapf::{Candidates, Guidance, Pibt, rank_candidates};
@@ -80,8 +81,16 @@ pub(crate) struct PibtMovement {
 }
 
 impl PibtMovement {
-    /// Moves every agent one step (or not) as PIBT decides, through `apply`.
-    pub(crate) fn run(&mut self, ctx: &MoveContext, agents: &mut AgentSet, apply: &mut Apply) {
+    /// Moves every agent one step (or not) as PIBT decides, through `apply`; returns the time
+    /// of its parts.
+    pub(crate) fn run(
+        &mut self,
+        ctx: &MoveContext,
+        agents: &mut AgentSet,
+        apply: &mut Apply,
+    ) -> PhaseTimes {
+        let mut clock = Clock::start();
+        let mut times = PhaseTimes::default();
         let (grid, config) = (ctx.grid, ctx.config);
         let slots = agents.slot_count();
         let pibt = match &mut self.pibt {
@@ -139,6 +148,7 @@ impl PibtMovement {
             .sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
         self.order_slots.clear();
         self.order_slots.extend(self.order.iter().map(|&(_, s)| s));
+        times.ordering_ms = clock.lap();
 
         // Candidates, ranked in parallel.
         let occupancy = apply
@@ -194,6 +204,7 @@ impl PibtMovement {
         } else {
             self.candidates.iter_mut().enumerate().for_each(rank);
         }
+        times.ranking_ms = clock.lap();
 
         let next = pibt.step(
             grid,
@@ -215,6 +226,7 @@ impl PibtMovement {
                     })
                 });
         }
+        times.deciding_ms = clock.lap();
 
         // Apply, slot by slot (an agent may enter the cell another leaves: see `Apply`).
         for slot in 0..slots as u32 {
@@ -237,6 +249,8 @@ impl PibtMovement {
                 apply.moved(agents, slot, to, Chosen::Sent);
             }
         }
+        times.applying_ms = clock.lap();
+        times
     }
 }
 

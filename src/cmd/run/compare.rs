@@ -106,6 +106,9 @@ pub(super) fn play_interleaved(
     let loop_start = Instant::now();
     let lifelong = scenario.sim_config().lifelong;
     let mut plans = 0u64;
+    // A single run's processor time and wall time from the end of its first tick: the cores
+    // it kept busy after it (interleaved copies share the process: none then).
+    let mut steady_from: Option<(Option<f64>, Instant)> = None;
     let ticks = variants.iter().map(|(v, _)| v.ticks).max().unwrap_or(0);
     for tick in 0..ticks {
         for (i, copy) in copies.iter_mut().enumerate() {
@@ -115,6 +118,9 @@ pub(super) fn play_interleaved(
             let sim = &mut copy.sim;
             copy.schedule.queue_due(sim);
             let report = copy.pool.install(|| sim.step());
+            if tick == 0 && variants.len() == 1 {
+                steady_from = Some((throng::process_stats::cpu_seconds(), Instant::now()));
+            }
             copy.done = !lifelong
                 && copy.schedule.is_finished()
                 && (report.at_goal + report.no_path == report.agents || report.unsolvable);
@@ -158,6 +164,13 @@ pub(super) fn play_interleaved(
             break;
         }
     }
+    let steady_cores = steady_from.and_then(|(cpu, at)| {
+        throng::process_stats::cores_busy(
+            cpu,
+            throng::process_stats::cpu_seconds(),
+            at.elapsed().as_secs_f64(),
+        )
+    });
     bar.finish_and_clear();
     let trace = match recorder {
         Some((file, recorder)) => {
@@ -210,6 +223,8 @@ pub(super) fn play_interleaved(
             let summary = copy.pool.install(|| copy.sim.summary());
             Played {
                 finished_early: (summary.ticks) < scenario.ticks,
+                steady_cores,
+                peak_memory_mib: throng::process_stats::peak_memory_mib(),
                 summary,
                 ticks: copy.ticks,
                 setup_s: copy.setup_s,

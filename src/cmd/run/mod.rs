@@ -216,6 +216,11 @@ struct Played {
     map_size: String,
     /// Whether a one-shot run stopped before its last tick because every agent was done.
     finished_early: bool,
+    /// Cores kept busy after the first tick (processor time over wall time, recording
+    /// included); `None` for interleaved runs, under a second, or off Linux.
+    steady_cores: Option<f64>,
+    /// The process's peak resident memory when the run ended, MiB (`None` off Linux).
+    peak_memory_mib: Option<f64>,
     /// The trace of this run, when one was written.
     trace: Option<TraceStats>,
     /// The pictures of this run, when asked for.
@@ -526,7 +531,9 @@ pub(crate) fn run_scenario(args: RunArgs) -> anyhow::Result<ExitCode> {
     let hash_match = comparison.as_ref().is_none_or(|c| c.hash_match);
     if let Some(mut to) = json {
         let object = JsonSummary {
-            run: scenario.run_json(&played.summary, played.setup_s),
+            run: scenario
+                .run_json(&played.summary, played.setup_s)
+                .with_process(played.steady_cores, played.peak_memory_mib),
             compare: comparison,
             compare_conflicts: mode_comparison,
         };

@@ -122,6 +122,41 @@ pub(super) fn print_run(
         0.0
     };
     writeln!(out, "expanded     {expanded:.0} nodes per plan (mean)")?;
+    let p = &s.phase_ns;
+    if p.agent_ticks > 0 {
+        // Phases under 0.05 ns an agent (those the run's modes do not have) are left out.
+        let parts: Vec<String> = [
+            ("commands", p.commands),
+            ("planning", p.planning),
+            ("ordering", p.ordering),
+            ("ranking", p.ranking),
+            ("deciding", p.deciding),
+            ("applying", p.applying),
+            ("resolving", p.resolving),
+            ("after moves", p.after_moves),
+            ("closing", p.closing),
+        ]
+        .iter()
+        .filter(|(_, ns)| *ns >= 0.05)
+        .map(|(name, ns)| format!("{name} {ns:.1}"))
+        .collect();
+        writeln!(
+            out,
+            "phases ns    per agent a tick after the first: {}",
+            parts.join(", ")
+        )?;
+    }
+    let mut resources = vec![format!(
+        "routes {:.0} bytes per agent",
+        s.route_bytes_per_agent
+    )];
+    if let Some(cores) = played.steady_cores {
+        resources.push(format!("{cores:.2} cores busy after the first tick"));
+    }
+    if let Some(mib) = played.peak_memory_mib {
+        resources.push(format!("peak resident memory {mib:.0} MiB"));
+    }
+    writeln!(out, "resources    {}", resources.join("; "))?;
     writeln!(
         out,
         "moves        {}: {:.0} moves/s",

@@ -204,6 +204,11 @@ impl Agent {
         self.state
     }
 
+    /// Bytes the agent's route holds (the capacity of its list of cells).
+    pub(crate) fn route_bytes(&self) -> usize {
+        self.path.capacity() * std::mem::size_of::<CellId>()
+    }
+
     /// The cells still ahead on the current path (empty when not moving).
     pub fn remaining_path(&self) -> &[CellId] {
         match self.state {

@@ -16,7 +16,9 @@ impl Simulation {
         };
         let mut summary = self.metrics.summary(trips, threads);
         let mut bytes = Vec::new();
+        let mut route_bytes = 0usize;
         for (_, agent) in self.agents.iter() {
+            route_bytes += agent.route_bytes();
             if let Some(dstar) = agent.dstar() {
                 bytes.push(dstar.memory_bytes() as u64);
                 let stats = dstar.stats();
@@ -25,6 +27,9 @@ impl Simulation {
                 // Each agent's first plan, and each restart, searches from scratch.
                 summary.dstar_repairs += stats.plans.saturating_sub(1 + restarts);
             }
+        }
+        if !self.agents.is_empty() {
+            summary.route_bytes_per_agent = route_bytes as f64 / self.agents.len() as f64;
         }
         summary.resolve_triggers = self.stuck.triggers;
         summary.resolve_ticks = self.stuck.ticks;

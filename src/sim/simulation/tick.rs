@@ -9,8 +9,9 @@ use crate::sim::agent::AgentState;
 use crate::sim::command::Command;
 use crate::sim::control::{ActionOutcome, AgentAction};
 use crate::sim::events::{ArrivalKind, PlanReason};
-use crate::sim::metrics::{StableHasher, TickReport};
+use crate::sim::metrics::{PhaseTimes, StableHasher, TickReport};
 use crate::sim::move_context::MoveContext;
+use crate::sim::movement::Clock;
 use crate::sim::{AgentId, stuck};
 
 /// The crowd after a tick, from one pass over the agents.
@@ -41,10 +42,12 @@ impl Simulation {
         let t1 = Instant::now();
         self.plan();
         let t2 = Instant::now();
-        report.resolving = self.move_agents(actions);
+        report.resolving = self.move_agents(actions, &mut report.phases);
         outcomes.clear();
         outcomes.extend(self.events.outcomes.iter().map(|&(_, o)| o));
+        let clock = Clock::start();
         self.after_moves();
+        report.phases.after_moves_ms = clock.ms();
         let t3 = Instant::now();
         self.close_tick(&mut report, [t0, t1, t2, t3]);
         report
@@ -106,8 +109,10 @@ impl Simulation {
     }
 
     /// Phase 4: movement, a step of LaCAM's plan for a stuck crowd or else the conflict mode's,
-    /// with `actions`, whose outcomes go to the events; returns whether it was LaCAM's.
-    fn move_agents(&mut self, actions: &[(AgentId, AgentAction)]) -> bool {
+    /// with `actions`, whose outcomes go to the events; returns whether it was LaCAM's, and
+    /// the time of its parts in `phases`.
+    fn move_agents(&mut self, actions: &[(AgentId, AgentAction)], phases: &mut PhaseTimes) -> bool {
+        let clock = Clock::start();
         let events = &mut self.events;
         let ctx = MoveContext {
             grid: &self.grid,
@@ -119,9 +124,11 @@ impl Simulation {
         let resolving = self
             .stuck
             .follow(&ctx, &mut self.agents, &mut self.occupancy, events);
-        if !resolving {
+        if resolving {
+            phases.resolving_ms = clock.ms();
+        } else {
             self.movement.set_actions(&self.grid, &self.agents, actions);
-            self.movement.run(
+            *phases = self.movement.run(
                 &self.grid,
                 &mut self.agents,
                 &mut self.occupancy,
@@ -148,9 +155,11 @@ impl Simulation {
     /// Phase 6: the report (counted from the tick's events, with the crowd as it stands and
     /// the phases' times `t`), the metrics, and the next tick.
     fn close_tick(&mut self, report: &mut TickReport, t: [Instant; 4]) {
+        let clock = Clock::start();
         report.count(&self.events);
         report.agents = self.agents.len() as u32;
         let crowd = self.crowd();
+        report.phases.closing_ms = clock.ms();
         report.at_goal = crowd.at_goal;
         report.no_path = crowd.no_path;
         report.state_hash = crowd.hash;
