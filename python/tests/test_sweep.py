@@ -74,18 +74,24 @@ def test_errors(tmp_path, backend):
         sweep(a, workers=0)
     with pytest.raises(ValueError, match="seeds"):
         sweep(a, seeds=[-1])
+    with pytest.raises(ValueError, match="retries"):
+        sweep(a, retries=-1)
     with pytest.raises(RuntimeError, match="seed 0 failed.*nonsense"):
-        sweep(a, seeds=1, backend=backend, workers=1, nonsense=3)
-    # errors="record": the failed runs are rows with an error, the others play as usual.
-    rows = sweep(a, seeds=[1, 2], backend=backend, workers=2, as_frame=False, errors="record",
-                 agents=[30, 0])
+        sweep(a, seeds=1, backend=backend, workers=1, errors="raise", nonsense=3)
+    # errors="record" (the default): the failed runs are rows with a one-line error, the others
+    # play as usual, and the summary (and a warning) counts the failures.
+    with pytest.warns(RuntimeWarning, match="2 of 4 runs failed"):
+        rows = sweep(a, seeds=[1, 2], backend=backend, workers=2, as_frame=False, agents=[30, 0])
     assert [("error" in r, r["seed"]) for r in rows] == [
         (False, 1), (False, 2), (True, 1), (True, 2)
     ]
     assert all("override agents=0: must be at least 1" in r["error"] for r in rows[2:])
+    assert all("\n" not in r["error"] and r["retries"] == 0 for r in rows[2:])
     assert [r["final_state_hash"] for r in rows[:2]] == [
         expected_hash(a, s, agents=30) for s in (1, 2)
     ]
+    assert rows.summary == {**rows.summary, "runs": 4, "played": 4, "resumed": 0, "failed": 2,
+                            "retried": 0}
 
 
 def test_frame(tmp_path):
@@ -94,7 +100,8 @@ def test_frame(tmp_path):
     frame = sweep(a, seeds=[5], workers=1, agents=20)
     assert isinstance(frame, pd.DataFrame) and len(frame) == 1
     assert frame.loc[0, "agents"] == 20 and frame.loc[0, "override.agents"] == 20
-    assert frame.loc[0, "seed"] == 5
+    assert frame.loc[0, "seed"] == 5 and frame.loc[0, "retries"] == 0
+    assert frame.attrs["summary"]["failed"] == 0
 
 
 @pytest.mark.skipif(importlib.util.find_spec("dask") is None, reason="dask not installed")
@@ -165,7 +172,8 @@ def test_a_sweep_runs_however_python_was_started(tmp_path, backend, started_as):
 
 @pytest.mark.skipif(sys.platform != "linux", reason="needs RLIMIT_AS (Linux)")
 def test_a_run_that_kills_its_worker_process_fails_alone(tmp_path):
-    """A run out of memory aborts its worker; the others finish and the sweep goes on."""
+    """A run out of memory aborts its worker on each attempt; the others finish and the sweep
+    goes on."""
     a = small_scenario(tmp_path)
     huge = tmp_path / "huge.toml"  # 2^28 cells: more than the 512 MiB the workers may map
     huge.write_text('ticks = 5\nthreads = 1\nagents = 10\n[map]\ngenerator = '
@@ -173,17 +181,19 @@ def test_a_run_that_kills_its_worker_process_fails_alone(tmp_path):
     code = f"""import json, resource, throng
 resource.setrlimit(resource.RLIMIT_AS, (1 << 29, 1 << 29))
 rows = throng.sweep([{str(huge)!r}, {str(a)!r}], seeds=[1], backend="processes", workers=1,
-                    as_frame=False, errors="record")
+                    as_frame=False, retries=1)
 print(json.dumps([r.get("error") or r["final_state_hash"] for r in rows]))
 try:
-    throng.sweep({str(huge)!r}, seeds=[1], backend="processes", as_frame=False)
+    throng.sweep({str(huge)!r}, seeds=[1], backend="processes", as_frame=False, errors="raise",
+                 retries=0)
 except RuntimeError as e:
     print(e)
 """
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    done = subprocess.run([sys.executable, "-W", "ignore", "-c", code], capture_output=True,
+                          text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     recorded, raised = done.stdout.splitlines()
-    died = f"run of {str(huge)!r} with seed 1 failed: its worker process died (signal 6)"
+    died = f"run of {str(huge)!r} with seed 1 failed: its worker process died (signal 6"
     assert json.loads(recorded)[1] == expected_hash(a, 1)
-    assert json.loads(recorded)[0].startswith(died)
-    assert raised.startswith(died)
+    assert json.loads(recorded)[0].startswith(died + ", on each of 2 attempts)")
+    assert raised.startswith(died + ")")
