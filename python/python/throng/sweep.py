@@ -156,11 +156,13 @@ def _flatten(row: Mapping[str, Any]) -> dict:
 def _unflatten(flat: Mapping[str, Any]) -> dict:
     """The row a sweep returns, from its flat row in an output folder (the inverse of
     :func:`_flatten`). The overrides come from the run's key; a failed run's row keeps only the
-    columns it has (columns of other rows read as None)."""
+    columns it has, a run's without error no ``error`` (columns of other rows read as None)."""
     failed = flat.get("error") is not None
     row: dict = {}
     for name, value in flat.items():
-        if name == "run_key" or name.startswith("override.") or (failed and value is None):
+        if name in ("run_key", "error") or name.startswith("override."):
+            continue
+        if failed and value is None:
             continue
         *parents, leaf = name.split(".")
         into = row
@@ -168,6 +170,8 @@ def _unflatten(flat: Mapping[str, Any]) -> dict:
             into = into.setdefault(p, {})
         into[leaf] = value
     row["overrides"] = json.loads(flat["run_key"])[2]
+    if failed:
+        row["error"] = flat["error"]
     return row
 
 
