@@ -230,7 +230,7 @@ def sweep(
         ``scenario_path``, ``overrides``, ``elapsed_s`` and ``retries``, or ``error`` for a failed
         run), or a DataFrame (see ``as_frame``). Its summary (``rows.summary``, or
         ``frame.attrs["summary"]``) counts the ``runs``, those ``played`` now, those
-        ``resumed`` from ``out``, those ``failed`` and those ``retried``. Failed runs also raise
+        ``resumed`` from ``out``, those ``failed`` and those ``retried``. Failed runs also issue
         a RuntimeWarning saying how many.
 
     Raises:
@@ -289,6 +289,8 @@ def sweep(
             if key in store.finished:
                 rows[i] = _unflatten(store.finished[key])
     todo = [i for i, row in enumerate(rows) if row is None]
+    failed = sum("error" in r for r in rows if r is not None)
+    retried = sum(r.get("retries", 0) > 0 for r in rows if r is not None)
     bar = _progress_bar(progress, len(tasks), len(tasks) - len(todo))
     try:
         if todo:
@@ -297,10 +299,12 @@ def sweep(
                 for j, row in runs:
                     i = todo[j]
                     rows[i] = row
+                    failed += "error" in row
+                    retried += row.get("retries", 0) > 0
                     if store is not None:
                         store.add({"run_key": keys[i], **_flatten(row)})
                     if bar is not None:
-                        bar.set_postfix_str(_tally(rows), refresh=False)
+                        bar.set_postfix_str(f"{failed} failed, {retried} retried", refresh=False)
                         bar.update()
             finally:
                 runs.close()
@@ -310,13 +314,12 @@ def sweep(
         if bar is not None:
             bar.close()
 
-    failed = sum("error" in r for r in rows)
     summary = {
         "runs": len(rows),
         "played": len(todo),
         "resumed": len(rows) - len(todo),
         "failed": failed,
-        "retried": sum(r.get("retries", 0) > 0 for r in rows),
+        "retried": retried,
         "elapsed_s": time.perf_counter() - t0,
     }
     if failed:
@@ -339,12 +342,6 @@ def _runs(backend: str, tasks: list, workers: int | None, retries: int):
     if backend == "ray":
         return backends.iter_ray(tasks, retries)
     return backends.iter_dask(tasks, workers)
-
-
-def _tally(rows: list) -> str:
-    done = [r for r in rows if r is not None]
-    return (f"{sum('error' in r for r in done)} failed, "
-            f"{sum(r.get('retries', 0) > 0 for r in done)} retried")
 
 
 def _progress_bar(progress: bool | None, total: int, initial: int):
