@@ -1,13 +1,15 @@
 """How crowd size changes a run: the default scenario at several agent counts and seeds.
 
     pip install "./python[examples]"      # the package with pandas and matplotlib
-    python python/examples/sweep_agents.py [--backend threads|processes|ray|dask] [--workers N] [--out sweep.png]
+    python python/examples/sweep_agents.py [--backend threads|processes|ray|dask] [--workers N] [--out sweep.png] [--rows FOLDER]
 
 Each (agent count, seed) pair is one run on one thread; ``throng.sweep`` spreads them over
 threads (or over worker processes, or a Ray or Dask cluster: start it, e.g.
 ``ray.init(address=...)``, and pass ``--backend ray``). The plot shows, against the number of
 agents, the makespan and the mean trip (sum of costs / agents) with the spread over seeds, and
-the run's wall time.
+the run's wall time. With ``--rows FOLDER`` the rows also go to Parquet files there as runs
+finish (needs pyarrow, in ``throng[sweep]``), and the same command after a crash or a Ctrl-C
+plays only the runs missing from it. A failed run is listed, not plotted.
 """
 
 import argparse
@@ -47,6 +49,9 @@ def main():
                         help="runs played at once (default: the backend's choice, one per core)")
     parser.add_argument("--out", default="sweep.png",
                         help="the PNG file of the plot (default: sweep.png)")
+    parser.add_argument("--rows", default=None, metavar="FOLDER",
+                        help="also write the rows to Parquet files in this folder as runs "
+                             "finish, and play only the runs missing from it")
     args = parser.parse_args()
     missing = [name for name in ("pandas", "matplotlib") if not importable(name)]
     if missing:
@@ -61,11 +66,19 @@ def main():
         workers=args.workers,
         agents=args.agents,
         as_frame=True,
+        out=args.rows,
     )
     wall = time.perf_counter() - t0
+    summary = frame.attrs["summary"]
+    if summary["failed"]:
+        failed = frame["error"].notna()
+        print(frame.loc[failed, ["agents", "seed", "error"]].to_string())
+        frame = frame[~failed].copy()
     frame["mean_trip"] = frame["sum_of_costs"] / frame["agents"]
     print(frame[["agents", "seed", "makespan", "mean_trip", "wall_s", "elapsed_s"]].to_string())
-    print(f"{len(frame)} runs in {wall:.1f} s ({frame['elapsed_s'].sum() / wall:.2f} runs' time per second)")
+    print(f"{summary['runs']} runs in {wall:.1f} s ({summary['failed']} failed, {summary['retried']} "
+          f"retried, {summary['resumed']} read back from --rows; "
+          f"{frame['elapsed_s'].sum() / wall:.2f} runs' time per second)")
 
     import matplotlib
 

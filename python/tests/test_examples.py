@@ -47,13 +47,22 @@ def test_the_sweep_example_plots(tmp_path):
     assert done.returncode == 0, done.stderr
     assert "4 runs in" in done.stdout and f"wrote {out}" in done.stdout
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    if importlib.util.find_spec("pyarrow") is not None:
+        # --rows keeps the rows; the same command again reads them back and plays nothing.
+        rows = tmp_path / "rows"
+        for resumed in (0, 4):
+            done = subprocess.run([sys.executable, str(EXAMPLE), *SMALL, "--out", str(out),
+                                   "--rows", str(rows)], capture_output=True, text=True,
+                                  timeout=300)
+            assert done.returncode == 0, done.stderr
+            assert "4 runs in" in done.stdout and f"{resumed} read back" in done.stdout
 
 
 def test_the_sweep_example_describes_every_option():
     done = subprocess.run([sys.executable, str(EXAMPLE), "--help"],
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
-    options = ["--scenario", "--agents", "--seeds", "--backend", "--workers", "--out"]
+    options = ["--scenario", "--agents", "--seeds", "--backend", "--workers", "--out", "--rows"]
     lines = done.stdout.splitlines()
     for option in options:
         # The option's entry (its line, and the next when argparse wraps it) says what it is.

@@ -17,7 +17,7 @@ from ._throng import (
     load_map,
     plan,
 )
-from .sweep import sweep
+from .sweep import read_sweep, sweep
 
 __all__ = [
     "ACTIONS",
@@ -30,5 +30,6 @@ __all__ = [
     "load_map",
     "plan",
     "sweep",
+    "read_sweep",
     "__version__",
 ]

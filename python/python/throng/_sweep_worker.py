@@ -5,20 +5,22 @@ its standard input and writes their rows back on its standard output, one at a t
 ``multiprocessing``'s spawned workers, it never imports the caller's main module, so a sweep
 works the same from a script without ``if __name__ == "__main__":``, from ``python -c``, from
 standard input (``python -``) and from a notebook. A run that kills its worker (out of memory,
-a crash) costs that run only: the next run gets a fresh worker.
+a crash, a SIGKILL) is played again on a fresh worker, a bounded number of times.
 """
 
 from __future__ import annotations
 
 import os
 import pickle
+import queue
 import subprocess
 import sys
 import threading
-from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Iterator
 
-__all__ = ["run_tasks", "main"]
+__all__ = ["iter_tasks", "main"]
 
 # The directory that holds this `throng` package: the workers import the same package, whatever
 # their working directory and however the caller found it (installed, editable, sys.path).
@@ -87,84 +89,101 @@ class _Worker:
         self.proc.wait()
 
 
-def run_tasks(tasks: list, workers: int) -> list:
-    """Runs the sweep's tasks on ``workers`` worker processes and returns their rows in order.
+def iter_tasks(tasks: list, workers: int, retries: int) -> Iterator[tuple]:
+    """Runs the sweep's tasks on ``workers`` worker processes, yielding ``(index, row)`` as each
+    run finishes.
 
-    A worker that dies during a run is reported as that run's failure (a row with ``error``
-    under ``errors="record"``, else a RuntimeError naming the scenario and seed) and replaced.
-    The first failure under ``errors="raise"`` stops the sweep: no new run starts, the
-    workers end, the error is raised.
+    A run whose worker dies is played again on a fresh worker, up to ``retries`` times (its row
+    says how many in ``retries``); after that it is the run's failure (a row with ``error``
+    under ``errors="record"``, else a RuntimeError naming the scenario and seed). A failure
+    under ``errors="raise"``, or closing the iterator early, stops the sweep: no new run
+    starts and the workers are killed.
     """
-    rows: list = [None] * len(tasks)
+    from ._sweep_backends import died_outcome
+
     pending = iter(range(len(tasks)))
     lock = threading.Lock()
     stop = threading.Event()
     live: set = set()
+    finished: queue.Queue = queue.Queue()
 
     def next_index() -> int | None:
         with lock:
             return None if stop.is_set() else next(pending, None)
 
+    def new_worker() -> _Worker | None:
+        with lock:
+            if stop.is_set():
+                return None
+            worker = _Worker()
+            live.add(worker)
+            return worker
+
+    def retire(worker: _Worker) -> int:
+        status = worker.close()
+        with lock:
+            live.discard(worker)
+        return status
+
+    def play(worker: _Worker | None, i: int) -> _Worker | None:
+        """Plays run ``i`` (again on a fresh worker while its worker dies) and queues its
+        outcome; returns the worker left alive, if any."""
+        for attempt in range(retries + 1):
+            worker = worker or new_worker()
+            if worker is None:
+                return None
+            outcome = worker.run(tasks[i])
+            if outcome is not None:
+                kind, value = outcome
+                if kind == "row":
+                    value["retries"] = attempt
+                else:
+                    stop.set()
+                finished.put((i, kind, value))
+                return worker
+            status = retire(worker)
+            worker = None
+            if stop.is_set():
+                return None
+        how = f"signal {-status}" if status < 0 else f"exit status {status}"
+        try:
+            finished.put((i, "row", died_outcome(tasks[i], how, retries + 1)))
+        except RuntimeError as e:
+            finished.put((i, "error", str(e)))
+        return None
+
     def drive() -> None:
         worker = None
         try:
             while (i := next_index()) is not None:
-                if worker is None:
-                    with lock:
-                        if stop.is_set():
-                            break
-                        worker = _Worker()
-                        live.add(worker)
-                outcome = worker.run(tasks[i])
-                if outcome is None:
-                    status = worker.close()
-                    with lock:
-                        live.discard(worker)
-                    worker = None
-                    outcome = ("error", _died(tasks[i], status))
-                    if tasks[i][3] == "record":
-                        scenario, seed, overrides, _ = tasks[i]
-                        outcome = ("row", {"scenario_path": scenario, "seed": seed,
-                                           "overrides": dict(overrides), "error": outcome[1]})
-                kind, value = outcome
-                if kind == "error":
-                    stop.set()
-                    raise RuntimeError(value)
-                rows[i] = value
+                worker = play(worker, i)
+        except BaseException as e:  # noqa: BLE001 - handed to the sweep's thread
+            finished.put((None, "raise", e))
         finally:
             if worker is not None:
-                worker.close()
-                with lock:
-                    live.discard(worker)
+                retire(worker)
 
     pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="throng-sweep")
+    complete = False
     try:
-        drivers = [pool.submit(drive) for _ in range(workers)]
-        wait(drivers, return_when=FIRST_EXCEPTION)
-        for f in drivers:
-            if f.done():
-                f.result()
-        for f in drivers:
-            f.result()
-    except BaseException:
-        # A failed run or an interrupt: start nothing more and end the workers now.
-        stop.set()
-        with lock:
-            for worker in list(live):
-                worker.kill()
-        raise
+        for _ in range(workers):
+            pool.submit(drive)
+        for _ in range(len(tasks)):
+            i, kind, value = finished.get()
+            if kind == "raise":
+                raise value
+            if kind == "error":
+                raise RuntimeError(value)
+            yield i, value
+        complete = True
     finally:
+        if not complete:
+            # A failed run, an interrupt or an early close: start nothing more, end the workers.
+            stop.set()
+            with lock:
+                for worker in list(live):
+                    worker.kill()
         pool.shutdown(wait=True)
-    return rows
-
-
-def _died(task: tuple, status: int) -> str:
-    scenario, seed = task[0], task[1]
-    how = f"signal {-status}" if status < 0 else f"exit status {status}"
-    return (
-        f"run of {scenario!r} with seed {seed} failed: its worker process died ({how}): "
-        "out of memory, or a crash"
-    )
 
 
 if __name__ == "__main__":
