@@ -48,7 +48,7 @@ from typing import Any, Optional, Union
 import numpy as np
 
 from . import Grid, Simulation
-from ._throng import EnvCore
+from ._throng import EnvCore, env_codes, env_dicts
 
 try:
     from gymnasium import spaces
@@ -267,28 +267,24 @@ class ThrongParallelEnv(ParallelEnv):
         agents = self.agents
         if not agents:
             return {}, {}, {}, {}, {}
-        codes = np.asarray([actions.get(a, 0) for a in agents])
-        limit = self._act_space.n
-        if codes.dtype.kind not in "iu":
-            bad = next(a for a in agents if not isinstance(actions.get(a, 0), (int, np.integer)))
-            raise ValueError(f"{bad}: action {actions[bad]!r} is not in {self._act_space}")
-        wrong = np.flatnonzero((codes < 0) | (codes >= limit))
-        if wrong.size:
-            bad = agents[wrong[0]]
+        if not isinstance(actions, dict):
+            actions = dict(actions)
+        codes = np.empty(len(agents), dtype=np.int64)
+        bad = env_codes(actions, agents, codes, self._act_space.n)
+        if bad >= 0:
+            bad = agents[bad]
             raise ValueError(f"{bad}: action {actions[bad]!r} is not in {self._act_space}")
         rows = None if len(agents) == self.n_agents else np.flatnonzero(self._active)
         if rows is None:
-            full = codes.astype(np.int64)
+            full = codes
         else:
             full = np.zeros(self.n_agents, dtype=np.int64)
             full[rows] = codes
         obs, reward, finished, truncated, outcome = self._step(full)
         if rows is not None:
             obs, reward, finished, outcome = obs[rows], reward[rows], finished[rows], outcome[rows]
-        rewards = dict(zip(agents, reward.tolist()))
-        terminations = dict(zip(agents, finished.tolist()))
-        truncations = dict.fromkeys(agents, truncated)
-        infos = {a: {"outcome": o} for a, o in zip(agents, outcome.tolist())}
+        rewards, terminations, truncations, infos = env_dicts(
+            agents, reward, finished, truncated, outcome)
         return dict(zip(agents, obs)), rewards, terminations, truncations, infos
 
     def step_arrays(self, actions):
