@@ -7,13 +7,14 @@
 //! the environment adds its agents in order to a fresh simulation and never adds another, so
 //! a finished agent's slot stays empty and its row is skipped (zeros).
 
+use numpy::ndarray::ArrayView2;
 use numpy::{
     IntoPyArray, PyArray1, PyReadonlyArray1, PyReadonlyArray2, PyReadwriteArray1,
     PyReadwriteArray4, PyUntypedArrayMethods,
 };
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use throng_core::grid::NO_CELL;
+use throng_core::grid::{CellId, NO_CELL};
 use throng_core::sim::{AgentAction, AgentId};
 
 use crate::grid::Grid;
@@ -137,12 +138,14 @@ impl EnvCore {
                 continue;
             }
             let code = codes[k];
-            let action = action_of(code).filter(|_| code < self.codes).ok_or_else(|| {
-                PyValueError::new_err(format!(
-                    "actions[{k}]: action {code} is not in Discrete({})",
-                    self.codes
-                ))
-            })?;
+            let action = action_of(code)
+                .filter(|_| code < self.codes)
+                .ok_or_else(|| {
+                    PyValueError::new_err(format!(
+                        "actions[{k}]: action {code} is not in Discrete({})",
+                        self.codes
+                    ))
+                })?;
             list.push((core.agents().id_at(k as u32).expect("a live slot"), action));
             rows.push(k);
         }
@@ -188,7 +191,7 @@ impl EnvCore {
         let obs = obs
             .as_slice_mut()
             .map_err(|_| PyValueError::new_err("obs must be C-contiguous"))?;
-        let (r, w, pw) = (self.r as i64, self.width as u32, self.padded_width);
+        let (w, pw) = (self.width as u32, self.padded_width);
         for &i in &self.marked {
             self.occupied[i] = 0.0;
         }
@@ -203,29 +206,49 @@ impl EnvCore {
         }
         let this = &*self;
         py.detach(|| {
-            let plane = side * side;
-            for (k, (window, &cell)) in obs.chunks_exact_mut(3 * plane).zip(slots).enumerate() {
-                if cell == NO_CELL {
-                    window.fill(0.0);
-                    continue;
-                }
-                let (x, y) = ((cell % w) as usize, (cell / w) as usize);
-                let (walls, rest) = window.split_at_mut(plane);
-                let (agents, goal) = rest.split_at_mut(plane);
-                // Window row `dy` is padded row `y + dy`, from padded column `x`.
-                for dy in 0..side {
-                    let from = (y + dy) * pw + x;
-                    let to = dy * side;
-                    walls[to..to + side].copy_from_slice(&this.walls[from..from + side]);
-                    agents[to..to + side].copy_from_slice(&this.occupied[from..from + side]);
-                }
-                agents[this.r * side + this.r] = this.centre;
-                goal.fill(0.0);
-                let dx = (goals[(k, 0)] - x as i64).clamp(-r, r) + r;
-                let dy = (goals[(k, 1)] - y as i64).clamp(-r, r) + r;
-                goal[dy as usize * side + dx as usize] = 1.0;
-            }
+            // Memory-bound: 5.9 MB at 4,096 agents and r = 5, 0.55 ms where filling the same
+            // windows with zeros takes 0.35 ms (a constant `side` made no difference).
+            this.write_windows(obs, slots, goals, side);
         });
         Ok(())
+    }
+}
+
+impl EnvCore {
+    /// Writes the windows (`side` cells wide) of the agents on `slots` (row k: slot k) into
+    /// `obs`, zeros for an empty slot.
+    fn write_windows(
+        &self,
+        obs: &mut [f32],
+        slots: &[CellId],
+        goals: ArrayView2<'_, i64>,
+        side: usize,
+    ) {
+        let (r, w, pw, plane) = (self.r, self.width as u32, self.padded_width, side * side);
+        for (k, (window, &cell)) in obs.chunks_exact_mut(3 * plane).zip(slots).enumerate() {
+            if cell == NO_CELL {
+                window.fill(0.0);
+                continue;
+            }
+            let (x, y) = ((cell % w) as usize, (cell / w) as usize);
+            let (walls, rest) = window.split_at_mut(plane);
+            let (agents, goal) = rest.split_at_mut(plane);
+            // Window row `dy` is padded row `y + dy`, from padded column `x`.
+            for (dy, (walls, agents)) in walls
+                .chunks_exact_mut(side)
+                .zip(agents.chunks_exact_mut(side))
+                .enumerate()
+            {
+                let from = (y + dy) * pw + x;
+                walls.copy_from_slice(&self.walls[from..from + side]);
+                agents.copy_from_slice(&self.occupied[from..from + side]);
+            }
+            agents[r * side + r] = self.centre;
+            goal.fill(0.0);
+            let (ri, gx, gy) = (r as i64, goals[(k, 0)], goals[(k, 1)]);
+            let dx = (gx - x as i64).clamp(-ri, ri) + ri;
+            let dy = (gy - y as i64).clamp(-ri, ri) + ri;
+            goal[dy as usize * side + dx as usize] = 1.0;
+        }
     }
 }

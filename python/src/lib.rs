@@ -186,7 +186,7 @@ fn throng_py(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<simulation::Simulation>()?;
     m.add_class::<env_step::EnvCore>()?;
     m.add_function(wrap_pyfunction!(env_dicts::env_codes, m)?)?;
-    m.add_function(wrap_pyfunction!(env_dicts::env_dicts, m)?)?;
+    m.add_function(wrap_pyfunction!(env_dicts::env_infos, m)?)?;
     m.add_function(wrap_pyfunction!(grid::load_map, m)?)?;
     m.add_function(wrap_pyfunction!(grid::generate_map, m)?)?;
     m.add_function(wrap_pyfunction!(plan::plan, m)?)?;

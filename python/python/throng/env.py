@@ -48,7 +48,7 @@ from typing import Any, Optional, Union
 import numpy as np
 
 from . import Grid, Simulation
-from ._throng import EnvCore, env_codes, env_dicts
+from ._throng import EnvCore, env_codes, env_infos
 
 try:
     from gymnasium import spaces
@@ -171,6 +171,7 @@ class ThrongParallelEnv(ParallelEnv):
         # The windows, rewards and outcomes are written by Rust (see python/src/env_step.rs).
         self._core = EnvCore(self.grid, obs_radius, int(self._act_space.n), layout)
         self.sim: Optional[Simulation] = None
+        self._same: Optional[list] = None  # the agents of the dicts `step` copies
 
     @functools.lru_cache(maxsize=None)  # noqa: B019 - PettingZoo wants the same object per agent
     def observation_space(self, agent: str) -> spaces.Box:
@@ -282,9 +283,20 @@ class ThrongParallelEnv(ParallelEnv):
             full[rows] = codes
         obs, reward, finished, truncated, outcome = self._step(full)
         if rows is not None:
-            obs, reward, finished, outcome = obs[rows], reward[rows], finished[rows], outcome[rows]
-        rewards, terminations, truncations, infos = env_dicts(
-            agents, reward, finished, truncated, outcome)
+            obs, outcome = obs[rows], outcome[rows]
+        # Copies of dicts of every agent's name (a copy is a memcpy), the few rewards and
+        # terminations set after.
+        if self._same is not agents:
+            self._same = agents
+            self._zero, self._false = dict.fromkeys(agents, 0.0), dict.fromkeys(agents, False)
+            self._true = dict.fromkeys(agents, True)
+        rewards, terminations = self._zero.copy(), self._false.copy()
+        for k in np.flatnonzero(reward).tolist():
+            rewards[self.possible_agents[k]] = float(reward[k])
+        for k in np.flatnonzero(finished).tolist():
+            terminations[self.possible_agents[k]] = True
+        truncations = (self._true if truncated else self._false).copy()
+        infos = env_infos(agents, outcome)
         return dict(zip(agents, obs)), rewards, terminations, truncations, infos
 
     def step_arrays(self, actions):
