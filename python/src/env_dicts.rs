@@ -11,7 +11,7 @@ use pyo3::types::{PyBool, PyDict, PyList};
 /// Reads `actions[name]` for each name of `names` (0 where missing) into `out` (int64, one
 /// per name). Returns the index of the first name whose action is not an int (numpy integers
 /// count), or of the first code outside `0 .. codes`, else -1.
-#[pyfunction]
+#[pyfunction(name = "_env_codes")]
 pub(crate) fn env_codes(
     actions: &Bound<'_, PyDict>,
     names: &Bound<'_, PyList>,
@@ -38,7 +38,7 @@ pub(crate) fn env_codes(
 
 /// The infos of a step, keyed by `names` (row k of `outcome` is `names[k]`'s): a new
 /// `{"outcome": code}` per agent.
-#[pyfunction]
+#[pyfunction(name = "_env_infos")]
 pub(crate) fn env_infos<'py>(
     py: Python<'py>,
     names: &Bound<'py, PyList>,

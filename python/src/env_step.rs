@@ -1,4 +1,4 @@
-//! `throng._throng.EnvCore`: the hot path of `throng.env`. A step's rewards and action
+//! `throng._throng._EnvCore`: the hot path of `throng.env`. A step's rewards and action
 //! outcomes, and every agent's observation window, are written by Rust straight into numpy
 //! arrays the environment allocates, so that a step builds no Python object per agent (the
 //! numpy version spent two thirds of a 4,096-agent step gathering windows).
@@ -33,7 +33,7 @@ enum Layout {
 /// The observation and stepping state of one `throng.env` environment: its map's blocked
 /// cells and the agents' cells, each padded by the window's radius so that a window is `side`
 /// contiguous runs of `side` cells.
-#[pyclass(module = "throng")]
+#[pyclass(module = "throng", name = "_EnvCore")]
 pub(crate) struct EnvCore {
     /// The map's width in cells.
     width: usize,

@@ -48,7 +48,9 @@ from typing import Any, Optional, Union
 import numpy as np
 
 from . import Grid, Simulation
-from ._throng import EnvCore, env_codes, env_infos
+from ._throng import _EnvCore as EnvCore
+from ._throng import _env_codes as env_codes
+from ._throng import _env_infos as env_infos
 
 try:
     from gymnasium import spaces
