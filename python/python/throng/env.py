@@ -28,6 +28,13 @@ Reward: ``1.0`` on the step an agent reaches its goal, ``0.0`` otherwise. What h
 
 Every agent still active after ``max_episode_steps`` steps is truncated.
 
+``layout="pogema"`` gives POGEMA's windows instead: only the first ring of cells off the map is
+blocked (the cells beyond it are 0), and the agents channel marks the agent itself at the
+centre. Beside PettingZoo's dicts, ``reset_arrays`` and ``step_arrays`` take and give arrays
+with a row per agent (``agent_k`` is row ``k``): what RL libraries batch on. The windows,
+rewards and outcomes are written by Rust straight into those arrays
+(``python/src/env_step.rs``).
+
 Example::
 
     from throng.env import parallel_env
