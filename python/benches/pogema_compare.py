@@ -13,8 +13,8 @@ that a change of the machine's load falls on all of them):
 A process builds its env, resets it (not timed), then plays steps, restarting an episode
 after 256 steps, until it has spent ``--seconds`` of CPU in steps (at least 10 steps). The
 actions of a step are drawn before the clock starts; turning them into a dict is timed (the
-dict APIs need one). ``--profile`` also splits a throng step: the Rust tick, the Rust
-observation writing and the Python around them.
+dict APIs need one). At the largest size the throng runs also split a step: the Rust tick,
+the Rust observation writing and the Python around them.
 
     pip install "./python[env]" pogema==1.4.0
     python python/benches/pogema_compare.py [--rounds 3] [--seconds 2] [--sizes 64,256,1024,4096]
