@@ -3,8 +3,11 @@
 //! `throng`.
 //!
 //! Modules: [`grid`] (maps), [`plan`] (batches of queries), [`simulation`] (crowds, agents
-//! driven from Python).
+//! driven from Python), [`env_step`] (the hot path of `throng.env`), [`env_dicts`] (its PettingZoo
+//! dicts).
 
+mod env_dicts;
+mod env_step;
 mod grid;
 mod plan;
 mod simulation;
@@ -181,6 +184,9 @@ pub(crate) fn cells_checked(
 fn throng_py(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<grid::Grid>()?;
     m.add_class::<simulation::Simulation>()?;
+    m.add_class::<env_step::EnvCore>()?;
+    m.add_function(wrap_pyfunction!(env_dicts::env_codes, m)?)?;
+    m.add_function(wrap_pyfunction!(env_dicts::env_infos, m)?)?;
     m.add_function(wrap_pyfunction!(grid::load_map, m)?)?;
     m.add_function(wrap_pyfunction!(grid::generate_map, m)?)?;
     m.add_function(wrap_pyfunction!(plan::plan, m)?)?;

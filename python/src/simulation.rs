@@ -18,7 +18,7 @@ use throng_core::grid::{CellChange, Direction};
 use throng_core::grid::{CellId, NO_CELL};
 use throng_core::report::RunJson;
 use throng_core::scenario::{ChangeSchedule, Scenario};
-use throng_core::sim::{AgentAction, AgentId, SimConfig};
+use throng_core::sim::{ActionOutcome, AgentAction, AgentId, SimConfig, TickReport};
 
 use crate::grid::Grid;
 use crate::tick_dicts::{events_dict, report_dict};
@@ -74,7 +74,7 @@ const DIRECTIONS: [Direction; 8] = [
 ];
 
 /// The action of a code (0 wait, 1 to 8 the moves of [`DIRECTIONS`]).
-fn action_of(code: i64) -> Option<AgentAction> {
+pub(crate) fn action_of(code: i64) -> Option<AgentAction> {
     match code {
         0 => Some(AgentAction::Wait),
         1..=8 => Some(AgentAction::Move(DIRECTIONS[code as usize - 1])),
@@ -331,13 +331,7 @@ impl Simulation {
         let order = self.live_ids();
         let given = self.parse_actions(py, actions, &order)?;
         let list: Vec<(AgentId, AgentAction)> = given.iter().map(|&(_, id, a)| (id, a)).collect();
-        let (report, outcomes) = py
-            .detach(|| {
-                self.schedule.queue_due(&mut self.sim);
-                self.on_pool(|sim| sim.step_with_actions(&list))
-            })
-            .map_err(to_py)?;
-        self.map_may_have_changed();
+        let (report, outcomes) = self.play_actions(py, &list)?;
         let mut codes = vec![-1i8; order.len()];
         for (&(k, _, _), outcome) in given.iter().zip(&outcomes) {
             codes[k] = outcome.code();
@@ -694,6 +688,28 @@ fn direct(pool: &rayon::ThreadPool, sim: &throng_core::sim::Simulation) -> bool 
 }
 
 impl Simulation {
+    /// The engine's simulation (read-only: for `env_step`'s observations).
+    pub(crate) fn core(&self) -> &throng_core::sim::Simulation {
+        &self.sim
+    }
+
+    /// Plays one tick with `actions` (and the scripted map changes due), without the GIL:
+    /// the report and each action's outcome, in the order given.
+    pub(crate) fn play_actions(
+        &mut self,
+        py: Python<'_>,
+        actions: &[(AgentId, AgentAction)],
+    ) -> PyResult<(TickReport, Vec<ActionOutcome>)> {
+        let played = py
+            .detach(|| {
+                self.schedule.queue_due(&mut self.sim);
+                self.on_pool(|sim| sim.step_with_actions(actions))
+            })
+            .map_err(to_py)?;
+        self.map_may_have_changed();
+        Ok(played)
+    }
+
     /// Runs `f` on the simulation inside its pool (or on this thread when that is the same).
     fn on_pool<R: Send>(
         &mut self,

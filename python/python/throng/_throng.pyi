@@ -167,3 +167,22 @@ class Simulation:
         """Makes agents driven from Python (True) or planned by the engine (False), now."""
     def change_map(self, cells: Cells, passable: npt.ArrayLike) -> None:
         """Opens or blocks cells now (refused whole if it would block a cell an agent is on)."""
+
+# The hot path of throng.env (python/src/env_step.rs, env_dicts.rs): not public API.
+class _EnvCore:
+    def __init__(self, grid: Grid, obs_radius: int, codes: int, layout: str) -> None: ...
+    def step(
+        self,
+        sim: Simulation,
+        actions: npt.NDArray[np.int64],
+        reward: npt.NDArray[np.float32],
+        outcome: npt.NDArray[np.int8],
+    ) -> npt.NDArray[np.int64]: ...
+    def observe(
+        self, sim: Simulation, goals: npt.NDArray[np.int64], obs: npt.NDArray[np.float32]
+    ) -> None: ...
+
+def _env_codes(
+    actions: Dict[Any, Any], names: List[str], out: npt.NDArray[np.int64], codes: int
+) -> int: ...
+def _env_infos(names: List[str], outcome: npt.NDArray[np.int8]) -> Dict[str, Dict[str, int]]: ...

@@ -28,6 +28,13 @@ Reward: ``1.0`` on the step an agent reaches its goal, ``0.0`` otherwise. What h
 
 Every agent still active after ``max_episode_steps`` steps is truncated.
 
+``layout="pogema"`` gives POGEMA's windows instead: only the first ring of cells off the map is
+blocked (the cells beyond it are 0), and the agents channel marks the agent itself at the
+centre. Beside PettingZoo's dicts, ``reset_arrays`` and ``step_arrays`` take and give arrays
+with a row per agent (``agent_k`` is row ``k``): what RL libraries batch on. The windows,
+rewards and outcomes are written by Rust straight into those arrays
+(``python/src/env_step.rs``).
+
 Example::
 
     from throng.env import parallel_env
@@ -48,6 +55,9 @@ from typing import Any, Optional, Union
 import numpy as np
 
 from . import Grid, Simulation
+from ._throng import _EnvCore as EnvCore
+from ._throng import _env_codes as env_codes
+from ._throng import _env_infos as env_infos
 
 try:
     from gymnasium import spaces
@@ -75,6 +85,9 @@ MOVES = (
 
 ON_TARGET = ("finish", "restart", "nothing")
 
+#: Observation layouts (see ``ThrongParallelEnv``).
+LAYOUTS = ("throng", "pogema")
+
 
 class ThrongParallelEnv(ParallelEnv):
     """Agents on a throng grid, stepped together (see the module's documentation).
@@ -94,6 +107,9 @@ class ThrongParallelEnv(ParallelEnv):
             refused).
         map_seed: seed of the default random map.
         render_mode: ``None``, ``"ansi"`` (text) or ``"rgb_array"`` (an image, 8 pixels a cell).
+        layout: ``"throng"`` (default: every cell off the map blocked, the agent left out of
+            its agents channel) or ``"pogema"`` (POGEMA's: only the first ring off the map
+            blocked, the agent marked at the centre of its agents channel).
     """
 
     metadata = {"name": "throng_v0", "render_modes": ["ansi", "rgb_array"], "is_parallelizable": True}
@@ -110,6 +126,7 @@ class ThrongParallelEnv(ParallelEnv):
         conflicts: str = "pibt",
         map_seed: int = 0,
         render_mode: Optional[str] = None,
+        layout: str = "throng",
     ):
         from . import generate_map, load_map
 
@@ -125,6 +142,8 @@ class ThrongParallelEnv(ParallelEnv):
             raise ValueError(f"max_episode_steps must be a positive int, not {max_episode_steps!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be None, 'ansi' or 'rgb_array', not {render_mode!r}")
+        if layout not in LAYOUTS:
+            raise ValueError(f"layout must be one of {LAYOUTS}, not {layout!r}")
         if map is None:
             grid = generate_map("random", 32, 32, seed=map_seed, density=0.2)
         elif isinstance(map, Grid):
@@ -152,14 +171,16 @@ class ThrongParallelEnv(ParallelEnv):
         self.neighbourhood = neighbourhood
         self.conflicts = conflicts
         self.render_mode = render_mode
+        self.layout = layout
         self.possible_agents = [f"agent_{i}" for i in range(agents)]
         self.agents: list = []
         side = 2 * obs_radius + 1
         self._obs_space = spaces.Box(0.0, 1.0, (3, side, side), dtype=np.float32)
         self._act_space = spaces.Discrete(5 if neighbourhood == 4 else 9)
-        # Blocked cells as 1, padded by r cells of "outside" (also 1) for window slicing.
-        self._walls = np.pad((~self.passable).astype(np.float32), obs_radius, constant_values=1.0)
+        # The windows, rewards and outcomes are written by Rust (see python/src/env_step.rs).
+        self._core = EnvCore(self.grid, obs_radius, int(self._act_space.n), layout)
         self.sim: Optional[Simulation] = None
+        self._same: Optional[list] = None  # the agents of the dicts `step` copies
 
     @functools.lru_cache(maxsize=None)  # noqa: B019 - PettingZoo wants the same object per agent
     def observation_space(self, agent: str) -> spaces.Box:
@@ -173,6 +194,17 @@ class ThrongParallelEnv(ParallelEnv):
 
     def reset(self, seed: Optional[int] = None, options: Optional[dict] = None):
         """Draws new starts and goals (from ``seed``, else the env's seed, else fresh entropy)."""
+        obs = self._reset(seed)
+        return dict(zip(self.agents, obs)), {a: {} for a in self.agents}
+
+    def reset_arrays(self, seed: Optional[int] = None, options: Optional[dict] = None):
+        """:meth:`reset` as arrays: ``(obs, info)``, ``obs`` float32 of shape
+        ``(agents, 3, 2 r + 1, 2 r + 1)`` (row ``k``: ``agent_k``), ``info`` a dict of arrays
+        (``"active"``: all True)."""
+        obs = self._reset(seed)
+        return obs, {"active": self._active.copy()}
+
+    def _reset(self, seed: Optional[int]) -> np.ndarray:
         if seed is None:
             seed = self.default_seed
         self.rng = np.random.default_rng(seed)
@@ -190,23 +222,27 @@ class ThrongParallelEnv(ParallelEnv):
         )
         self.agents = self.possible_agents[:]
         # The engine lists its agents in slot order, which is the order they were added in:
-        # agent_0, agent_1, ... Agents leave the engine only when they leave `self.agents`, so
-        # row k of every engine array is `self.agents[k]`, and these arrays follow it.
+        # agent_0, agent_1, ... and no agent is added later, so row k of every array of the
+        # environment is agent_k's and slot k of the engine (empty once agent_k has left).
         self._ids = self.sim.ids().astype(np.int64)
+        assert ((self._ids & 0xFFFFFFFF) == np.arange(n)).all()
         self._goals = goals.astype(np.int64)
+        self._active = np.ones(n, dtype=bool)
+        # The goals' cells, kept as goals change, so that a new goal is drawn in O(1).
+        self._is_goal = np.zeros(self.passable.shape, dtype=bool)
+        self._is_goal[self._goals[:, 1], self._goals[:, 0]] = True
         self.steps = 0
-        observations = self._observe(self.sim.positions())
-        return observations, {a: {} for a in self.agents}
+        return self._observe()
 
     @property
     def ids(self) -> dict:
         """Each active agent's id in ``self.sim``."""
-        return dict(zip(self.agents, self._ids.tolist()))
+        return dict(zip(self.agents, self._ids[self._active].tolist()))
 
     @property
     def goal(self) -> dict:
         """Each active agent's goal, ``(x, y)``."""
-        return {a: (x, y) for a, (x, y) in zip(self.agents, self._goals.tolist())}
+        return {a: (x, y) for a, (x, y) in zip(self.agents, self._goals[self._active].tolist())}
 
     def _draw_goals(self, starts: np.ndarray) -> np.ndarray:
         """One goal per start, all distinct, none on its own start."""
@@ -216,13 +252,22 @@ class ThrongParallelEnv(ParallelEnv):
             if not np.any(np.all(goals == starts, axis=1)):
                 return goals
 
-    def _new_goal(self, here: tuple) -> tuple:
-        """A goal for an agent that reached its own: not its cell, not another agent's goal."""
-        taken = set(map(tuple, self._goals.tolist()))
+    def _new_goal(self, k: int, here: tuple) -> None:
+        """Gives agent ``k``, arrived at ``here``, a new goal: a cell of the area drawn
+        uniformly, not its cell, not another agent's goal. Draws until a free cell comes, as
+        before (the same draws from ``self.rng``), but tests a cell against ``self._is_goal``,
+        kept as goals change, instead of a set of every goal built per arrival: O(1) per draw,
+        ``area / (area - agents)`` draws expected."""
+        area, is_goal = self.area, self._is_goal
         while True:
-            x, y = (int(v) for v in self.area[self.rng.integers(len(self.area))])
-            if (x, y) != here and (x, y) not in taken:
-                return (x, y)
+            x, y = (int(v) for v in area[self.rng.integers(len(area))])
+            if (x, y) != here and not is_goal[y, x]:
+                break
+        ox, oy = self._goals[k]
+        is_goal[oy, ox] = False
+        is_goal[y, x] = True
+        self._goals[k] = (x, y)
+        self.sim.set_goal(int(self._ids[k]), (x, y))
 
     def step(self, actions: dict):
         """Plays one step: each active agent's action (agents missing from ``actions`` wait;
@@ -232,64 +277,99 @@ class ThrongParallelEnv(ParallelEnv):
         agents = self.agents
         if not agents:
             return {}, {}, {}, {}, {}
-        codes = np.asarray([actions.get(a, 0) for a in agents])
-        limit = self._act_space.n
-        if codes.dtype.kind not in "iu":
-            bad = next(a for a in agents if not isinstance(actions.get(a, 0), (int, np.integer)))
+        if not isinstance(actions, dict):
+            actions = dict(actions)
+        codes = np.empty(len(agents), dtype=np.int64)
+        bad = env_codes(actions, agents, codes, self._act_space.n)
+        if bad >= 0:
+            bad = agents[bad]
             raise ValueError(f"{bad}: action {actions[bad]!r} is not in {self._act_space}")
-        wrong = np.flatnonzero((codes < 0) | (codes >= limit))
-        if wrong.size:
-            bad = agents[wrong[0]]
-            raise ValueError(f"{bad}: action {actions[bad]!r} is not in {self._act_space}")
-        report = self.sim.step(actions=codes.astype(np.int64))
+        rows = None if len(agents) == self.n_agents else np.flatnonzero(self._active)
+        if rows is None:
+            full = codes
+        else:
+            full = np.zeros(self.n_agents, dtype=np.int64)
+            full[rows] = codes
+        obs, reward, finished, truncated, outcome = self._step(full)
+        if rows is not None:
+            obs, outcome = obs[rows], outcome[rows]
+        # Copies of dicts of every agent's name (a copy is a memcpy), the few rewards and
+        # terminations set after.
+        if self._same is not agents:
+            self._same = agents
+            self._zero, self._false = dict.fromkeys(agents, 0.0), dict.fromkeys(agents, False)
+            self._true = dict.fromkeys(agents, True)
+        rewards, terminations = self._zero.copy(), self._false.copy()
+        for k in np.flatnonzero(reward).tolist():
+            rewards[self.possible_agents[k]] = float(reward[k])
+        for k in np.flatnonzero(finished).tolist():
+            terminations[self.possible_agents[k]] = True
+        truncations = (self._true if truncated else self._false).copy()
+        infos = env_infos(agents, outcome)
+        return dict(zip(agents, obs)), rewards, terminations, truncations, infos
+
+    def step_arrays(self, actions):
+        """Plays one step from an int array of shape ``(agents,)``, row ``k`` the action of
+        ``agent_k`` (ignored once it has left), and returns arrays with a row per agent:
+        ``obs`` float32 ``(agents, 3, 2 r + 1, 2 r + 1)`` (zeros for an agent no longer
+        active), ``reward`` float32, ``terminated`` and ``truncated`` bool (True on the step it
+        happens), and ``info``, a dict of arrays: ``"outcome"`` int8 (0 moved, 1 waited, 2
+        illegal, 3 blocked, -1 for an agent not active during the step) and ``"active"`` bool
+        (still active after the step). After the episode's end it plays nothing: every row is
+        inactive. Raises ValueError naming the row of a code outside the action space."""
+        if self.sim is None:
+            raise RuntimeError("call reset() before step_arrays()")
+        codes = np.asarray(actions)
+        if codes.shape != (self.n_agents,) or codes.dtype.kind not in "iu":
+            raise ValueError(
+                f"actions must be an int array of shape ({self.n_agents},), not "
+                f"{codes.dtype} {codes.shape}"
+            )
+        n, side = self.n_agents, 2 * self.r + 1
+        if not self.agents:
+            no = np.zeros(n, dtype=bool)
+            obs = np.zeros((n, 3, side, side), dtype=np.float32)
+            outcome = np.full(n, -1, dtype=np.int8)
+            return obs, np.zeros(n, dtype=np.float32), no, no.copy(), {
+                "outcome": outcome, "active": no.copy()}
+        active = self._active.copy()
+        obs, reward, finished, truncated, outcome = self._step(codes.astype(np.int64, copy=False))
+        return obs, reward, finished, active & truncated, {
+            "outcome": outcome, "active": self._active.copy()}
+
+    def _step(self, codes: np.ndarray):
+        """Plays a step from a code per row: (obs, reward, finished, truncated, outcome)."""
+        n = self.n_agents
+        reward = np.empty(n, dtype=np.float32)
+        outcome = np.empty(n, dtype=np.int8)
+        reached = self._core.step(self.sim, codes, reward, outcome)
         self.steps += 1
-        pos = self.sim.positions()
-        # The engine's events say who stepped onto its goal this step (every agent's goal is
-        # the engine's, and none is given the cell it stands on).
-        reached = np.isin(self._ids, report["arrivals"])
-        reward = reached.astype(np.float64)
-        finished = reached if self.on_target == "finish" else np.zeros_like(reached)
-        if self.on_target == "restart":
-            for k in np.flatnonzero(reached):
-                goal = self._new_goal((int(pos[k, 0]), int(pos[k, 1])))
-                self._goals[k] = goal
-                self.sim.set_goal(int(self._ids[k]), goal)
+        finished = np.zeros(n, dtype=bool)
+        if reached.size:
+            if self.on_target == "finish":
+                finished[reached] = True
+            elif self.on_target == "restart":
+                pos = self.sim.positions()
+                for k in reached.tolist():
+                    self._new_goal(k, (int(pos[k, 0]), int(pos[k, 1])))
         truncated = self.steps >= self.max_episode_steps
-        rewards = dict(zip(agents, reward.tolist()))
-        terminations = dict(zip(agents, finished.tolist()))
-        truncations = dict.fromkeys(agents, truncated)
-        infos = {a: {"outcome": o} for a, o in zip(agents, report["action_outcomes"].tolist())}
-        observations = self._observe(pos)
+        obs = self._observe()
         if truncated:
             self.agents = []
-        elif finished.any():
-            for k in np.flatnonzero(finished):
+            self._active[:] = False
+        elif reached.size and self.on_target == "finish":
+            for k in reached.tolist():
                 self.sim.remove_agent(int(self._ids[k]))
-            keep = ~finished
-            self.agents = [a for a, k in zip(agents, keep.tolist()) if k]
-            self._ids, self._goals = self._ids[keep], self._goals[keep]
-        return observations, rewards, terminations, truncations, infos
+            self._active[reached] = False
+            self.agents = [a for a, k in zip(self.possible_agents, self._active.tolist()) if k]
+        return obs, reward, finished, truncated, outcome
 
-    def _observe(self, pos: np.ndarray) -> dict:
-        """Every active agent's window, for all agents at once with numpy; `pos` is the engine's
-        positions (row k: `self.agents[k]`)."""
-        if not self.agents:
-            return {}
-        n, r, side = len(self.agents), self.r, 2 * self.r + 1
-        x, y = pos[:, 0].astype(np.int64), pos[:, 1].astype(np.int64)
-        offs = np.arange(side)
-        ys = (y[:, None] + offs)[:, :, None]  # padded coordinates: cell (x, y) is at (y + r, x + r)
-        xs = (x[:, None] + offs)[:, None, :]
-        obs = np.zeros((n, 3, side, side), dtype=np.float32)
-        obs[:, 0] = self._walls[ys, xs]
-        occupied = np.zeros_like(self._walls)
-        occupied[y + r, x + r] = 1.0
-        obs[:, 1] = occupied[ys, xs]
-        obs[:, 1, r, r] = 0.0  # not itself
-        dx = np.clip(self._goals[:, 0] - x, -r, r)
-        dy = np.clip(self._goals[:, 1] - y, -r, r)
-        obs[np.arange(n), 2, dy + r, dx + r] = 1.0
-        return dict(zip(self.agents, obs))
+    def _observe(self) -> np.ndarray:
+        """Every agent's window, written by Rust: row k agent_k's (zeros once it has left)."""
+        side = 2 * self.r + 1
+        obs = np.empty((self.n_agents, 3, side, side), dtype=np.float32)
+        self._core.observe(self.sim, self._goals, obs)
+        return obs
 
     def render(self):
         """``"ansi"``: the map as text (``#`` wall, ``a`` agent, ``g`` goal); ``"rgb_array"``:
@@ -297,14 +377,15 @@ class ThrongParallelEnv(ParallelEnv):
         if self.render_mode is None or self.sim is None:
             return None
         pos = self.sim.positions()
+        goals = self._goals[self._active]
         if self.render_mode == "ansi":
             chars = np.where(self.passable, ".", "#").astype("<U1")
-            chars[self._goals[:, 1], self._goals[:, 0]] = "g"
+            chars[goals[:, 1], goals[:, 0]] = "g"
             chars[pos[:, 1], pos[:, 0]] = "a"
             return "\n".join("".join(r) for r in chars)
         img = np.where(self.passable[..., None], 235, 40).astype(np.uint8)
         img = np.repeat(img, 3, axis=2)
-        img[self._goals[:, 1], self._goals[:, 0]] = (60, 170, 60)
+        img[goals[:, 1], goals[:, 0]] = (60, 170, 60)
         img[pos[:, 1], pos[:, 0]] = (40, 90, 220)
         return np.kron(img, np.ones((8, 8, 1), dtype=np.uint8))
 
@@ -320,7 +401,8 @@ class ThrongParallelEnv(ParallelEnv):
         s[0] = ~self.passable
         pos = self.sim.positions()
         s[1, pos[:, 1], pos[:, 0]] = 1.0
-        s[2, self._goals[:, 1], self._goals[:, 0]] = 1.0
+        goals = self._goals[self._active]
+        s[2, goals[:, 1], goals[:, 0]] = 1.0
         return s
 
 
