@@ -989,3 +989,61 @@ fn no_two_detours_in_a_row() {
     assert!(replans[0] < 60, "first replan a detour: {replans:?}");
     assert!(replans[1] > 150, "second replan the whole way: {replans:?}");
 }
+
+#[test]
+fn region_by_region_movement_keeps_the_invariants_and_its_borders() {
+    // `SimConfig::regions`: the crowd decided in 16 x 16 regions (shifted by 8 on odd ticks).
+    // Every tick's invariants, no move across a region's border, and the crowd still flows:
+    // lifelong goals keep being reached, a one-shot crowd arrives.
+    let grid = MapGenerator::Random {
+        width: 64,
+        height: 64,
+        density: 0.2,
+    }
+    .generate(7)
+    .unwrap();
+    let region = |cell: CellId, tick: u64| {
+        let shift = if tick % 2 == 1 { 8 } else { 0 };
+        let (x, y) = grid.coords(cell);
+        ((x + shift) / 16, (y + shift) / 16)
+    };
+    for lifelong in [true, false] {
+        let config = SimConfig {
+            lifelong,
+            seed: 5,
+            regions: 16,
+            ..SimConfig::default()
+        };
+        let (mut sim, _) = crowd(grid.clone(), config, 500, 2);
+        let mut goals = 0;
+        let mut held = 0;
+        for _ in 0..400 {
+            let before = positions(&sim);
+            let report = checked_step(&mut sim);
+            goals += report.goals_reached;
+            for (id, &from) in &before {
+                if let Some(to) = sim.agent(*id).map(|a| a.position()) {
+                    assert_eq!(
+                        region(from, report.tick),
+                        region(to, report.tick),
+                        "tick {}: {id:?} crossed a region's border",
+                        report.tick
+                    );
+                    held += usize::from(from == to);
+                }
+            }
+            if !lifelong && report.at_goal == report.agents {
+                break;
+            }
+        }
+        assert!(held > 0);
+        if lifelong {
+            assert!(goals > 300, "lifelong goals reached: {goals}");
+        } else {
+            assert!(
+                sim.summary().all_arrived,
+                "every agent arrives region by region"
+            );
+        }
+    }
+}

@@ -59,6 +59,14 @@ pub trait Guidance: Sync {
     /// Whether `cell` is the agent's goal.
     fn is_goal(&self, agent: u32, cell: CellId) -> bool;
 
+    /// Whether an agent may end the step on `cell` (every cell by default). A caller that
+    /// decides a part of the map apart (a region) says no for cells outside it: they are
+    /// dropped from the candidates ranked on demand (candidates given ranked are the caller's
+    /// to filter).
+    fn allows(&self, _cell: CellId) -> bool {
+        true
+    }
+
     /// [`cost_to_go`](Self::cost_to_go) of several cells at once (an implementation can share
     /// work between them). Fills `out[k]` for `cells[k]`.
     fn costs_to_go(&self, agent: u32, cells: &[CellId], out: &mut [i64]) {
@@ -123,6 +131,21 @@ impl Candidates {
     /// Whether the candidates were made by [`Candidates::fixed`].
     pub fn is_fixed(&self) -> bool {
         self.fixed
+    }
+
+    /// Keeps only the cells `keep` accepts, in their order (a lazy list stays lazy: its cells
+    /// are ranked, and filtered through [`Guidance::allows`], when the agent is pushed).
+    pub fn retain(&mut self, keep: impl Fn(CellId) -> bool) {
+        let mut n = 0;
+        for k in 0..self.len as usize {
+            let cell = self.cells[k];
+            if keep(cell) {
+                self.cells[n] = cell;
+                n += 1;
+            }
+        }
+        self.cells[n..].fill(NO_CELL);
+        self.len = n as u8;
     }
 
     /// Candidates from an explicit list (at most [`MAX_CANDIDATES`]; more are dropped).
@@ -282,6 +305,12 @@ impl Pibt {
     /// instances at 200 to 300 agents unsolved in 10 s; all 8 solved in about 10 ms without).
     pub fn set_swap_needs_room(&mut self, on: bool) {
         self.swap_needs_room = on;
+    }
+
+    /// Whether a swap needs a free cell to back off into (see
+    /// [`set_swap_needs_room`](Self::set_swap_needs_room)).
+    pub fn swap_needs_room(&self) -> bool {
+        self.swap_needs_room
     }
 
     /// Turns on or off (on by default) the rule that an agent pushed by another tries the cells
@@ -466,6 +495,7 @@ impl Pibt {
         let mut cands = candidates[agent as usize];
         if cands.lazy {
             cands = rank_candidates(grid, guide, agent, positions[agent as usize], self.salt);
+            cands.retain(|cell| guide.allows(cell));
         }
         let mut swap_with = NO_AGENT;
         if cands.fixed {

@@ -90,6 +90,12 @@ pub struct SimConfig {
     /// action model `free`; `Some(false)`: off; `Some(true)`: on, and refused where it cannot
     /// apply (other conflict modes, action model `rotate`).
     pub resolve_stuck: Option<bool>,
+    /// Conflict mode `pibt`: the side, in cells, of the square regions the movement phase
+    /// decides apart, each on its own worker (see `sim::regions`); 0 (the default) decides
+    /// the whole crowd in one PIBT pass on one thread. An agent moves only within its region
+    /// in a tick; the regions shift by half a side every other tick, so that no border stays.
+    /// The same run on any number of threads; not the same run as with 0. At least 8 when set.
+    pub regions: u32,
 }
 
 impl SimConfig {
@@ -212,6 +218,18 @@ impl SimConfig {
                 ),
             ));
         }
+        if self.regions > 0 && self.regions < 8 {
+            return Some(("sim.regions", "must be 0 (off) or at least 8 cells".into()));
+        }
+        if self.regions > 0 && self.conflicts != ConflictMode::Pibt {
+            return Some((
+                "sim.regions",
+                format!(
+                    "applies to conflicts = \"pibt\" only, not {:?}; leave it out",
+                    self.conflicts.name()
+                ),
+            ));
+        }
         if self.resolve_stuck == Some(true) {
             let why = if self.conflicts != ConflictMode::Pibt {
                 Some(format!(
@@ -298,6 +316,34 @@ impl Default for SimConfig {
             action_model: ActionModel::Free,
             swap_needs_room: None,
             resolve_stuck: None,
+            regions: 0,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn regions_are_off_or_at_least_eight_cells_and_only_for_pibt() {
+        let with = |regions, conflicts| SimConfig {
+            regions,
+            conflicts,
+            ..SimConfig::default()
+        };
+        assert!(with(0, ConflictMode::Avoid).problem().is_none());
+        assert!(with(8, ConflictMode::Pibt).problem().is_none());
+        let (key, message) = with(4, ConflictMode::Pibt).problem().unwrap();
+        assert_eq!(key, "sim.regions");
+        assert!(message.contains("at least 8"), "{message}");
+        let (key, message) = with(64, ConflictMode::Avoid).problem().unwrap();
+        assert_eq!(key, "sim.regions");
+        assert!(message.contains("\"avoid\""), "{message}");
+        // Scenario files, `--set` and Python set it by name.
+        let mut config = SimConfig::default();
+        config.set("regions", serde_json::json!(128)).unwrap();
+        assert_eq!(config.regions, 128);
+        assert!(config.set("regions", serde_json::json!(2)).is_err());
     }
 }

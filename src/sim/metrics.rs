@@ -144,6 +144,19 @@ pub struct PhaseNanos {
 }
 
 impl TickReport {
+    /// The report with every time zeroed (the wall times and [`TickReport::phases`]): what
+    /// two runs of the same seed agree on, on any machine and any number of threads.
+    pub fn without_times(&self) -> TickReport {
+        TickReport {
+            wall_ms: 0.0,
+            commands_ms: 0.0,
+            planning_ms: 0.0,
+            movement_ms: 0.0,
+            phases: PhaseTimes::default(),
+            ..self.clone()
+        }
+    }
+
     /// Fills the counts of the tick's plans, moves and arrivals from its events.
     pub(crate) fn count(&mut self, events: &TickEvents) {
         for plan in events.plans() {

@@ -19,6 +19,7 @@ mod movement;
 mod occupancy;
 mod pibt_movement;
 mod planning;
+mod regions;
 mod runner;
 mod simulation;
 mod stuck;

@@ -49,6 +49,7 @@ use super::metrics::{PhaseTimes, StableHasher};
 use super::move_context::{Forced, MoveContext};
 use super::movement::Clock;
 use super::occupancy::Occupancy;
+use super::regions::{RegionStep, Regions};
 use crate::grid::{CellId, Grid, NO_CELL, Neighborhood};
 use crate::mapf::{Candidates, Guidance, Pibt, rank_candidates};
 
@@ -78,6 +79,8 @@ pub(crate) struct PibtMovement {
     ties_seed: u64,
     /// Action model `rotate`: PIBT's step made of forward moves and turns.
     forward: ForwardOnly,
+    /// [`SimConfig::regions`](super::SimConfig::regions): the crowd decided region by region.
+    regions: Regions,
 }
 
 impl PibtMovement {
@@ -206,17 +209,38 @@ impl PibtMovement {
         }
         times.ranking_ms = clock.lap();
 
-        let next = pibt.step(
-            grid,
-            positions,
-            &self.candidates,
-            &self.order_slots,
-            &guide,
-            salt,
-        );
-        self.next.clear();
-        self.next.extend_from_slice(next);
-        apply.swapped(pibt.swaps());
+        // Region by region on the pool (see `sim::regions`), or the whole crowd in one pass.
+        // Actions chosen from outside are never held at a region's border: one pass then.
+        if config.regions > 0 && forced.is_empty() {
+            let swaps = self.regions.decide(
+                &RegionStep {
+                    grid,
+                    positions,
+                    candidates: &self.candidates,
+                    order: &self.order_slots,
+                    guide: &guide,
+                    salt,
+                    side: config.regions,
+                    tick: ctx.tick,
+                    swap_needs_room: pibt.swap_needs_room(),
+                    parallel: config.parallel,
+                },
+                &mut self.next,
+            );
+            apply.swapped(swaps);
+        } else {
+            let next = pibt.step(
+                grid,
+                positions,
+                &self.candidates,
+                &self.order_slots,
+                &guide,
+                salt,
+            );
+            self.next.clear();
+            self.next.extend_from_slice(next);
+            apply.swapped(pibt.swaps());
+        }
         if rotate {
             self.forward
                 .apply(grid, &self.positions, &mut self.next, |slot| {
