@@ -991,10 +991,12 @@ fn no_two_detours_in_a_row() {
 }
 
 #[test]
-fn region_by_region_movement_keeps_the_invariants_and_its_borders() {
-    // `SimConfig::regions`: the crowd decided in 16 x 16 regions (shifted by 8 on odd ticks).
-    // Every tick's invariants, no move across a region's border, and the crowd still flows:
-    // lifelong goals keep being reached, a one-shot crowd arrives.
+fn region_by_region_movement_keeps_the_invariants() {
+    // `SimConfig::regions`: the crowd decided in 16 x 16 regions (shifted by 8 on odd ticks),
+    // then the border pass moves agents held at a border onto cells left free across it.
+    // Every tick's invariants; moves across borders come only from the border pass, so they
+    // are fewer than those inside; the crowd still flows: lifelong goals keep being reached,
+    // a one-shot crowd arrives.
     let grid = MapGenerator::Random {
         width: 64,
         height: 64,
@@ -1015,28 +1017,30 @@ fn region_by_region_movement_keeps_the_invariants_and_its_borders() {
             ..SimConfig::default()
         };
         let (mut sim, _) = crowd(grid.clone(), config, 500, 2);
-        let mut goals = 0;
-        let mut held = 0;
+        let (mut goals, mut inside, mut across) = (0, 0, 0);
         for _ in 0..400 {
             let before = positions(&sim);
             let report = checked_step(&mut sim);
             goals += report.goals_reached;
             for (id, &from) in &before {
-                if let Some(to) = sim.agent(*id).map(|a| a.position()) {
-                    assert_eq!(
-                        region(from, report.tick),
-                        region(to, report.tick),
-                        "tick {}: {id:?} crossed a region's border",
-                        report.tick
-                    );
-                    held += usize::from(from == to);
+                match sim.agent(*id).map(|a| a.position()) {
+                    Some(to)
+                        if to != from && region(from, report.tick) == region(to, report.tick) =>
+                    {
+                        inside += 1
+                    }
+                    Some(to) if to != from => across += 1,
+                    _ => {}
                 }
             }
             if !lifelong && report.at_goal == report.agents {
                 break;
             }
         }
-        assert!(held > 0);
+        assert!(
+            across > 0 && across < inside,
+            "{across} moves across borders, {inside} inside"
+        );
         if lifelong {
             assert!(goals > 300, "lifelong goals reached: {goals}");
         } else {

@@ -218,6 +218,7 @@ impl PibtMovement {
                     positions,
                     candidates: &self.candidates,
                     order: &self.order_slots,
+                    occupancy,
                     guide: &guide,
                     salt,
                     side: config.regions,

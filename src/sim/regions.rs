@@ -19,18 +19,25 @@
 //!   of threads.
 //! - Borders move: regions are offset by half a side every other tick, so an agent held at a
 //!   border one tick is inside a region the next.
+//! - Then the border pass, on one thread, in priority order: an agent the regions left on its
+//!   cell whose better candidate lies across the border takes it when no agent ends the tick
+//!   there and the move crosses no other diagonally (no swap can arise: the agent on that cell,
+//!   if any, leaves it for another). It only adds moves onto cells left free, so the tick's
+//!   rules still hold.
 //!
 //! # What it costs
-//! An agent that would cross a border waits for the next tick (about one tick per crossing of
-//! half the time); PIBT's promise that the agent of highest priority moves holds region by
-//! region. Each worker keeps PIBT's per-cell tables for the whole grid (8 bytes a cell).
+//! Pushes do not cross borders, and an agent whose way across is taken waits; PIBT's promise
+//! that the agent of highest priority moves holds region by region. Each worker keeps PIBT's
+//! per-cell tables for the whole grid (8 bytes a cell), the border pass one more table (4
+//! bytes a cell).
 
 use std::sync::Mutex;
 
 use rayon::prelude::*;
 
-use crate::grid::{CellId, Grid};
-use crate::mapf::{Candidates, Guidance, Pibt};
+use super::occupancy::Occupancy;
+use crate::grid::{CellId, Grid, NO_CELL};
+use crate::mapf::{Candidates, Guidance, NO_AGENT, Pibt};
 
 /// One region's agents and what its pass decided, reused tick after tick.
 #[derive(Debug, Default)]
@@ -57,6 +64,9 @@ pub(crate) struct Regions {
     regions: Vec<Region>,
     /// PIBT's tables, one per worker, each for the whole grid.
     workers: Vec<Mutex<Pibt>>,
+    /// The border pass: per cell, the agent that ends the tick there (`NO_AGENT` between
+    /// ticks).
+    ending: Vec<u32>,
 }
 
 /// A region's view of the crowd's guidance: its agents by position in the region's list, and
@@ -101,6 +111,8 @@ pub(crate) struct RegionStep<'a, G: Guidance> {
     pub(crate) candidates: &'a [Candidates],
     /// Every live slot, highest priority first.
     pub(crate) order: &'a [u32],
+    /// Who stands where at the start of the tick.
+    pub(crate) occupancy: &'a Occupancy,
     pub(crate) guide: &'a G,
     pub(crate) salt: u64,
     /// The side of a region, cells.
@@ -205,7 +217,7 @@ impl Regions {
                 .for_each(pass);
         }
         next.clear();
-        next.resize(step.positions.len(), crate::grid::NO_CELL);
+        next.resize(step.positions.len(), NO_CELL);
         let mut swaps = 0;
         for r in &self.regions {
             for (&slot, &cell) in r.slots.iter().zip(&r.next) {
@@ -213,6 +225,55 @@ impl Regions {
             }
             swaps += r.swaps;
         }
+        self.border_pass(step, next);
         swaps
+    }
+
+    /// Moves agents held at a border across it where the cell they want is left free (see
+    /// the module docs).
+    fn border_pass<G: Guidance>(&mut self, step: &RegionStep<'_, G>, next: &mut [CellId]) {
+        let grid = step.grid;
+        let w = grid.width();
+        if self.ending.len() != grid.len() {
+            self.ending = vec![NO_AGENT; grid.len()];
+        }
+        for &slot in step.order {
+            self.ending[next[slot as usize] as usize] = slot;
+        }
+        for &slot in step.order {
+            let at = step.positions[slot as usize];
+            if next[slot as usize] != at {
+                continue;
+            }
+            // Its cells better than staying, best first (lazy lists rank staying first).
+            for &to in step.candidates[slot as usize].as_slice() {
+                if to == at {
+                    break;
+                }
+                if self.ending[to as usize] != NO_AGENT {
+                    continue;
+                }
+                let (fx, fy, tx, ty) = (at % w, at / w, to % w, to / w);
+                if fx != tx && fy != ty {
+                    // The block's other diagonal, walked by another agent this tick.
+                    let (c1, c2) = (ty * w + fx, fy * w + tx);
+                    let crossing = |a: CellId, b: CellId| {
+                        step.occupancy
+                            .agent_at(a)
+                            .is_some_and(|other| next[other as usize] == b)
+                    };
+                    if crossing(c1, c2) || crossing(c2, c1) {
+                        continue;
+                    }
+                }
+                self.ending[at as usize] = NO_AGENT;
+                self.ending[to as usize] = slot;
+                next[slot as usize] = to;
+                break;
+            }
+        }
+        for &slot in step.order {
+            self.ending[next[slot as usize] as usize] = NO_AGENT;
+        }
     }
 }
