@@ -280,12 +280,12 @@ impl RunSummary {
 /// reports) into a [`RunSummary`].
 #[derive(Debug, Clone)]
 pub struct Metrics {
-    plan_ns: Histogram<u64>,
-    repair_ns: Histogram<u64>,
-    replan_ns: Histogram<u64>,
-    tick_ns: Histogram<u64>,
-    move_ns: Histogram<u64>,
-    summary: RunSummary,
+    pub(super) plan_ns: Histogram<u64>,
+    pub(super) repair_ns: Histogram<u64>,
+    pub(super) replan_ns: Histogram<u64>,
+    pub(super) tick_ns: Histogram<u64>,
+    pub(super) move_ns: Histogram<u64>,
+    pub(super) summary: RunSummary,
 }
 
 impl Default for Metrics {
