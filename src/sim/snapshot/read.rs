@@ -13,7 +13,7 @@ use crate::sim::agent::{AgentId, AgentSet};
 use crate::sim::command::Command;
 use crate::sim::config::SimConfig;
 use crate::sim::events::{Arrival, GoalChange, Move, PlanMade, TickEvents};
-use crate::sim::metrics::{Metrics, RunSummary};
+use crate::sim::metrics::{EndStatus, Metrics, RunSummary};
 use crate::sim::movement::MovementStage;
 use crate::sim::occupancy::Occupancy;
 use crate::sim::planning::PlanningStage;
@@ -320,8 +320,7 @@ fn read_metrics(r: &mut Reader<'_>) -> Result<Metrics, SnapshotError> {
     let replan_ns = read_histogram(r)?;
     let tick_ns = read_histogram(r)?;
     let move_ns = read_histogram(r)?;
-    let summary: RunSummary = serde_json::from_slice(r.bytes("run summary")?)
-        .map_err(|e| corrupt(format!("run summary: {e}")))?;
+    let summary = read_summary(r)?;
     Ok(Metrics {
         plan_ns,
         repair_ns,
@@ -329,5 +328,83 @@ fn read_metrics(r: &mut Reader<'_>) -> Result<Metrics, SnapshotError> {
         tick_ns,
         move_ns,
         summary,
+    })
+}
+
+/// Reads what `write_summary` wrote.
+fn read_summary(r: &mut Reader<'_>) -> Result<RunSummary, SnapshotError> {
+    let mut v = [0u64; 51];
+    for x in &mut v {
+        *x = r.u64()?;
+    }
+    let mut values = v.into_iter();
+    let mut next = || values.next().expect("one value per field");
+    let narrow =
+        |x: u64, what: &str| u32::try_from(x).map_err(|_| corrupt(format!("summary {what}")));
+    let flag = |x: u64, what: &str| match x {
+        0 | 1 => Ok(x == 1),
+        _ => Err(corrupt(format!("summary {what}"))),
+    };
+    let end_status = |x: u64| {
+        Ok(match x {
+            0 => EndStatus::AllArrived,
+            1 => EndStatus::Unsolvable,
+            2 => EndStatus::TickLimit,
+            3 => EndStatus::Lifelong,
+            _ => return Err(corrupt("summary end status")),
+        })
+    };
+    Ok(RunSummary {
+        ticks: next(),
+        agents: narrow(next(), "agents")?,
+        threads: next() as usize,
+        plans: next(),
+        plans_failed: next(),
+        nodes_expanded: next(),
+        plans_per_sec: f64::from_bits(next()),
+        moves_per_sec: f64::from_bits(next()),
+        ticks_per_sec: f64::from_bits(next()),
+        first_tick_ms: f64::from_bits(next()),
+        steady_ticks_per_sec: f64::from_bits(next()),
+        wall_s: f64::from_bits(next()),
+        planning_s: f64::from_bits(next()),
+        plan_us_p50: f64::from_bits(next()),
+        plan_us_p90: f64::from_bits(next()),
+        plan_us_p99: f64::from_bits(next()),
+        plan_us_max: f64::from_bits(next()),
+        tick_ms_p50: f64::from_bits(next()),
+        tick_ms_p90: f64::from_bits(next()),
+        tick_ms_p99: f64::from_bits(next()),
+        tick_ms_max: f64::from_bits(next()),
+        moves: next(),
+        arrived: narrow(next(), "arrived")?,
+        goals_reached: next(),
+        goals_per_tick: f64::from_bits(next()),
+        sum_of_costs: next(),
+        makespan: next(),
+        final_state_hash: next(),
+        dstar_bytes_p50: next(),
+        dstar_bytes_max: next(),
+        dstar_repairs: next(),
+        dstar_restarts: next(),
+        repairs: next(),
+        repair_us_p50: f64::from_bits(next()),
+        repair_us_p99: f64::from_bits(next()),
+        replans: next(),
+        replan_us_p50: f64::from_bits(next()),
+        replan_us_p99: f64::from_bits(next()),
+        plans_new_goal: next(),
+        replans_map_changed: next(),
+        replans_blocked: next(),
+        replans_drifted: next(),
+        swaps: next(),
+        all_arrived: flag(next(), "all_arrived")?,
+        arrived_fraction: f64::from_bits(next()),
+        resolve_triggers: next(),
+        resolve_ticks: next(),
+        resolve_agents: next(),
+        end_status: end_status(next())?,
+        move_ms_p50: f64::from_bits(next()),
+        move_ms_p99: f64::from_bits(next()),
     })
 }

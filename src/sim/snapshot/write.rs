@@ -8,7 +8,7 @@
 //! 4. the queued commands and the controlled agents left to settle;
 //! 5. the calls since the last tick and the last tick's events;
 //! 6. the watch for a stuck crowd, with a LaCAM plan in flight;
-//! 7. the metrics: the histograms' buckets and the run summary so far (as JSON);
+//! 7. the metrics: the histograms' buckets and the run summary so far;
 //! 8. the navigation graph (its own file format, embedded) and its heuristic weight.
 //!
 //! What is derived is not written: the occupancy, the flat positions, the components' cells,
@@ -20,7 +20,7 @@ use super::format::{CRATE_VERSION, FORMAT_VERSION, MAGIC, Writer, checksum, code
 use crate::grid::{CellChange, Grid, Neighborhood};
 use crate::sim::command::Command;
 use crate::sim::events::TickEvents;
-use crate::sim::metrics::Metrics;
+use crate::sim::metrics::{EndStatus, Metrics, RunSummary};
 use crate::sim::simulation::Simulation;
 use crate::sim::stuck::StuckResolution;
 
@@ -218,6 +218,128 @@ fn write_metrics(w: &mut Writer<'_>, m: &Metrics) {
     ] {
         write_histogram(w, h);
     }
-    let summary = serde_json::to_vec(&m.summary).expect("the summary serializes");
-    w.bytes(&summary);
+    write_summary(w, &m.summary);
+}
+
+/// Writes the run summary so far, every field as 8 bytes (floats as their bits: a summary read
+/// back is equal to the bit).
+fn write_summary(w: &mut Writer<'_>, s: &RunSummary) {
+    let RunSummary {
+        ticks,
+        agents,
+        threads,
+        plans,
+        plans_failed,
+        nodes_expanded,
+        plans_per_sec,
+        moves_per_sec,
+        ticks_per_sec,
+        first_tick_ms,
+        steady_ticks_per_sec,
+        wall_s,
+        planning_s,
+        plan_us_p50,
+        plan_us_p90,
+        plan_us_p99,
+        plan_us_max,
+        tick_ms_p50,
+        tick_ms_p90,
+        tick_ms_p99,
+        tick_ms_max,
+        moves,
+        arrived,
+        goals_reached,
+        goals_per_tick,
+        sum_of_costs,
+        makespan,
+        final_state_hash,
+        dstar_bytes_p50,
+        dstar_bytes_max,
+        dstar_repairs,
+        dstar_restarts,
+        repairs,
+        repair_us_p50,
+        repair_us_p99,
+        replans,
+        replan_us_p50,
+        replan_us_p99,
+        plans_new_goal,
+        replans_map_changed,
+        replans_blocked,
+        replans_drifted,
+        swaps,
+        all_arrived,
+        arrived_fraction,
+        resolve_triggers,
+        resolve_ticks,
+        resolve_agents,
+        end_status,
+        move_ms_p50,
+        move_ms_p99,
+    } = s;
+    for v in [
+        *ticks,
+        u64::from(*agents),
+        *threads as u64,
+        *plans,
+        *plans_failed,
+        *nodes_expanded,
+        plans_per_sec.to_bits(),
+        moves_per_sec.to_bits(),
+        ticks_per_sec.to_bits(),
+        first_tick_ms.to_bits(),
+        steady_ticks_per_sec.to_bits(),
+        wall_s.to_bits(),
+        planning_s.to_bits(),
+        plan_us_p50.to_bits(),
+        plan_us_p90.to_bits(),
+        plan_us_p99.to_bits(),
+        plan_us_max.to_bits(),
+        tick_ms_p50.to_bits(),
+        tick_ms_p90.to_bits(),
+        tick_ms_p99.to_bits(),
+        tick_ms_max.to_bits(),
+        *moves,
+        u64::from(*arrived),
+        *goals_reached,
+        goals_per_tick.to_bits(),
+        *sum_of_costs,
+        *makespan,
+        *final_state_hash,
+        *dstar_bytes_p50,
+        *dstar_bytes_max,
+        *dstar_repairs,
+        *dstar_restarts,
+        *repairs,
+        repair_us_p50.to_bits(),
+        repair_us_p99.to_bits(),
+        *replans,
+        replan_us_p50.to_bits(),
+        replan_us_p99.to_bits(),
+        *plans_new_goal,
+        *replans_map_changed,
+        *replans_blocked,
+        *replans_drifted,
+        *swaps,
+        u64::from(*all_arrived),
+        arrived_fraction.to_bits(),
+        *resolve_triggers,
+        *resolve_ticks,
+        *resolve_agents,
+        end_status_code(*end_status),
+        move_ms_p50.to_bits(),
+        move_ms_p99.to_bits(),
+    ] {
+        w.u64(v);
+    }
+}
+
+/// The code of an end status in a snapshot.
+fn end_status_code(e: EndStatus) -> u64 {
+    match e {
+        EndStatus::AllArrived => 0,
+        EndStatus::Unsolvable => 1,
+        EndStatus::TickLimit => 2,
+        EndStatus::Lifelong => 3,
+    }
 }
