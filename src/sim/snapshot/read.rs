@@ -113,7 +113,9 @@ pub(super) fn simulation(envelope: &Envelope<'_>) -> Result<Simulation, Snapshot
             .iter()
             .any(|(_, a)| a.planner().is_some_and(|p| p.uses_nav()));
     if needs_nav && nav.is_none() {
-        return Err(corrupt("a planner needs the navigation graph, which is missing"));
+        return Err(corrupt(
+            "a planner needs the navigation graph, which is missing",
+        ));
     }
     let mut occupancy = Occupancy::new(grid.len());
     if config.conflicts.separates() {
