@@ -204,7 +204,7 @@ fn a_stuck_crowds_plan_in_flight_round_trips() {
         resolving_ticks >= 2,
         "the plan was followed over several ticks"
     );
-    assert_eq!(sim.summary().all_arrived, true);
+    assert!(sim.summary().all_arrived);
     assert_eq!(counts(&plain.summary()), counts(&sim.summary()));
 }
 
