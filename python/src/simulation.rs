@@ -13,12 +13,12 @@ use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyUntypedArrayMet
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyBytes, PyDict};
 use throng_core::grid::{CellChange, Direction};
 use throng_core::grid::{CellId, NO_CELL};
 use throng_core::report::RunJson;
 use throng_core::scenario::{ChangeSchedule, Scenario};
-use throng_core::sim::{AgentAction, AgentId, SimConfig};
+use throng_core::sim::{AgentAction, AgentId, SimConfig, SnapshotError};
 
 use crate::grid::Grid;
 use crate::tick_dicts::{events_dict, report_dict};
@@ -414,6 +414,49 @@ impl Simulation {
     /// `final_state_hash`.
     fn state_hash(&self) -> u64 {
         self.sim.state_hash()
+    }
+
+    /// The whole state as bytes: `restore` or `from_snapshot` of them plays on exactly as this
+    /// simulation would (same state hash and events every tick). Read by this version only.
+    fn snapshot<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, &self.sim.snapshot())
+    }
+
+    /// Replaces the whole state with `snapshot` (a rollback), whose map must have this map's
+    /// size and moves; a scenario's scripted map changes carry on from the restored tick.
+    /// Raises ValueError for damaged, foreign or other-version bytes; nothing changes then.
+    fn restore(&mut self, snapshot: &[u8]) -> PyResult<()> {
+        let mut schedule = match &self.source {
+            Source::Scenario(s) => s.schedule(&s.load_grid().map_err(to_py)?).map_err(to_py)?,
+            Source::Arrays => ChangeSchedule::new(Vec::new()),
+        };
+        let snap = |e: SnapshotError| PyValueError::new_err(e.to_string());
+        self.sim.restore(snapshot).map_err(snap)?;
+        schedule.skip_to(self.sim.tick());
+        (self.schedule, self.grid) = (schedule, None);
+        Ok(())
+    }
+
+    /// A simulation from `snapshot` (bytes of `snapshot()`) on `threads` threads (1 by
+    /// default; the same run on any count), without a scenario's scripted map changes.
+    #[staticmethod]
+    #[pyo3(signature = (snapshot, threads = None))]
+    fn from_snapshot(snapshot: &[u8], threads: Option<&Bound<'_, PyAny>>) -> PyResult<Simulation> {
+        let threads = whole_opt(threads, "threads", MAX_THREADS)?.map_or(1, |t| t as usize);
+        let sim = throng_core::sim::Simulation::from_snapshot(snapshot)
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        let pool = pool(threads)?;
+        let (direct, schedule) = (direct(&pool, &sim), ChangeSchedule::new(Vec::new()));
+        let (source, setup_s, grid) = (Source::Arrays, 0.0, None);
+        Ok(Simulation {
+            source,
+            direct,
+            sim,
+            schedule,
+            pool,
+            setup_s,
+            grid,
+        })
     }
 
     /// The ticks played.
