@@ -91,6 +91,9 @@ pub enum Error {
     /// A navigation file could not be saved or used (wrong map, wrong version, damaged).
     #[error(transparent)]
     NavFile(#[from] crate::nav::NavFileError),
+    /// A simulation snapshot was refused (see [`crate::sim::Simulation::from_snapshot`]).
+    #[error(transparent)]
+    Snapshot(#[from] crate::sim::SnapshotError),
     /// A trace file could not be written or read (see [`crate::trace`]).
     #[cfg(feature = "trace")]
     #[error(transparent)]

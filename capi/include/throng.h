@@ -794,6 +794,43 @@ ThrongStatus throng_sim_read_map(const struct ThrongSim *sim,
                                  size_t *cells);
 
 /*
+ Writes the simulation's whole state into `buffer` (`capacity` bytes) and its size in bytes
+ into `*needed` (may be NULL). A NULL or too small buffer gives
+ `THRONG_STATUS_BUFFER_TOO_SMALL` after `*needed` is written: call again with a buffer that
+ size (the size stays the same until the simulation changes). `THRONG_STATUS_BUSY` while a
+ step is in flight. A snapshot holds the map, the settings, every agent with its route and
+ search state, the queued changes, the last tick's events and the metrics (a few dozen bytes
+ per agent plus routes, the map as bits, the navigation graph when there is one); not the
+ simulation's own thread count, nor a scenario's scripted changes (a handle made from a
+ scenario file keeps them across `throng_sim_restore`).
+ */
+ThrongStatus throng_sim_snapshot(const struct ThrongSim *sim,
+                                 uint8_t *buffer,
+                                 size_t capacity,
+                                 size_t *needed);
+
+/*
+ Replaces the simulation's whole state with the snapshot in `bytes` (`len` bytes, written by
+ `throng_sim_snapshot`): a rollback, the handle stays the caller's. The snapshot's map must
+ have this simulation's size and movement rule (its walls may differ: doors shut or opened
+ since are restored as they were), else `THRONG_STATUS_INVALID_ARGUMENT`;
+ `THRONG_STATUS_PARSE` for bytes that are not a snapshot of this library version, truncated
+ or damaged; `THRONG_STATUS_BUSY` while a step is in flight. On error nothing changes. A
+ handle made from a scenario file carries on with the scenario's scripted map changes from
+ the restored tick.
+ */
+ThrongStatus throng_sim_restore(struct ThrongSim *sim, const uint8_t *bytes, size_t len);
+
+/*
+ Makes a simulation from the snapshot in `bytes` (`len` bytes, written by
+ `throng_sim_snapshot`): the same state, planning on the engine's threads
+ (`throng_set_threads`; the same run on any count), without a scenario's scripted map
+ changes. `THRONG_STATUS_PARSE` for bytes that are not a snapshot of this library version,
+ truncated or damaged. On success `*out` is a new handle; free it with `throng_sim_free`.
+ */
+ThrongStatus throng_sim_from_snapshot(const uint8_t *bytes, size_t len, struct ThrongSim **out);
+
+/*
  The message of the last call made on the calling thread: one line saying what went wrong
  and where, or the empty string when that call succeeded. The text (UTF-8, NUL-terminated)
  belongs to the library and stays valid until the next `throng_` call on this thread: copy it

@@ -52,6 +52,7 @@ pub mod sim;
 pub mod sim_agents;
 pub mod sim_frame;
 pub mod sim_reads;
+pub mod sim_snapshot;
 pub mod status;
 
 use std::ffi::c_char;

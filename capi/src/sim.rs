@@ -59,13 +59,21 @@ impl Handle for ThrongSim {
     }
 }
 
+/// A simulation's scenario: the file, its scripted map changes still to come, and the
+/// schedule as it was made (a restored snapshot's schedule is made from it).
+pub(crate) struct ScenarioRun {
+    pub(crate) scenario: Scenario,
+    pub(crate) schedule: ChangeSchedule,
+    pub(crate) initial: ChangeSchedule,
+}
+
 /// What a simulation handle holds.
 pub(crate) struct SimState {
     pub(crate) sim: Simulation,
     /// The scenario it was made from, with its scripted map changes still to come.
-    scenario: Option<Box<(Scenario, ChangeSchedule)>>,
+    pub(crate) scenario: Option<Box<ScenarioRun>>,
     /// Seconds spent making it (loading the map, placing the agents).
-    setup_s: f64,
+    pub(crate) setup_s: f64,
     /// Its own threads (the `threads` key of its settings), else the engine's pool.
     pub(crate) pool: Option<Arc<rayon::ThreadPool>>,
 }
@@ -151,7 +159,7 @@ impl SimState {
         play: impl FnOnce(&mut Simulation) -> Result<TickReport, Failure> + Send,
     ) -> Result<ThrongTickEvents, Failure> {
         if let Some(run) = &mut self.scenario {
-            run.1.queue_due(&mut self.sim);
+            run.schedule.queue_due(&mut self.sim);
         }
         let report = match self.pool.take() {
             Some(pool) => {
@@ -161,7 +169,10 @@ impl SimState {
             }
             None => play(&mut self.sim)?,
         };
-        let scripted_done = self.scenario.as_ref().is_none_or(|run| run.1.is_finished());
+        let scripted_done = self
+            .scenario
+            .as_ref()
+            .is_none_or(|run| run.schedule.is_finished());
         let finished = !self.sim.config().lifelong
             && scripted_done
             && report.at_goal + report.no_path == report.agents;
@@ -185,7 +196,7 @@ impl SimState {
     }
 }
 
-fn publish(state: SimState, out: *mut *mut ThrongSim) -> Result<(), Failure> {
+pub(crate) fn publish(state: SimState, out: *mut *mut ThrongSim) -> Result<(), Failure> {
     let handle = handle::into_raw(ThrongSim {
         magic: AtomicU64::new(0),
         inner: Mutex::new(Inner {
@@ -314,7 +325,11 @@ pub unsafe extern "C" fn throng_sim_from_scenario(
         ptr::write_optional(ticks, scenario.ticks, "ticks")?;
         let state = SimState {
             sim,
-            scenario: Some(Box::new((scenario, schedule))),
+            scenario: Some(Box::new(ScenarioRun {
+                scenario,
+                initial: schedule.clone(),
+                schedule,
+            })),
             setup_s: started.elapsed().as_secs_f64(),
             pool: None,
         };
@@ -381,7 +396,7 @@ pub unsafe extern "C" fn throng_sim_summary_json(
         let state = handle::get(sim)?.lock()?;
         let summary = state.sim.summary();
         let json = match &state.scenario {
-            Some(run) => serde_json::to_string(&run.0.run_json(&summary, state.setup_s)),
+            Some(run) => serde_json::to_string(&run.scenario.run_json(&summary, state.setup_s)),
             None => {
                 let grid = state.sim.grid();
                 let map = format!("{} x {} grid", grid.width(), grid.height());

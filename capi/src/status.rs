@@ -85,9 +85,21 @@ impl From<throng::error::Error> for Failure {
             Error::NavFile(throng::nav::NavFileError::Io { .. }) => ThrongStatus::Io,
             // Not a navigation file, another version, another map, damaged.
             Error::NavFile(_) => ThrongStatus::Parse,
+            // A snapshot of a map of another size: the caller's argument.
+            Error::Snapshot(throng::sim::SnapshotError::OtherMap { .. }) => {
+                ThrongStatus::InvalidArgument
+            }
+            // Not a snapshot, another version, truncated, damaged.
+            Error::Snapshot(_) => ThrongStatus::Parse,
             _ => ThrongStatus::InvalidArgument,
         };
         Failure::new(status, err.to_string())
+    }
+}
+
+impl From<throng::sim::SnapshotError> for Failure {
+    fn from(err: throng::sim::SnapshotError) -> Failure {
+        throng::error::Error::from(err).into()
     }
 }
 

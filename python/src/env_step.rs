@@ -17,8 +17,9 @@ use pyo3::prelude::*;
 use throng_core::grid::{CellId, NO_CELL};
 use throng_core::sim::{AgentAction, AgentId};
 
+use crate::actions::action_of;
 use crate::grid::Grid;
-use crate::simulation::{Simulation, action_of};
+use crate::simulation::Simulation;
 
 /// What the window shows of the cells beyond the map's edge, and of the agent itself.
 #[derive(Clone, Copy, PartialEq, Eq)]

@@ -6,6 +6,7 @@
 //! driven from Python), [`env_step`] (the hot path of `throng.env`), [`env_dicts`] (its PettingZoo
 //! dicts).
 
+mod actions;
 mod env_dicts;
 mod env_step;
 mod grid;

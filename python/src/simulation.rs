@@ -13,12 +13,12 @@ use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyUntypedArrayMet
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
-use throng_core::grid::{CellChange, Direction};
+use pyo3::types::{PyBytes, PyDict};
+use throng_core::grid::CellChange;
 use throng_core::grid::{CellId, NO_CELL};
 use throng_core::report::RunJson;
 use throng_core::scenario::{ChangeSchedule, Scenario};
-use throng_core::sim::{ActionOutcome, AgentAction, AgentId, SimConfig, TickReport};
+use throng_core::sim::{ActionOutcome, AgentAction, AgentId, SimConfig, SnapshotError, TickReport};
 
 use crate::grid::Grid;
 use crate::tick_dicts::{events_dict, report_dict};
@@ -60,30 +60,6 @@ pub(crate) const ACTIONS: (&str, &str, &str, &str, &str, &str, &str, &str, &str)
 
 /// `throng.OUTCOMES`: the name of each code of a step's `action_outcomes` (-1: no action).
 pub(crate) const OUTCOMES: (&str, &str, &str, &str) = ("moved", "waited", "illegal", "blocked");
-
-/// The direction of action codes 1 to 8 (up is y - 1).
-const DIRECTIONS: [Direction; 8] = [
-    Direction::North,
-    Direction::South,
-    Direction::West,
-    Direction::East,
-    Direction::NorthWest,
-    Direction::NorthEast,
-    Direction::SouthWest,
-    Direction::SouthEast,
-];
-
-/// The action of a code (0 wait, 1 to 8 the moves of [`DIRECTIONS`]).
-pub(crate) fn action_of(code: i64) -> Option<AgentAction> {
-    match code {
-        0 => Some(AgentAction::Wait),
-        1..=8 => Some(AgentAction::Move(DIRECTIONS[code as usize - 1])),
-        _ => None,
-    }
-}
-
-const CODES: &str = "0 wait, 1 up, 2 down, 3 left, 4 right, 5 up-left, 6 up-right, 7 down-left, \
-                     8 down-right, -1 none";
 
 /// Where the simulation came from (for `summary()` and `run()`'s default length).
 enum Source {
@@ -162,7 +138,7 @@ impl Options {
 #[pyclass(module = "throng")]
 pub(crate) struct Simulation {
     source: Source,
-    sim: throng_core::sim::Simulation,
+    pub(crate) sim: throng_core::sim::Simulation,
     schedule: ChangeSchedule,
     pool: rayon::ThreadPool,
     /// One thread and `parallel = false`: ticks run on the calling thread, not handed to the
@@ -408,6 +384,49 @@ impl Simulation {
     /// `final_state_hash`.
     fn state_hash(&self) -> u64 {
         self.sim.state_hash()
+    }
+
+    /// The whole state as bytes: `restore` or `from_snapshot` of them plays on exactly as this
+    /// simulation would (same state hash and events every tick). Read by this version only.
+    fn snapshot<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, &self.sim.snapshot())
+    }
+
+    /// Replaces the whole state with `snapshot` (a rollback), whose map must have this map's
+    /// size and moves; a scenario's scripted map changes carry on from the restored tick.
+    /// Raises ValueError for damaged, foreign or other-version bytes; nothing changes then.
+    fn restore(&mut self, snapshot: &[u8]) -> PyResult<()> {
+        let mut schedule = match &self.source {
+            Source::Scenario(s) => s.schedule(&s.load_grid().map_err(to_py)?).map_err(to_py)?,
+            Source::Arrays => ChangeSchedule::new(Vec::new()),
+        };
+        let snap = |e: SnapshotError| PyValueError::new_err(e.to_string());
+        self.sim.restore(snapshot).map_err(snap)?;
+        schedule.skip_to(self.sim.tick());
+        (self.schedule, self.grid) = (schedule, None);
+        Ok(())
+    }
+
+    /// A simulation from `snapshot` (bytes of `snapshot()`) on `threads` threads (1 by
+    /// default; the same run on any count), without a scenario's scripted map changes.
+    #[staticmethod]
+    #[pyo3(signature = (snapshot, threads = None))]
+    fn from_snapshot(snapshot: &[u8], threads: Option<&Bound<'_, PyAny>>) -> PyResult<Simulation> {
+        let threads = whole_opt(threads, "threads", MAX_THREADS)?.map_or(1, |t| t as usize);
+        let sim = throng_core::sim::Simulation::from_snapshot(snapshot)
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        let pool = pool(threads)?;
+        let (direct, schedule) = (direct(&pool, &sim), ChangeSchedule::new(Vec::new()));
+        let (source, setup_s, grid) = (Source::Arrays, 0.0, None);
+        Ok(Simulation {
+            source,
+            direct,
+            sim,
+            schedule,
+            pool,
+            setup_s,
+            grid,
+        })
     }
 
     /// The ticks played.
@@ -756,7 +775,7 @@ impl Simulation {
     }
 
     /// The agent a Python id names; ValueError naming `what` when it names no live agent.
-    fn agent_id(&self, obj: &Bound<'_, PyAny>, what: &str) -> PyResult<AgentId> {
+    pub(crate) fn agent_id(&self, obj: &Bound<'_, PyAny>, what: &str) -> PyResult<AgentId> {
         let bits: i64 = obj.extract().map_err(|_| {
             PyValueError::new_err(format!("{what}: an agent id is an int, not {obj}"))
         })?;
@@ -791,78 +810,5 @@ impl Simulation {
             )));
         }
         Ok(grid.cell(x as u32, y as u32).expect("checked"))
-    }
-
-    /// Reads `step`'s actions: `(index in agent order, id, action)` for each agent given one.
-    fn parse_actions(
-        &self,
-        py: Python<'_>,
-        actions: &Bound<'_, PyAny>,
-        order: &[AgentId],
-    ) -> PyResult<Vec<(usize, AgentId, AgentAction)>> {
-        let mut given = Vec::new();
-        if let Ok(dict) = actions.cast::<PyDict>() {
-            // Each agent's index in agent order, by slot.
-            let slots = self.sim.agents().slot_count();
-            let mut rank = vec![usize::MAX; slots];
-            for (k, id) in order.iter().enumerate() {
-                rank[id.index() as usize] = k;
-            }
-            for (key, value) in dict.iter() {
-                let id = self.agent_id(&key, "actions")?;
-                let code: i64 = value.extract().map_err(|_| {
-                    PyValueError::new_err(format!(
-                        "actions[{key}]: an action code is an int ({CODES}), not {value}"
-                    ))
-                })?;
-                if code == -1 {
-                    continue;
-                }
-                let action = action_of(code).ok_or_else(|| {
-                    PyValueError::new_err(format!(
-                        "actions[{key}]: unknown action code {code} ({CODES})"
-                    ))
-                })?;
-                given.push((rank[id.index() as usize], id, action));
-            }
-            return Ok(given);
-        }
-        let n = order.len();
-        let bad = |what: String| {
-            PyValueError::new_err(format!(
-                "actions must be a dict {{id: code}} or an int array of shape ({n},) aligned \
-                 with ids(): {what}"
-            ))
-        };
-        let np = py.import("numpy")?;
-        let arr = np
-            .call_method1("asarray", (actions,))
-            .map_err(|e| bad(e.to_string()))?;
-        let kind: String = arr.getattr("dtype")?.getattr("kind")?.extract()?;
-        if kind != "i" && kind != "u" {
-            let dtype = arr.getattr("dtype")?.str()?.to_string();
-            return Err(bad(format!("got dtype {dtype}")));
-        }
-        let shape = arr.getattr("shape")?;
-        let arr = arr.call_method1("astype", ("int64",))?;
-        let arr: PyReadonlyArray1<'_, i64> = arr
-            .extract()
-            .map_err(|_| bad(format!("got shape {shape}")))?;
-        if arr.len() != n {
-            return Err(bad(format!("got shape {shape}")));
-        }
-        for (k, (&code, &id)) in arr.as_array().iter().zip(order).enumerate() {
-            if code == -1 {
-                continue;
-            }
-            let action = action_of(code).ok_or_else(|| {
-                PyValueError::new_err(format!(
-                    "actions[{k}] (agent id {}): unknown action code {code} ({CODES})",
-                    id.to_bits() as i64
-                ))
-            })?;
-            given.push((k, id, action));
-        }
-        Ok(given)
     }
 }

@@ -74,6 +74,7 @@ pub(crate) fn report_dict<'py>(
         state_hash,
         added,
         rejected,
+        phases,
     } = report;
     let dict = PyDict::new(py);
     macro_rules! put {
@@ -108,5 +109,27 @@ pub(crate) fn report_dict<'py>(
     let added = PyList::new(py, added.iter().map(|id| id.to_bits() as i64))?;
     dict.set_item(intern!(py, "added"), added)?;
     dict.set_item(intern!(py, "rejected"), PyList::new(py, rejected)?)?;
+    let times = PyDict::new(py);
+    let throng_core::sim::PhaseTimes {
+        ordering_ms,
+        ranking_ms,
+        deciding_ms,
+        applying_ms,
+        resolving_ms,
+        after_moves_ms,
+        closing_ms,
+    } = phases;
+    for (key, ms) in [
+        (intern!(py, "ordering_ms"), ordering_ms),
+        (intern!(py, "ranking_ms"), ranking_ms),
+        (intern!(py, "deciding_ms"), deciding_ms),
+        (intern!(py, "applying_ms"), applying_ms),
+        (intern!(py, "resolving_ms"), resolving_ms),
+        (intern!(py, "after_moves_ms"), after_moves_ms),
+        (intern!(py, "closing_ms"), closing_ms),
+    ] {
+        times.set_item(key, *ms)?;
+    }
+    dict.set_item(intern!(py, "phases"), times)?;
     Ok(dict)
 }

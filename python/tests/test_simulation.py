@@ -532,3 +532,28 @@ def test_stubs_cover_the_native_module_with_docstrings():
                     continue
                 assert attr in methods, f"{name}.{attr} has no stub"
                 assert inspect.getdoc(getattr(obj, attr)), f"{name}.{attr} has no docstring"
+
+
+def test_snapshot_restore_and_from_snapshot_play_the_same_run():
+    sim = throng.Simulation.from_scenario(ROOT / "sims/doors.toml", ticks=120)
+    for _ in range(30):
+        sim.step()
+    saved = sim.snapshot()
+    assert isinstance(saved, bytes) and len(saved) > 100
+    first = [sim.step()["state_hash"] for _ in range(60)]
+    sim.restore(saved)  # a rollback: the doors' schedule carries on from tick 30
+    assert sim.tick == 30
+    assert [sim.step()["state_hash"] for _ in range(60)] == first
+    copy = throng.Simulation.from_snapshot(saved, threads=2)
+    assert copy.tick == 30 and copy.state_hash() != 0
+    before = sim.state_hash()
+    damaged = bytearray(saved)
+    damaged[len(damaged) // 2] ^= 1
+    with pytest.raises(ValueError, match="checksum"):
+        sim.restore(bytes(damaged))
+    with pytest.raises(ValueError, match="truncated"):
+        throng.Simulation.from_snapshot(saved[:-3])
+    other = throng.Simulation(grid_of("...\n..."), [[0, 0]])
+    with pytest.raises(ValueError, match="3 x 2"):
+        sim.restore(other.snapshot())
+    assert sim.state_hash() == before

@@ -66,6 +66,7 @@
 //! ```
 
 mod queue;
+mod snapshot;
 mod table;
 
 use serde::{Deserialize, Serialize};

@@ -13,6 +13,21 @@ pub(crate) struct Queue {
 }
 
 impl Queue {
+    /// The heap, for a snapshot.
+    pub(super) fn heap(&self) -> &[(Key, u32)] {
+        &self.heap
+    }
+
+    /// Entries the heap has room for, for a snapshot.
+    pub(super) fn capacity(&self) -> usize {
+        self.heap.capacity()
+    }
+
+    /// The queue holding `heap` (a min-heap by key, as [`heap`](Self::heap) gave it).
+    pub(super) fn from_heap(heap: Vec<(Key, u32)>) -> Queue {
+        Queue { heap }
+    }
+
     /// The smallest key and its slot.
     #[inline]
     pub fn top(&self) -> Option<(Key, u32)> {

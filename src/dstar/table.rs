@@ -108,6 +108,56 @@ impl SlotTable {
         }
     }
 
+    /// Buckets of the index (0 or a power of two) and its capacity, for a snapshot.
+    pub(super) fn index_shape(&self) -> (usize, usize) {
+        (self.index.len(), self.index.capacity())
+    }
+
+    /// The table holding `slots` (in that order) with an index of `index_len` buckets and
+    /// `index_capacity`, as [`index_shape`](Self::index_shape) described it; `None` when the
+    /// shape cannot hold them (not a power of two of at least 64, over half full, or with a
+    /// capacity below its length) or a cell has two slots.
+    pub(super) fn from_parts(
+        slots: Vec<Slot>,
+        index_len: usize,
+        index_capacity: usize,
+    ) -> Option<SlotTable> {
+        if index_len == 0 {
+            return (slots.is_empty() && index_capacity == 0).then(SlotTable::default);
+        }
+        if !index_len.is_power_of_two()
+            || index_len < 64
+            || slots.len() * 2 > index_len
+            || index_capacity < index_len
+        {
+            return None;
+        }
+        let mut index = Vec::with_capacity(index_capacity);
+        index.resize(index_len, NO_SLOT);
+        let mut table = SlotTable {
+            index,
+            slots: Vec::new(),
+            shift: 64 - index_len.trailing_zeros(),
+        };
+        let mask = index_len - 1;
+        for (s, slot) in slots.iter().enumerate() {
+            let mut i = table.bucket(slot.cell);
+            loop {
+                let at = table.index[i];
+                if at == NO_SLOT {
+                    break;
+                }
+                if slots[at as usize].cell == slot.cell {
+                    return None;
+                }
+                i = (i + 1) & mask;
+            }
+            table.index[i] = s as u32;
+        }
+        table.slots = slots;
+        Some(table)
+    }
+
     /// Number of touched vertices.
     #[inline]
     pub fn len(&self) -> usize {

@@ -525,6 +525,12 @@ impl Grid {
         self.wall_edits
     }
 
+    /// Sets the count of [`wall_edits`](Self::wall_edits) (a simulation restored from a
+    /// snapshot carries on from the count it was saved with).
+    pub(crate) fn set_wall_edits(&mut self, edits: u64) {
+        self.wall_edits = edits;
+    }
+
     /// Raw per-cell move sets, for the search's inner loop.
     #[inline]
     pub(crate) fn move_table(&self) -> &[MoveSet] {

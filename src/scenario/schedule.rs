@@ -175,6 +175,20 @@ impl ChangeSchedule {
             && self.doors.as_ref().is_none_or(|d| d.next_tick().is_none())
     }
 
+    /// Passes over every batch due before `tick`, as [`queue_due`](Self::queue_due) would have
+    /// queued them: a schedule made afresh for a simulation restored from a snapshot taken
+    /// at tick `tick` ([`Simulation::restore`]) carries on from there.
+    pub fn skip_to(&mut self, tick: u64) {
+        while self.entries.get(self.next).is_some_and(|(t, _)| *t < tick) {
+            self.next += 1;
+        }
+        if let Some(doors) = &mut self.doors {
+            while let Some(t) = doors.next_tick().filter(|&t| t < tick) {
+                doors.take_due(t);
+            }
+        }
+    }
+
     /// Queues on `sim`, as [`Command::ChangeMap`], every batch due at or before its next tick
     /// ([`Simulation::tick`]), without the cells an agent stands on now that the batch would
     /// block. Call it before each [`Simulation::step`]. Returns the number of cell changes

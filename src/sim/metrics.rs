@@ -375,16 +375,16 @@ impl RunSummary {
 /// reports) into a [`RunSummary`].
 #[derive(Debug, Clone)]
 pub struct Metrics {
-    plan_ns: Histogram<u64>,
-    repair_ns: Histogram<u64>,
-    replan_ns: Histogram<u64>,
-    tick_ns: Histogram<u64>,
-    move_ns: Histogram<u64>,
+    pub(super) plan_ns: Histogram<u64>,
+    pub(super) repair_ns: Histogram<u64>,
+    pub(super) replan_ns: Histogram<u64>,
+    pub(super) tick_ns: Histogram<u64>,
+    pub(super) move_ns: Histogram<u64>,
     /// The phases, commands and planning summed over the ticks after the first.
-    steady_phases: PhaseTimes,
-    steady_commands_ms: f64,
-    steady_planning_ms: f64,
-    summary: RunSummary,
+    pub(super) steady_phases: PhaseTimes,
+    pub(super) steady_commands_ms: f64,
+    pub(super) steady_planning_ms: f64,
+    pub(super) summary: RunSummary,
 }
 
 impl Default for Metrics {

@@ -4,7 +4,8 @@
 //! `step()`: commands, planning (in parallel, per-worker workspaces), movement (deterministic
 //! conflict resolution), then the tick's [`TickEvents`] and [`TickReport`]. Users read the
 //! crowd through it ([`AgentSet`], [`Occupancy`], [`Metrics`]) and change it through its
-//! calls and [`Command`]s; [`SimulationHandle`] runs one on its own thread.
+//! calls and [`Command`]s; [`SimulationHandle`] runs one on its own thread. Its whole state
+//! saves to bytes and back ([`Simulation::snapshot`], [`Simulation::restore`]).
 
 mod action_model;
 mod agent;
@@ -22,6 +23,7 @@ mod planning;
 mod regions;
 mod runner;
 mod simulation;
+pub(crate) mod snapshot;
 mod stuck;
 
 pub use action_model::{Action, ActionModel, Heading};
@@ -37,4 +39,5 @@ pub use metrics::{EndStatus, Metrics, PhaseNanos, PhaseTimes, RunSummary, TickRe
 pub use occupancy::Occupancy;
 pub use runner::{RunnerConfig, RunnerStopped, SimulationHandle, WhenFull};
 pub use simulation::Simulation;
+pub use snapshot::SnapshotError;
 pub use stuck::STUCK_WINDOW;

@@ -64,34 +64,34 @@ use crate::planner::PlannerKind;
 /// ```
 #[derive(Debug)]
 pub struct Simulation {
-    grid: Grid,
-    agents: AgentSet,
-    config: SimConfig,
-    tick: u64,
-    commands: Vec<Command>,
-    occupancy: Occupancy,
-    planning: PlanningStage,
-    movement: MovementStage,
-    metrics: Metrics,
+    pub(super) grid: Grid,
+    pub(super) agents: AgentSet,
+    pub(super) config: SimConfig,
+    pub(super) tick: u64,
+    pub(super) commands: Vec<Command>,
+    pub(super) occupancy: Occupancy,
+    pub(super) planning: PlanningStage,
+    pub(super) movement: MovementStage,
+    pub(super) metrics: Metrics,
     /// Walkable cells of each connected component, for seeded lifelong goals.
-    component_cells: Vec<Vec<CellId>>,
+    pub(super) component_cells: Vec<Vec<CellId>>,
     /// Navigation points of the grid, for the `nav` and `auto` planners (built in `new`,
     /// repaired by `change_map`).
-    nav: Option<NavGraph>,
+    pub(super) nav: Option<NavGraph>,
     /// Slots of controlled agents given the cell they stand on as goal: they arrive when the
     /// next tick is played.
-    settle: Vec<u32>,
+    pub(super) settle: Vec<u32>,
     /// What the last tick did, with the calls made before it (see [`TickEvents`]).
-    events: TickEvents,
+    pub(super) events: TickEvents,
     /// The calls made since the last tick (agents added and removed, goals, map changes):
     /// the start of the next tick's events.
-    calls: TickEvents,
+    pub(super) calls: TickEvents,
     /// Per slot, whether an action names the agent (duplicate check; all false between calls).
-    named: Vec<bool>,
+    pub(super) named: Vec<bool>,
     /// Detection and resolution of a stuck crowd (see `sim::stuck`).
-    stuck: StuckResolution,
+    pub(super) stuck: StuckResolution,
     /// Scratch: the slots of agents left without a path (lifelong runs give them new goals).
-    retry: Vec<u32>,
+    pub(super) retry: Vec<u32>,
 }
 
 impl Simulation {

@@ -71,22 +71,22 @@ const MIN_NODES: usize = 100;
 #[derive(Debug, Default)]
 pub(crate) struct StuckResolution {
     /// Per slot: the goal the best below was measured for ([`NO_CELL`]: none).
-    goal: Vec<CellId>,
+    pub(super) goal: Vec<CellId>,
     /// Per slot: the fewest route cells left seen since that goal was given.
-    best: Vec<u32>,
+    pub(super) best: Vec<u32>,
     /// Lifelong runs, per slot: the tick of its last best (or of its goal).
-    since: Vec<u64>,
+    pub(super) since: Vec<u64>,
     /// The last tick the crowd made progress.
-    last_progress: u64,
+    pub(super) last_progress: u64,
     /// Ticks without progress before the next resolution (doubles after a search cut short).
-    window: u64,
+    pub(super) window: u64,
     /// The slots the plan moves, and the plan: one configuration per step, in that order.
-    slots: Vec<u32>,
-    plan: Vec<Vec<CellId>>,
+    pub(super) slots: Vec<u32>,
+    pub(super) plan: Vec<Vec<CellId>>,
     /// The next step of the plan to play.
-    cursor: usize,
+    pub(super) cursor: usize,
     /// LaCAM proved that not every agent can reach its goal.
-    unsolvable: bool,
+    pub(super) unsolvable: bool,
     /// Times the crowd was handed to LaCAM.
     pub(crate) triggers: u64,
     /// Ticks played by following LaCAM's plans.

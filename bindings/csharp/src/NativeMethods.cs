@@ -122,6 +122,16 @@ namespace Throng
             SimHandle sim, byte[] buffer, UIntPtr capacity, out UIntPtr needed);
 
         [DllImport(Library, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern Status throng_sim_snapshot(
+            SimHandle sim, IntPtr buffer, UIntPtr capacity, out UIntPtr needed);
+
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern Status throng_sim_restore(SimHandle sim, IntPtr bytes, UIntPtr len);
+
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern Status throng_sim_from_snapshot(IntPtr bytes, UIntPtr len, out SimHandle @out);
+
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl)]
         internal static extern Status throng_sim_add_agents(
             SimHandle sim, IntPtr starts, IntPtr goals, UIntPtr count, IntPtr ids);
 

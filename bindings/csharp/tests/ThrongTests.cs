@@ -568,6 +568,89 @@ static class ThrongTests
         }
     }
 
+    /// Snapshots: saved on tick 20, rolled back to and played again to the same hashes, read
+    /// into a new simulation that ends on the recorded hash; bad bytes refused, nothing changed.
+    static void Snapshots(string root, string wantHash)
+    {
+        string path = Path.Combine(root, "sims/mapf-random-32-32-10.toml");
+        using (var sim = Simulation.FromScenario(path))
+        {
+            for (int t = 0; t < 20; t++)
+            {
+                sim.Step();
+            }
+            byte[] saved = sim.Snapshot();
+            Check(saved.Length > 100, "a snapshot has bytes: " + saved.Length);
+            var first = new ulong[20];
+            for (int t = 0; t < 20; t++)
+            {
+                first[t] = sim.Step().StateHash;
+            }
+            sim.Restore(saved);
+            Check(sim.Tick == 20, "rolled back to tick 20: " + sim.Tick);
+            for (int t = 0; t < 20; t++)
+            {
+                Check(sim.Step().StateHash == first[t], "the same tick after the rollback: " + t);
+            }
+            ulong before = sim.StateHash;
+            var damaged = (byte[])saved.Clone();
+            damaged[damaged.Length / 2] ^= 0x20;
+            var e = Throws<ThrongParseException>("a damaged snapshot", () => sim.Restore(damaged), Status.Parse);
+            Contains(e, "checksum");
+            var cut = new byte[saved.Length - 1];
+            Array.Copy(saved, cut, cut.Length);
+            Throws<ThrongParseException>("a truncated snapshot", () => sim.Restore(cut), Status.Parse);
+            Throws<ThrongParseException>("an empty snapshot", () => sim.Restore(new byte[0]), Status.Parse);
+            Throws<ThrongArgumentException>("a null snapshot", () => sim.Restore(null));
+            Throws<ThrongParseException>("no snapshot at all", () => Simulation.FromSnapshot(new byte[] { 1, 2, 3 }));
+            var open = new byte[100];
+            for (int i = 0; i < open.Length; i++)
+            {
+                open[i] = 1;
+            }
+            using (var grid = Grid.FromCells(10, 10, open, 8))
+            using (var other = new Simulation(grid))
+            {
+                var wrong = Throws<ThrongArgumentException>("another map's snapshot",
+                    () => sim.Restore(other.Snapshot()), Status.InvalidArgument);
+                Contains(wrong, "10 x 10");
+            }
+            Check(sim.StateHash == before, "failed restores change nothing");
+            sim.BeginStep();
+            Throws<ThrongBusyException>("a snapshot during a split step", () => sim.Snapshot());
+            Throws<ThrongBusyException>("a restore during a split step", () => sim.Restore(saved));
+            sim.FinishStep();
+            sim.Restore(saved);
+            ulong played = 20;
+            var events = new TickEvents();
+            while (played < sim.MaxTicks)
+            {
+                events = sim.Step();
+                played++;
+                if (events.IsFinished)
+                {
+                    break;
+                }
+            }
+            Check(played == 58 && sim.StateHash.ToString("x16") == wantHash,
+                "restored, the run ends as recorded: " + played + " ticks, " + sim.StateHash.ToString("x16"));
+            using (var copy = Simulation.FromSnapshot(saved))
+            {
+                Check(copy.Tick == 20, "the copy starts on tick 20");
+                played = 20;
+                while (played < 300)
+                {
+                    played++;
+                    if (copy.Step().IsFinished)
+                    {
+                        break;
+                    }
+                }
+                Check(played == 58 && copy.StateHash.ToString("x16") == wantHash, "the copy ends as recorded");
+            }
+        }
+    }
+
     static int Main(string[] args)
     {
         if (args.Length != 3)
@@ -584,6 +667,7 @@ static class ThrongTests
         Plans(args[0], args[2]);
         Scenario(args[0], args[1], args[2]);
         SplitSteps(args[0], args[1]);
+        Snapshots(args[0], args[1]);
         ulong first = Crowd(200), second = Crowd(200);
         Check(first == second, string.Format("the same calls give the same crowd: {0:x16} vs {1:x16}", first, second));
         Console.WriteLine(checks + " passed, 0 failed");

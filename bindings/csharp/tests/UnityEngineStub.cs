@@ -77,6 +77,21 @@ namespace UnityEngine
     public static class Application
     {
         public static string streamingAssetsPath { get { return ""; } }
+        public static string persistentDataPath { get { return ""; } }
+    }
+
+    public enum KeyCode
+    {
+        F5 = 286,
+        F9 = 290,
+    }
+
+    public static class Input
+    {
+        public static bool GetKeyDown(KeyCode key)
+        {
+            return false;
+        }
     }
 
     public static class Debug

@@ -3,7 +3,9 @@
 // (FixedUpdate) finishes the tick the engine computed since the last one and begins the next, so
 // the engine's work overlaps the frames in between; each frame (Update) moves every sprite
 // between the cell it left and the cell it reached, and draws the route of one agent. The
-// tick's events say who arrived, without diffing arrays. See bindings/csharp/unity/README.md.
+// tick's events say who arrived, without diffing arrays. F5 saves the crowd to a file (a
+// snapshot), F9 loads it back: the crowd plays on from there exactly as it did after the save.
+// See bindings/csharp/unity/README.md.
 
 using System.Collections.Generic;
 using System.IO;
@@ -44,6 +46,14 @@ public class CrowdBehaviour : MonoBehaviour
     private int routeLength;
     private ulong[] ids;
     private long arrivals;
+    // F5 and F9 are read each frame and served at the next physics tick, between two steps.
+    private bool saveRequested;
+    private bool loadRequested;
+
+    private string SavePath
+    {
+        get { return Path.Combine(Application.persistentDataPath, "crowd.snapshot"); }
+    }
 
     void Start()
     {
@@ -81,6 +91,22 @@ public class CrowdBehaviour : MonoBehaviour
     void FixedUpdate()
     {
         var tick = sim.FinishStep();
+        // A snapshot is taken between steps (not while one is in flight).
+        if (saveRequested)
+        {
+            File.WriteAllBytes(SavePath, sim.Snapshot());
+            saveRequested = false;
+            Debug.Log("saved tick " + sim.Tick + " to " + SavePath);
+        }
+        if (loadRequested && File.Exists(SavePath))
+        {
+            // The same agents, slots and ids as when saved: sprite i stays agent i.
+            sim.Restore(File.ReadAllBytes(SavePath));
+            agents = sim.ReadCells(after);
+            System.Array.Copy(after, before, agents);
+            Debug.Log("loaded tick " + sim.Tick);
+        }
+        loadRequested = false;
         if (tick.PlansFailed > 0)
         {
             Debug.Log(tick.PlansFailed + " agents found no path at tick " + tick.Tick);
@@ -107,6 +133,8 @@ public class CrowdBehaviour : MonoBehaviour
 
     void Update()
     {
+        if (Input.GetKeyDown(KeyCode.F5)) saveRequested = true;
+        if (Input.GetKeyDown(KeyCode.F9)) loadRequested = true;
         // How far between the last two physics ticks this frame is.
         float t = Mathf.Clamp01((Time.time - Time.fixedTime) / Time.fixedDeltaTime);
         for (int i = 0; i < agents; i++)

@@ -665,6 +665,118 @@ static void split_steps(const char *root, const char *want_hash) {
     OK(throng_grid_free(grid));
 }
 
+/* Snapshots: saved on tick 20 of the scenario, rolled back to in place and played again to the
+ * same hashes, read into a new handle that ends on the recorded hash; bad bytes (NULL, empty,
+ * truncated, flipped, another map's) refused with nothing changed; BUSY during a split step. */
+static void snapshots(const char *root, const char *want_hash) {
+    char *path = path_of(root, "sims/mapf-random-32-32-10.toml");
+    ThrongSim *sim = NULL;
+    uint64_t ticks = 0;
+    OK(throng_sim_from_scenario(path, &sim, &ticks));
+    ThrongTickEvents events;
+    for (int t = 0; t < 20; t++)
+        OK(throng_sim_step(sim, &events));
+    size_t needed = 0;
+    FAILS(throng_sim_snapshot(sim, NULL, 0, &needed), THRONG_STATUS_BUFFER_TOO_SMALL);
+    CHECK(needed > 100, "a snapshot has a size: %zu", needed);
+    uint8_t *saved = malloc(needed);
+    FAILS(throng_sim_snapshot(sim, saved, needed - 1, NULL), THRONG_STATUS_BUFFER_TOO_SMALL);
+    size_t len = 0;
+    OK(throng_sim_snapshot(sim, saved, needed, &len));
+    CHECK(len == needed, "the snapshot fills what it asked for");
+    uint64_t first[20], again[20], tick = 0, hash = 0, hash_before = 0;
+    for (int t = 0; t < 20; t++) {
+        OK(throng_sim_step(sim, &events));
+        first[t] = events.state_hash;
+    }
+    OK(throng_sim_restore(sim, saved, len));
+    OK(throng_sim_tick(sim, &tick));
+    CHECK(tick == 20, "rolled back to tick 20: %" PRIu64, tick);
+    for (int t = 0; t < 20; t++) {
+        OK(throng_sim_step(sim, &events));
+        again[t] = events.state_hash;
+    }
+    CHECK(memcmp(first, again, sizeof first) == 0, "the same ticks after the rollback");
+
+    /* Bad bytes: refused, the simulation unchanged. */
+    OK(throng_sim_state_hash(sim, &hash_before));
+    uint8_t *bad = malloc(len);
+    memcpy(bad, saved, len);
+    FAILS(throng_sim_restore(sim, NULL, 10), THRONG_STATUS_NULL_POINTER);
+    FAILS(throng_sim_restore(sim, saved, 0), THRONG_STATUS_PARSE);
+    FAILS(throng_sim_restore(sim, saved, len - 1), THRONG_STATUS_PARSE);
+    FAILS(throng_sim_restore(sim, (const uint8_t *)"hello", 5), THRONG_STATUS_PARSE);
+    for (size_t i = 0; i < len; i += 97) {
+        bad[i] ^= 0x10;
+        FAILS(throng_sim_restore(sim, bad, len), THRONG_STATUS_PARSE);
+        bad[i] ^= 0x10;
+    }
+    free(bad);
+    OK(throng_sim_state_hash(sim, &hash));
+    CHECK(hash == hash_before, "failed restores change nothing");
+    ThrongSim *copy = NULL;
+    FAILS(throng_sim_from_snapshot(saved, len, NULL), THRONG_STATUS_NULL_POINTER);
+    FAILS(throng_sim_from_snapshot(NULL, len, &copy), THRONG_STATUS_NULL_POINTER);
+    FAILS(throng_sim_from_snapshot(saved, len / 2, &copy), THRONG_STATUS_PARSE);
+    CHECK(copy == NULL, "no handle from bad bytes");
+    FAILS(throng_sim_snapshot(NULL, NULL, 0, &needed), THRONG_STATUS_NULL_POINTER);
+
+    /* Another map's snapshot: refused. */
+    uint8_t cells[10 * 10];
+    memset(cells, 1, sizeof cells);
+    ThrongGrid *small = NULL;
+    ThrongSim *other = NULL;
+    OK(throng_grid_from_cells(10, 10, cells, sizeof cells, 8, &small));
+    OK(throng_sim_new(small, NULL, NULL, &other));
+    size_t other_len = 0;
+    FAILS(throng_sim_snapshot(other, NULL, 0, &other_len), THRONG_STATUS_BUFFER_TOO_SMALL);
+    uint8_t *other_bytes = malloc(other_len);
+    OK(throng_sim_snapshot(other, other_bytes, other_len, NULL));
+    FAILS(throng_sim_restore(sim, other_bytes, other_len), THRONG_STATUS_INVALID_ARGUMENT);
+    CHECK(strstr(throng_last_error(), "10 x 10") != NULL, "the message names the other map: %s",
+          throng_last_error());
+    free(other_bytes);
+    OK(throng_sim_free(other));
+    OK(throng_grid_free(small));
+
+    /* A split step: BUSY. */
+    OK(throng_sim_step_begin(sim));
+    FAILS(throng_sim_snapshot(sim, saved, len, NULL), THRONG_STATUS_BUSY);
+    FAILS(throng_sim_restore(sim, saved, len), THRONG_STATUS_BUSY);
+    OK(throng_sim_step_finish(sim, &events));
+
+    /* Rolled back once more, and played to the end: the recorded hash. */
+    OK(throng_sim_restore(sim, saved, len));
+    uint64_t played = 20;
+    while (played < ticks) {
+        OK(throng_sim_step(sim, &events));
+        played++;
+        if (events.finished)
+            break;
+    }
+    CHECK(played == 58, "every agent arrives in 58 ticks: %" PRIu64, played);
+    char hex[17];
+    snprintf(hex, sizeof hex, "%016" PRIx64, events.state_hash);
+    CHECK(strcmp(hex, want_hash) == 0, "final state hash %s, throng run's %s", hex, want_hash);
+    OK(throng_sim_free(sim));
+
+    /* A new handle from the bytes: the same run. */
+    OK(throng_sim_from_snapshot(saved, len, &copy));
+    played = 20;
+    while (played < ticks) {
+        OK(throng_sim_step(copy, &events));
+        played++;
+        if (events.finished)
+            break;
+    }
+    snprintf(hex, sizeof hex, "%016" PRIx64, events.state_hash);
+    CHECK(played == 58 && strcmp(hex, want_hash) == 0, "the copy ends on %s after %" PRIu64, hex,
+          played);
+    OK(throng_sim_free(copy));
+    free(saved);
+    free(path);
+}
+
 int main(int argc, char **argv) {
     if (argc != 4) {
         fprintf(stderr, "usage: throng_test ROOT HASH TMPDIR\n");
@@ -678,6 +790,7 @@ int main(int argc, char **argv) {
     plans(argv[1], argv[3]);
     scenario(argv[1], argv[2]);
     split_steps(argv[1], argv[2]);
+    snapshots(argv[1], argv[2]);
     uint64_t first = crowd(300), second = crowd(300);
     CHECK(first == second, "the same calls give the same crowd: %016" PRIx64 " vs %016" PRIx64,
           first, second);

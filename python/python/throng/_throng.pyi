@@ -127,6 +127,13 @@ class Simulation:
         """The run so far, with the keys of ``throng run --json``."""
     def state_hash(self) -> int:
         """A hash of every agent's slot, position and state (``final_state_hash``)."""
+    def snapshot(self) -> bytes:
+        """The whole state as bytes, for ``restore`` or ``from_snapshot`` (this version only)."""
+    def restore(self, snapshot: bytes) -> None:
+        """Replaces the whole state with ``snapshot`` (a rollback); ValueError for bad bytes."""
+    @staticmethod
+    def from_snapshot(snapshot: bytes, threads: Optional[int] = None) -> Simulation:
+        """A simulation from ``snapshot`` (bytes of ``snapshot()``) on ``threads`` threads."""
     @property
     def tick(self) -> int:
         """The ticks played."""

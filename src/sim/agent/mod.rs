@@ -8,6 +8,7 @@
 
 mod route;
 mod set;
+mod snapshot;
 
 pub(crate) use route::{Arrived, Chosen, MoveCosts, RANK_WINDOW, UNIT, WALK_WINDOW};
 pub use set::AgentSet;

@@ -4,9 +4,9 @@ use super::{Agent, AgentId};
 use crate::grid::{CellId, NO_CELL};
 
 #[derive(Debug, Clone)]
-struct Slot {
-    generation: u32,
-    agent: Option<Agent>,
+pub(super) struct Slot {
+    pub(super) generation: u32,
+    pub(super) agent: Option<Agent>,
 }
 
 /// The agents of a simulation, in a generational arena. Iteration is in slot order, which
@@ -18,13 +18,13 @@ struct Slot {
 /// PIBT movement phase) copy one flat array instead of walking the records.
 #[derive(Debug, Clone, Default)]
 pub struct AgentSet {
-    slots: Vec<Slot>,
+    pub(super) slots: Vec<Slot>,
     /// Each slot's cell, [`NO_CELL`] for a free slot: an exact mirror of the
     /// agents' `position` fields.
-    positions: Vec<CellId>,
+    pub(super) positions: Vec<CellId>,
     /// Free slot indices, reused last-freed first.
-    free: Vec<u32>,
-    len: usize,
+    pub(super) free: Vec<u32>,
+    pub(super) len: usize,
 }
 
 impl AgentSet {

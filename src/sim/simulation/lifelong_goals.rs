@@ -28,7 +28,7 @@ impl Simulation {
     }
 
     /// Indexes the walkable cells of each connected component (lifelong goals are drawn there).
-    pub(super) fn index_components(&mut self) {
+    pub(in crate::sim) fn index_components(&mut self) {
         let components = self.grid.components();
         let mut cells = vec![Vec::new(); components.count() as usize];
         for cell in 0..self.grid.len() as CellId {
