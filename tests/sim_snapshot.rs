@@ -66,6 +66,13 @@ fn counts(s: &RunSummary) -> RunSummary {
         replan_us_p99: 0.0,
         move_ms_p50: 0.0,
         move_ms_p99: 0.0,
+        // Times per agent, and memory that depends on how buffers were reused (a restored
+        // simulation's planners start with fresh ones): measures, not state.
+        phase_ns: throng::sim::PhaseNanos {
+            agent_ticks: s.phase_ns.agent_ticks,
+            ..Default::default()
+        },
+        route_bytes_per_agent: 0.0,
         ..s.clone()
     }
 }

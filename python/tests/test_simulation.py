@@ -160,7 +160,8 @@ def test_arrays_match_the_scenario_and_the_cli(tmp_path, throng_cli):
     assert (sim.ids() == ref.ids()).all()
     summary = sim.run(800)
     assert summary["final_state_hash"] == expected["final_state_hash"] == ref.run()["final_state_hash"]
-    assert set(summary) == set(expected)
+    # What the CLI's process used (cores busy, peak memory) is the CLI's only.
+    assert set(summary) == set(expected) - {"steady_cores", "peak_memory_mib"}
 
 
 def route_sim(conflicts="pibt", text="....\n.##.\n....", **kw):

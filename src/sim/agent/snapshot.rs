@@ -71,6 +71,8 @@ impl Agent {
         w.u32(self.position);
         w.opt_u32(self.goal);
         w.u32s(&self.path);
+        // The capacity too: the run summary's route memory counts it.
+        w.len(self.path.capacity());
         w.len(self.cursor);
         w.u8(self.state.code());
         w.bool(self.plan_request.is_some());
@@ -113,7 +115,11 @@ impl Agent {
             return Err(corrupt("an agent stands on a blocked cell"));
         }
         let goal = r.opt_cell(cells, "agent goal")?;
-        let path = r.u32s_below(cells as u64, "agent route")?;
+        let read = r.u32s_below(cells as u64, "agent route")?;
+        let capacity = r.index(usize::MAX / 8, "agent route capacity")?;
+        allowance.reserve(read.len(), capacity, 4)?;
+        let mut path = Vec::with_capacity(capacity);
+        path.extend_from_slice(&read);
         let cursor = r.index(path.len().saturating_sub(1), "route cursor")?;
         let state = code::to_state(r.u8()?)?;
         let plan_request = if r.bool()? {
