@@ -127,6 +127,7 @@ fn steps(sizes: &Sizes) -> *mut ThrongSim {
     }
     let (mut rust, mut c, mut inner) = (Vec::new(), Vec::new(), Vec::new());
     let mut frame = Vec::new();
+    let mut event_reads = Vec::new();
     let mut event_buffer = vec![
         ThrongEvent {
             agent: 0,
@@ -176,6 +177,7 @@ fn steps(sizes: &Sizes) -> *mut ThrongSim {
             },
             "throng_sim_read_events",
         );
+        event_reads.push(ms(start));
         // SAFETY: a live handle and an array of 10,000 cells, as the capacity says.
         ok(
             unsafe {
@@ -194,6 +196,7 @@ fn steps(sizes: &Sizes) -> *mut ThrongSim {
         events_read += n;
     }
     let frame: f64 = frame.iter().sum();
+    let event_reads: f64 = event_reads.iter().sum();
     let (rust, c, inner): (f64, f64, f64) = (rust.iter().sum(), c.iter().sum(), inner.iter().sum());
     println!(
         "step, {} ticks of 10,000 agents: Rust Simulation::step {rust:.1} ms, C throng_sim_step {c:.1} ms \
@@ -204,7 +207,8 @@ fn steps(sizes: &Sizes) -> *mut ThrongSim {
     );
     println!(
         "frame reads after each tick (the tick's events, {:.0} a tick on average, and every agent's \
-         cell): {frame:.2} ms over {} ticks, {:.2}% of the engine's own time of those ticks",
+         cell): {frame:.2} ms over {} ticks (the events {event_reads:.2} ms), {:.2}% of the engine's \
+         own time of those ticks",
         events_read as f64 / sizes.ticks as f64,
         sizes.ticks,
         frame / inner * 100.0

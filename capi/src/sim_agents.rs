@@ -329,6 +329,16 @@ pub unsafe extern "C" fn throng_sim_read_agents(
         handle::get(sim)?.read(
             |s| {
                 let agents = s.sim.agents();
+                if out.ids.is_null() && out.states.is_null() {
+                    // Cells only (a frame's positions): the flat positions array, slot order,
+                    // free slots left out, without touching the agents' records.
+                    let rows = agents
+                        .positions()
+                        .iter()
+                        .filter(|&&cell| cell != throng::grid::NO_CELL)
+                        .map(|&cell| (0, cell, 0));
+                    return out.write(agents.len(), rows);
+                }
                 let rows = agents
                     .iter()
                     .map(|(id, agent)| (id.to_bits(), agent.position(), agent.state().code()));

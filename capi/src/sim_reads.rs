@@ -130,7 +130,9 @@ pub unsafe extern "C" fn throng_sim_read_events(
         let n = if kinds == THRONG_EVENTS_ALL {
             all.len()
         } else {
-            all.all().filter(|e| selected(kinds, e)).count()
+            let mut n = 0;
+            all.for_each_event(|e| n += usize::from(selected(kinds, &e)));
+            n
         };
         ptr::write(count, n, "count")?;
         if events.is_null() {
@@ -143,10 +145,14 @@ pub unsafe extern "C" fn throng_sim_read_events(
             ));
         }
         let out = ptr::slice_out(events, n, "events")?;
-        let chosen = all.all().filter(|e| selected(kinds, e));
-        for (slot, e) in out.iter_mut().zip(chosen) {
-            slot.write(to_c(&e));
-        }
+        let mut slots = out.iter_mut();
+        all.for_each_event(|e| {
+            if selected(kinds, &e)
+                && let Some(slot) = slots.next()
+            {
+                slot.write(to_c(&e));
+            }
+        });
         Ok(())
     })
 }

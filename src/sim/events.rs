@@ -404,6 +404,34 @@ impl TickEvents {
             .chain(self.arrivals.iter().map(|&a| Event::Arrived(a)))
     }
 
+    /// Calls `f` with each event of [`all`](Self::all), in the same order: a loop per kind,
+    /// where the chained iterator of `all` decides the kind again for every event (the C ABI
+    /// converts every event of a tick this way: about 8,500 a tick on the default scenario).
+    #[inline]
+    pub fn for_each_event(&self, mut f: impl FnMut(Event)) {
+        for (&agent, &cell) in self.added.iter().zip(&self.added_cells) {
+            f(Event::Added { agent, cell });
+        }
+        for (&agent, &cell) in self.removed.iter().zip(&self.removed_cells) {
+            f(Event::Removed { agent, cell });
+        }
+        for &g in &self.goals {
+            f(Event::GoalChanged(g));
+        }
+        for &c in &self.cells {
+            f(Event::CellChanged(c));
+        }
+        for &p in &self.plans {
+            f(Event::Planned(p));
+        }
+        for &m in &self.moves {
+            f(Event::Moved(m));
+        }
+        for &a in &self.arrivals {
+            f(Event::Arrived(a));
+        }
+    }
+
     /// How many events [`all`](Self::all) lists.
     pub fn len(&self) -> usize {
         self.added.len()

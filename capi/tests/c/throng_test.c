@@ -146,6 +146,10 @@ static void errors(const char *root) {
     FAILS(throng_sim_set_walkable(sim, 9, 9, 0), THRONG_STATUS_OUT_OF_RANGE);
     OK(throng_sim_remove_agent(sim, ids[1]));
     FAILS(throng_sim_remove_agent(sim, ids[1]), THRONG_STATUS_UNKNOWN_AGENT);
+    uint32_t left[2] = {99, 99};
+    OK(throng_sim_read_agents(sim, NULL, left, NULL, 2, &count));
+    CHECK(count == 1 && left[0] == agent_starts[0] && left[1] == 99,
+          "cells alone: the live agent's, the removed one's slot left out");
     FAILS(throng_sim_set_goal(sim, ids[1], 1), THRONG_STATUS_UNKNOWN_AGENT);
     FAILS(throng_sim_set_goal(sim, ids[0], 600), THRONG_STATUS_OUT_OF_RANGE);
     int32_t actions[2] = {THRONG_ACTION_EAST, 42};
@@ -339,6 +343,7 @@ static uint64_t crowd(int ticks) {
 
     uint64_t *read_ids = malloc(2 * AGENTS * sizeof *read_ids);
     uint32_t *read_cells = malloc(2 * AGENTS * sizeof *read_cells);
+    uint32_t *only_cells = malloc(2 * AGENTS * sizeof *only_cells);
     uint8_t *read_states = malloc(2 * AGENTS * sizeof *read_states);
     uint8_t *seen = calloc(SIDE * SIDE, 1);
     uint32_t next_slot = 1, added = 0, removed = 0, walls = 0;
@@ -381,6 +386,10 @@ static uint64_t crowd(int ticks) {
         CHECK(events.tick == (uint64_t)t, "tick %d reported as %" PRIu64, t, events.tick);
         size_t count = 0;
         OK(throng_sim_read_agents(sim, read_ids, read_cells, read_states, 2 * AGENTS, &count));
+        size_t only_count = 0;
+        OK(throng_sim_read_agents(sim, NULL, only_cells, NULL, 2 * AGENTS, &only_count));
+        CHECK(only_count == count && memcmp(only_cells, read_cells, count * sizeof *read_cells) == 0,
+              "tick %d: cells read alone as with ids and states", t);
         CHECK(count == events.agents, "the agents read are the live ones");
         memset(seen, 0, SIDE * SIDE);
         for (size_t i = 0; i < count; i++) {
@@ -398,6 +407,7 @@ static uint64_t crowd(int ticks) {
     OK(throng_sim_state_hash(sim, &hash));
     free(read_ids);
     free(read_cells);
+    free(only_cells);
     free(read_states);
     free(seen);
     OK(throng_sim_free(sim));
