@@ -152,18 +152,15 @@ impl Regions {
             r.next.clear();
             r.swaps = 0;
         }
-        // Each agent to its region, in priority order, its candidates kept to the region.
+        // Each agent to its region, in priority order (its candidates are kept to the region
+        // by the region's own pass, on the pool).
         for &slot in step.order {
             let at = step.positions[slot as usize];
             let (x, y) = (at % w, at / w);
             let i = ((y + shift) / side * across + (x + shift) / side) as usize;
             let r = &mut self.regions[i];
-            let rect = (r.x0, r.x1, r.y0, r.y1);
-            let mut cands = step.candidates[slot as usize];
-            cands.retain(|c| inside(rect, c % w, c / w));
             r.slots.push(slot);
             r.positions.push(at);
-            r.candidates.push(cands);
         }
         let workers = if step.parallel {
             rayon::current_num_threads().max(1)
@@ -183,6 +180,12 @@ impl Regions {
         let pass = |r: &mut Region| {
             // One worker's tables: which worker does not change the result.
             let index = rayon::current_thread_index().unwrap_or(0) % self.workers.len();
+            let rect = (r.x0, r.x1, r.y0, r.y1);
+            r.candidates.extend(r.slots.iter().map(|&slot| {
+                let mut cands = step.candidates[slot as usize];
+                cands.retain(|c| inside(rect, c % w, c / w));
+                cands
+            }));
             let mut pibt = self.workers[index].lock().expect("not poisoned");
             pibt.set_swap_needs_room(step.swap_needs_room);
             r.order.clear();
@@ -191,7 +194,7 @@ impl Regions {
                 inner: step.guide,
                 slots: &r.slots,
                 width: w,
-                rect: (r.x0, r.x1, r.y0, r.y1),
+                rect,
             };
             let decided = pibt.step(
                 grid,
