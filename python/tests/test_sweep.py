@@ -154,7 +154,10 @@ def test_dask_matches_single_runs_and_survives_a_killed_worker(tmp_path, monkeyp
             client_rows = sweep(a, seeds=[1, 2, 3, 4], backend="dask", as_frame=False)
     assert_killed_a_worker(marker)
     assert [r["final_state_hash"] for r in client_rows] == local
-    assert [r["retries"] for r in client_rows] == [0, 0, 1, 0]
+    # The killed run was played again. Runs the scheduler had queued on the lost worker are
+    # handed on too and may count a retry (which ones depends on Dask's scheduling).
+    retries = [r["retries"] for r in client_rows]
+    assert retries[2] >= 1 and all(n in (0, 1) for n in retries), retries
 
 
 @pytest.mark.skipif(importlib.util.find_spec("ray") is None, reason="ray not installed")
