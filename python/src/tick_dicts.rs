@@ -4,7 +4,7 @@
 use numpy::IntoPyArray;
 use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::{PyDict, PyList, PyString};
 use throng_core::sim::TickReport;
 
 /// The last tick's events of `sim` as a dict of arrays of one length: `agent` (int64, -1 for a
@@ -110,25 +110,11 @@ pub(crate) fn report_dict<'py>(
     dict.set_item(intern!(py, "added"), added)?;
     dict.set_item(intern!(py, "rejected"), PyList::new(py, rejected)?)?;
     let times = PyDict::new(py);
-    let throng_core::sim::PhaseTimes {
-        ordering_ms,
-        ranking_ms,
-        deciding_ms,
-        applying_ms,
-        resolving_ms,
-        after_moves_ms,
-        closing_ms,
-    } = phases;
-    for (key, ms) in [
-        (intern!(py, "ordering_ms"), ordering_ms),
-        (intern!(py, "ranking_ms"), ranking_ms),
-        (intern!(py, "deciding_ms"), deciding_ms),
-        (intern!(py, "applying_ms"), applying_ms),
-        (intern!(py, "resolving_ms"), resolving_ms),
-        (intern!(py, "after_moves_ms"), after_moves_ms),
-        (intern!(py, "closing_ms"), closing_ms),
-    ] {
-        times.set_item(key, *ms)?;
+    for (key, ms) in throng_core::sim::PhaseTimes::NAMES
+        .into_iter()
+        .zip(phases.values())
+    {
+        times.set_item(PyString::intern(py, key), ms)?;
     }
     dict.set_item(intern!(py, "phases"), times)?;
     Ok(dict)

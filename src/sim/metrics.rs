@@ -94,25 +94,63 @@ pub struct PhaseTimes {
 }
 
 impl PhaseTimes {
+    /// Each phase's field name, in the order of [`values`](Self::values).
+    pub const NAMES: [&'static str; 7] = [
+        "ordering_ms",
+        "ranking_ms",
+        "deciding_ms",
+        "applying_ms",
+        "resolving_ms",
+        "after_moves_ms",
+        "closing_ms",
+    ];
+
+    /// Each phase's time, in the order of [`NAMES`](Self::NAMES).
+    pub fn values(&self) -> [f64; 7] {
+        [
+            self.ordering_ms,
+            self.ranking_ms,
+            self.deciding_ms,
+            self.applying_ms,
+            self.resolving_ms,
+            self.after_moves_ms,
+            self.closing_ms,
+        ]
+    }
+
+    /// The times of [`values`](Self::values) back into their fields.
+    pub fn from_values(v: [f64; 7]) -> PhaseTimes {
+        let [
+            ordering_ms,
+            ranking_ms,
+            deciding_ms,
+            applying_ms,
+            resolving_ms,
+            after_moves_ms,
+            closing_ms,
+        ] = v;
+        PhaseTimes {
+            ordering_ms,
+            ranking_ms,
+            deciding_ms,
+            applying_ms,
+            resolving_ms,
+            after_moves_ms,
+            closing_ms,
+        }
+    }
+
     /// The sum of every phase.
     pub fn total_ms(&self) -> f64 {
-        self.ordering_ms
-            + self.ranking_ms
-            + self.deciding_ms
-            + self.applying_ms
-            + self.resolving_ms
-            + self.after_moves_ms
-            + self.closing_ms
+        self.values().iter().sum()
     }
 
     fn add(&mut self, other: &PhaseTimes) {
-        self.ordering_ms += other.ordering_ms;
-        self.ranking_ms += other.ranking_ms;
-        self.deciding_ms += other.deciding_ms;
-        self.applying_ms += other.applying_ms;
-        self.resolving_ms += other.resolving_ms;
-        self.after_moves_ms += other.after_moves_ms;
-        self.closing_ms += other.closing_ms;
+        let mut v = self.values();
+        for (a, b) in v.iter_mut().zip(other.values()) {
+            *a += b;
+        }
+        *self = PhaseTimes::from_values(v);
     }
 }
 

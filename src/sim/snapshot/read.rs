@@ -330,36 +330,19 @@ fn read_metrics(r: &mut Reader<'_>) -> Result<Metrics, SnapshotError> {
     let tick_ns = read_histogram(r)?;
     let move_ns = read_histogram(r)?;
     let summary = read_summary(r)?;
-    let mut ms = [0f64; 9];
-    for x in &mut ms {
+    let mut phases = [0f64; 7];
+    for x in &mut phases {
         *x = f64::from_bits(r.u64()?);
     }
-    let [
-        ordering_ms,
-        ranking_ms,
-        deciding_ms,
-        applying_ms,
-        resolving_ms,
-        after_moves_ms,
-        closing_ms,
-        commands,
-        planning,
-    ] = ms;
+    let commands = f64::from_bits(r.u64()?);
+    let planning = f64::from_bits(r.u64()?);
     Ok(Metrics {
         plan_ns,
         repair_ns,
         replan_ns,
         tick_ns,
         move_ns,
-        steady_phases: PhaseTimes {
-            ordering_ms,
-            ranking_ms,
-            deciding_ms,
-            applying_ms,
-            resolving_ms,
-            after_moves_ms,
-            closing_ms,
-        },
+        steady_phases: PhaseTimes::from_values(phases),
         steady_commands_ms: commands,
         steady_planning_ms: planning,
         summary,

@@ -219,18 +219,11 @@ fn write_metrics(w: &mut Writer<'_>, m: &Metrics) {
         write_histogram(w, h);
     }
     write_summary(w, &m.summary);
-    let p = &m.steady_phases;
-    for ms in [
-        p.ordering_ms,
-        p.ranking_ms,
-        p.deciding_ms,
-        p.applying_ms,
-        p.resolving_ms,
-        p.after_moves_ms,
-        p.closing_ms,
-        m.steady_commands_ms,
-        m.steady_planning_ms,
-    ] {
+    let times = m.steady_phases.values();
+    for ms in times
+        .into_iter()
+        .chain([m.steady_commands_ms, m.steady_planning_ms])
+    {
         w.u64(ms.to_bits());
     }
 }
