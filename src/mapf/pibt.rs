@@ -599,10 +599,12 @@ impl Pibt {
         for dir in grid.moves(from).iter() {
             let u = (i64::from(from) + offsets[dir.index()]) as CellId;
             let other = self.occupied_now[u as usize];
+            // Cheapest tests first: `fixed` reads the neighbour's candidates, a line of its
+            // own in a large crowd.
             if other != NO_AGENT
                 && best != positions[other as usize]
-                && !all[other as usize].fixed
                 && (narrow(self) || guide.is_goal(other, from))
+                && !all[other as usize].fixed
                 && self.swap_required(grid, guide, other, agent, from, best)
                 && self.swap_possible(grid, guide, best, from)
             {

@@ -73,6 +73,9 @@ pub(crate) struct PibtMovement {
     next: Vec<CellId>,
     /// Per slot: whether the agent stands on its goal (state arrived) this tick.
     settled: Vec<bool>,
+    /// Per slot: the agent's goal (`NO_CELL` for none), read by PIBT's swap test for every
+    /// neighbour of a pushed agent: a flat copy instead of a fetch of each neighbour's record.
+    goals: Vec<CellId>,
     /// Per slot: the agent's fixed tie-break among equal urgencies, and the seed they were
     /// drawn from.
     ties: Vec<u32>,
@@ -125,9 +128,12 @@ impl PibtMovement {
         self.positions.extend_from_slice(agents.positions());
         self.settled.clear();
         self.settled.resize(slots, false);
+        self.goals.clear();
+        self.goals.resize(slots, NO_CELL);
         self.order.clear();
         for (slot, agent) in agents.iter_mut() {
             self.settled[slot as usize] = agent.state() == AgentState::Arrived;
+            self.goals[slot as usize] = agent.goal().unwrap_or(NO_CELL);
             let tie = self.ties[slot as usize];
             // Action model `rotate`: agents still carrying out a move decided earlier (turning
             // to face it, or waiting for its cell) go first and keep it.
@@ -157,7 +163,7 @@ impl PibtMovement {
         let occupancy = apply
             .occupancy()
             .expect("conflicts pibt keep the occupancy");
-        let mut guide = RouteGuide::new(grid, agents, occupancy, &self.settled);
+        let mut guide = RouteGuide::new(grid, agents, occupancy, &self.settled, &self.goals);
         guide.rotate = rotate;
         let mut h = StableHasher::default();
         h.write_u64(config.seed);
@@ -287,6 +293,8 @@ struct RouteGuide<'a> {
     /// Per slot: whether the agent stands on its goal (a dense copy, so that the test for
     /// every candidate cell does not fetch the whole agent).
     settled: &'a [bool],
+    /// Per slot: the agent's goal, or `NO_CELL` (a dense copy, as `settled`).
+    goals: &'a [CellId],
     /// Action model `rotate`: a cell off the way the agent faces costs the turns to face it.
     rotate: bool,
 }
@@ -297,12 +305,14 @@ impl<'a> RouteGuide<'a> {
         agents: &'a AgentSet,
         occupancy: &'a Occupancy,
         settled: &'a [bool],
+        goals: &'a [CellId],
     ) -> Self {
         RouteGuide {
             costs: MoveCosts::new(grid),
             agents,
             occupancy,
             settled,
+            goals,
             rotate: false,
         }
     }
@@ -374,9 +384,7 @@ impl Guidance for RouteGuide<'_> {
     }
 
     fn is_goal(&self, agent: u32, cell: CellId) -> bool {
-        self.agents
-            .at(agent)
-            .is_some_and(|a| a.goal() == Some(cell))
+        cell != NO_CELL && self.goals.get(agent as usize) == Some(&cell)
     }
 
     fn costs_to_go(&self, agent: u32, cells: &[CellId], out: &mut [i64]) {
