@@ -180,6 +180,15 @@ pub fn run(args: LorrArgs) -> anyhow::Result<ExitCode> {
             lanes: args.window_lanes,
             ..defaults.window
         },
+        guidance: std::env::var("THRONG_GUIDE").ok().map(|v| {
+            let f: Vec<f32> = v.split(',').map(|x| x.parse().unwrap()).collect();
+            throng::lorr::GuidanceConfig {
+                every: f[0] as u32,
+                radius: f[1] as u32,
+                floor: f[2],
+                extra: f[3] as u8,
+            }
+        }),
         ..defaults
     };
     let mut pool = rayon::ThreadPoolBuilder::new();

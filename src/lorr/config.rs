@@ -7,6 +7,7 @@ use super::planner::LorrPlanner;
 use super::tasks::TaskAssignment;
 use crate::sim::ActionModel;
 
+pub use super::planner::guidance::GuidanceConfig;
 pub use super::planner::pibt::PibtConfig;
 pub use super::planner::sim::SimPlannerConfig;
 pub use super::planner::window::WindowConfig;
@@ -40,6 +41,9 @@ pub struct LorrConfig {
     pub window: WindowConfig,
     /// The `sim` planner's settings.
     pub sim: SimPlannerConfig,
+    /// Congestion guidance of the `pibt` and `window` planners' distance tables (steps into
+    /// crowds made dearer, [`GuidanceConfig`]), or none. Default: none.
+    pub guidance: Option<GuidanceConfig>,
 }
 
 impl Default for LorrConfig {
@@ -55,6 +59,7 @@ impl Default for LorrConfig {
             pibt: PibtConfig::default(),
             window: WindowConfig::default(),
             sim: SimPlannerConfig::default(),
+            guidance: None,
         }
     }
 }

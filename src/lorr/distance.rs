@@ -137,6 +137,33 @@ impl FreeCells {
         }
     }
 
+    /// Sets the cost of entering each cell moving each way, as [`FreeCells::with_costs`] (per
+    /// cell of the map, at least 1), in place: no allocation.
+    pub fn set_costs(&mut self, costs: &[[u8; 4]]) {
+        let mut max_cost = 1;
+        let free = self
+            .index
+            .iter()
+            .enumerate()
+            .filter(|&(_, &n)| n != NOT_FREE);
+        for (cell, &n) in free {
+            let e = costs[cell].map(|x| x.max(1));
+            max_cost = e.iter().copied().fold(max_cost, u8::max);
+            self.enter[n as usize] = e;
+        }
+        self.max_cost = max_cost;
+        for at in 0..self.neighbours.len() {
+            let mut k = self.first_step[at] as usize;
+            for h in Heading::ALL {
+                if self.neighbours[at][h.index()] != NOT_FREE {
+                    let back = h.clockwise().clockwise();
+                    self.steps[k].cost = u32::from(self.enter[at][back.index()]);
+                    k += 1;
+                }
+            }
+        }
+    }
+
     /// How many free cells the map has.
     pub fn len(&self) -> usize {
         self.neighbours.len()
@@ -382,6 +409,12 @@ impl DistanceTables {
     /// The free cells the tables are indexed by.
     pub fn free_cells(&self) -> &FreeCells {
         &self.free
+    }
+
+    /// Sets the step costs of the tables computed from now on ([`FreeCells::set_costs`]); the
+    /// tables held keep the costs they were computed with.
+    pub fn set_costs(&mut self, costs: &[[u8; 4]]) {
+        self.free.set_costs(costs);
     }
 
     /// One more robot heads for `goal` at `step`.

@@ -48,7 +48,7 @@ mod validate;
 
 pub use action::LorrAction;
 pub use checker::PlanChecker;
-pub use config::{LorrConfig, PibtConfig, SimPlannerConfig, WindowConfig};
+pub use config::{GuidanceConfig, LorrConfig, PibtConfig, SimPlannerConfig, WindowConfig};
 pub use planner::{LorrPlanner, WINDOW_MAX_AGENTS, WINDOW_MAX_DENSITY};
 pub use problem::{MAX_ERRANDS, Problem};
 pub use run::{LorrReport, LorrRun};

@@ -447,8 +447,8 @@ fn build_planner(
             )?),
             None,
         ),
-        (LorrPlanner::Pibt, ActionModel::Rotate) => (
-            Box::new(planner::pibt::PibtPlanner::new(
+        (LorrPlanner::Pibt, ActionModel::Rotate) => {
+            let mut planner = planner::pibt::PibtPlanner::new(
                 grid,
                 agents,
                 config.seed,
@@ -456,11 +456,14 @@ fn build_planner(
                 config.pibt.lane_cost,
                 cache_bytes,
                 true,
-            )),
-            None,
-        ),
+            );
+            if let Some(guidance) = config.guidance {
+                planner.guide(grid, config.pibt.lane_cost, guidance, true);
+            }
+            (Box::new(planner), None)
+        }
         (LorrPlanner::Window, ActionModel::Rotate) => {
-            let planner = planner::window::WindowPlanner::new(
+            let mut planner = planner::window::WindowPlanner::new(
                 grid,
                 agents,
                 config.window,
@@ -468,6 +471,9 @@ fn build_planner(
                 config.parallel,
                 cache_bytes,
             );
+            if let Some(guidance) = config.guidance {
+                planner.guide(grid, guidance);
+            }
             let lanes = planner.lanes();
             (Box::new(planner), Some(lanes))
         }

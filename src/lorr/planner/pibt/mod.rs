@@ -33,6 +33,7 @@ mod rotate;
 
 use rayon::prelude::*;
 
+use super::guidance::{Guidance, GuidanceConfig};
 use super::{PlannerFigures, StepInput, StepPlanner};
 use crate::grid::{CellId, Grid, NO_CELL};
 use crate::hash::splitmix64_first;
@@ -115,6 +116,11 @@ pub(crate) struct PibtPlanner {
     /// Whether the floor has jammed in this run: [`JAMMED_SHARE`] of the robots went
     /// [`RESTLESS_AFTER`] steps without a move at once (from then on robots keep their cells).
     jammed: bool,
+    /// The congestion guidance of its tables, if any ([`PibtPlanner::guide`]).
+    guidance: Option<Guidance>,
+    /// Whether [`StepPlanner::plan`] updates the guidance (else the caller does, with
+    /// [`PibtPlanner::update_guidance`]).
+    guide_in_plan: bool,
 }
 
 impl PibtPlanner {
@@ -156,6 +162,30 @@ impl PibtPlanner {
             committed: vec![NO_CELL; agents],
             commit,
             jammed: false,
+            guidance: None,
+            guide_in_plan: false,
+        }
+    }
+
+    /// Guides its tables around crowds under `config` (`super::guidance`), a step against a
+    /// lane costing `lane_cost` as in [`PibtPlanner::new`]; updated by each step's plan when
+    /// `in_plan`, else by [`PibtPlanner::update_guidance`] (a planner that plans steps ahead).
+    pub(crate) fn guide(
+        &mut self,
+        grid: &Grid,
+        lane_cost: u8,
+        config: GuidanceConfig,
+        in_plan: bool,
+    ) {
+        let lanes = (lane_cost > 1).then(|| crate::lorr::lanes::crisscross(grid, lane_cost));
+        self.guidance = Some(Guidance::new(grid, lanes.as_deref(), config));
+        self.guide_in_plan = in_plan;
+    }
+
+    /// Updates the guidance, if any, for the robots at `positions` at `step`.
+    pub(crate) fn update_guidance(&mut self, step: u64, positions: &[CellId]) {
+        if let Some(guidance) = self.guidance.as_mut() {
+            guidance.update(step, positions, &mut self.tables);
         }
     }
 
@@ -302,6 +332,9 @@ impl StepPlanner for PibtPlanner {
 
     fn plan(&mut self, input: &StepInput, actions: &mut Vec<LorrAction>) {
         self.sync_goals(input);
+        if self.guide_in_plan {
+            self.update_guidance(input.step, input.positions);
+        }
         self.tables.fill(input.deadline, self.parallel);
         let grid = input.grid;
         for &p in input.positions {

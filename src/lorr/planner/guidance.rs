@@ -1,0 +1,134 @@
+//! Congestion guidance for the distance tables of the `pibt` and `window` planners: every
+//! [`GuidanceConfig::every`] steps, a step into a crowded part of the map (the robots in the
+//! square around a cell over its free cells) is made dearer in the tables computed from then
+//! on, so that robots bound for new errands route around crowds instead of joining them.
+//!
+//! Why: in large teams on open maps (3,000 robots on the 256 x 256 city) robots whose
+//! shortest ways cross at a narrow pass jam it solid, hundreds at a time, while the passes
+//! beside it stay empty; each robot's table is static, so more keep coming. The tables held
+//! keep the costs they were computed with; the tables of new errands (most of them within a
+//! trip's length) see the crowds of their time. After the traffic-flow guidance of the 2024
+//! start kit's default planner and WPPL's guidance (no code of either used); figures in
+//! `docs/performance.md`.
+
+use crate::grid::{CellId, Grid};
+use crate::lorr::distance::DistanceTables;
+
+/// The congestion guidance's settings ([`crate::lorr::PibtConfig::guidance`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct GuidanceConfig {
+    /// Steps between two updates of the step costs.
+    pub every: u32,
+    /// Half the side of the square a cell's crowd is counted in (2: 5 x 5 cells).
+    pub radius: u32,
+    /// The share of the square's free cells held by robots from which a step costs more.
+    pub floor: f32,
+    /// What a step into a full square costs on top of its lane cost (in between: in
+    /// proportion above `floor`).
+    pub extra: u8,
+}
+
+impl Default for GuidanceConfig {
+    fn default() -> Self {
+        GuidanceConfig {
+            every: 10,
+            radius: 2,
+            floor: 0.3,
+            extra: 6,
+        }
+    }
+}
+
+/// The guidance's state: the base step costs (lanes) and scratch, all allocated once.
+#[derive(Debug)]
+pub(crate) struct Guidance {
+    config: GuidanceConfig,
+    width: usize,
+    height: usize,
+    /// Per cell: the cost of entering it each way without crowds (lanes, or 1).
+    base: Vec<[u8; 4]>,
+    /// The costs handed to the tables.
+    costs: Vec<[u8; 4]>,
+    /// Summed-area table of the free cells, `(width + 1) * (height + 1)`.
+    free_sums: Vec<u32>,
+    /// Summed-area table of the robots, as `free_sums`.
+    robot_sums: Vec<u32>,
+    /// Per cell: whether a robot stands there (scratch).
+    occupied: Vec<bool>,
+}
+
+impl Guidance {
+    /// The guidance of `grid` under `config`, the base costs `base` (per cell; none: 1).
+    pub(crate) fn new(grid: &Grid, base: Option<&[[u8; 4]]>, config: GuidanceConfig) -> Guidance {
+        let (width, height) = (grid.width() as usize, grid.height() as usize);
+        let base = base.map_or_else(|| vec![[1; 4]; grid.len()], <[_]>::to_vec);
+        let mut free = vec![false; grid.len()];
+        for (c, f) in free.iter_mut().enumerate() {
+            *f = grid.is_walkable(c as CellId);
+        }
+        let mut free_sums = vec![0; (width + 1) * (height + 1)];
+        sums(&free, width, height, &mut free_sums);
+        Guidance {
+            config,
+            width,
+            height,
+            costs: base.clone(),
+            base,
+            free_sums,
+            robot_sums: vec![0; (width + 1) * (height + 1)],
+            occupied: vec![false; grid.len()],
+        }
+    }
+
+    /// At every [`GuidanceConfig::every`]th step, the step costs of `tables` set from the
+    /// robots at `positions`.
+    pub(crate) fn update(&mut self, step: u64, positions: &[CellId], tables: &mut DistanceTables) {
+        if step % u64::from(self.config.every.max(1)) != 0 {
+            return;
+        }
+        self.occupied.fill(false);
+        for &p in positions {
+            self.occupied[p as usize] = true;
+        }
+        sums(
+            &self.occupied,
+            self.width,
+            self.height,
+            &mut self.robot_sums,
+        );
+        let (w, r) = (self.width, self.config.radius as usize);
+        let floor = self.config.floor.clamp(0.0, 0.99);
+        let extra = f32::from(self.config.extra);
+        for y in 0..self.height {
+            let (y0, y1) = (y.saturating_sub(r), (y + r + 1).min(self.height));
+            for x in 0..w {
+                let (x0, x1) = (x.saturating_sub(r), (x + r + 1).min(w));
+                let area = |s: &[u32]| {
+                    s[y1 * (w + 1) + x1] + s[y0 * (w + 1) + x0]
+                        - s[y0 * (w + 1) + x1]
+                        - s[y1 * (w + 1) + x0]
+                };
+                let free = area(&self.free_sums).max(1);
+                let share = area(&self.robot_sums) as f32 / free as f32;
+                let add = (extra * (share - floor) / (1.0 - floor)).round().max(0.0) as u8;
+                let c = y * w + x;
+                self.costs[c] = self.base[c].map(|b| b.saturating_add(add));
+            }
+        }
+        tables.set_costs(&self.costs);
+    }
+}
+
+/// The summed-area table of `cells` (`width` x `height`, row by row) into `out`
+/// (`(width + 1) * (height + 1)`: `out[y * (width + 1) + x]` counts the cells above and left).
+fn sums(cells: &[bool], width: usize, height: usize, out: &mut [u32]) {
+    out[..=width].fill(0);
+    for y in 0..height {
+        let mut row = 0;
+        out[(y + 1) * (width + 1)] = 0;
+        for x in 0..width {
+            row += u32::from(cells[y * width + x]);
+            out[(y + 1) * (width + 1) + x + 1] = out[y * (width + 1) + x + 1] + row;
+        }
+    }
+}
