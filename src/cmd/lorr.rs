@@ -187,6 +187,7 @@ pub fn run(args: LorrArgs) -> anyhow::Result<ExitCode> {
                 radius: f[1] as u32,
                 floor: f[2],
                 extra: f[3] as u8,
+                refresh: f.get(4).map_or(20, |&x| x as u32),
             }
         }),
         ..defaults

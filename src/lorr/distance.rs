@@ -344,6 +344,8 @@ struct Table {
     refs: u32,
     /// The last step at which it was referenced.
     used_at: u64,
+    /// The step costs it was computed with ([`DistanceTables::set_costs`] counts them).
+    costs: u32,
 }
 
 /// Distance tables by goal cell, reference-counted, with a least-recently-used cache of the
@@ -366,6 +368,8 @@ pub struct DistanceTables {
     peak_bytes: usize,
     /// Tables of evicted goals, to be written over (at most [`RECYCLED`]).
     recycled: Vec<Box<[u16]>>,
+    /// Step costs set so far ([`DistanceTables::set_costs`]): the costs tables are computed with.
+    costs: u32,
 }
 
 /// One table's distances, by free cell.
@@ -403,6 +407,7 @@ impl DistanceTables {
             computed: 0,
             peak_bytes: 0,
             recycled: Vec::new(),
+            costs: 0,
         }
     }
 
@@ -415,6 +420,33 @@ impl DistanceTables {
     /// tables held keep the costs they were computed with.
     pub fn set_costs(&mut self, costs: &[[u8; 4]]) {
         self.free.set_costs(costs);
+        self.costs += 1;
+    }
+
+    /// Into `out`: the goals robots head for whose tables were computed with step costs set
+    /// before the last, the oldest costs first (then by goal).
+    pub fn stale(&self, out: &mut Vec<CellId>) {
+        out.clear();
+        let stale = |t: &&Table| t.refs > 0 && !t.distances.is_empty() && t.costs < self.costs;
+        out.extend(self.tables.iter().filter(stale).map(|t| t.goal));
+        let tables = &self.tables;
+        let slot_of = &self.slot_of;
+        out.sort_unstable_by_key(|&g| (tables[slot_of[g as usize] as usize].costs, g));
+    }
+
+    /// Computes into `batch`, until `deadline`, the tables of `goals` (held ones: [`Self::stale`])
+    /// again with the step costs set last, in the order given; [`DistanceTables::keep`] then
+    /// puts them in place of the old ones.
+    pub fn compute_again(
+        &self,
+        batch: &mut TableBatch,
+        goals: &[CellId],
+        deadline: Option<Instant>,
+        parallel: bool,
+    ) {
+        batch.goals.clear();
+        batch.goals.extend_from_slice(goals);
+        self.free.compute(batch, deadline, parallel);
     }
 
     /// One more robot heads for `goal` at `step`.
@@ -442,6 +474,7 @@ impl DistanceTables {
             distances: Box::new([]),
             refs,
             used_at: step,
+            costs: 0,
         };
         let slot = match self.spare.pop() {
             Some(s) => {
@@ -551,10 +584,14 @@ impl DistanceTables {
         parallel: bool,
     ) {
         batch.goals.clear();
-        batch.goals.extend(goals.iter().copied().filter(|&g| {
-            self.slot_of.get(g as usize) == Some(&NO_TABLE) && self.free.number(g).is_some()
-        }));
+        batch.goals.extend(goals.iter().copied().filter(|&g| self.lacks(g)));
         self.free.compute(batch, deadline, parallel);
+    }
+
+    /// Whether `goal` is a free cell without a table or an entry waiting for one (what
+    /// [`DistanceTables::compute_ahead`] computes).
+    pub fn lacks(&self, goal: CellId) -> bool {
+        self.slot_of.get(goal as usize) == Some(&NO_TABLE) && self.free.number(goal).is_some()
     }
 
     /// Keeps the tables `batch` computed (a goal without an entry gets an unreferenced one used
@@ -598,7 +635,12 @@ impl DistanceTables {
             if slot == NO_TABLE {
                 slot = self.entry(goal, 0, step);
             }
-            self.tables[slot as usize].distances = table;
+            let t = &mut self.tables[slot as usize];
+            t.costs = self.costs;
+            let old = std::mem::replace(&mut t.distances, table);
+            if self.recycled.len() < RECYCLED && !old.is_empty() {
+                self.recycled.push(old);
+            }
         }
         self.computed += done as u64;
         done
@@ -643,6 +685,7 @@ impl DistanceTables {
                     distances: Box::new([]),
                     refs: 0,
                     used_at: 0,
+                    costs: 0,
                 },
             );
             if self.recycled.len() < RECYCLED && !old.distances.is_empty() {

@@ -26,6 +26,10 @@ pub struct GuidanceConfig {
     /// What a step into a full square costs on top of its lane cost (in between: in
     /// proportion above `floor`).
     pub extra: u8,
+    /// Tables of the robots' errands computed with older costs that the `pibt` planner
+    /// computes again a step without a time limit (with one: as many as the step's spare time
+    /// allows, beside its PIBT pass).
+    pub refresh: u32,
 }
 
 impl Default for GuidanceConfig {
@@ -35,6 +39,7 @@ impl Default for GuidanceConfig {
             radius: 2,
             floor: 0.3,
             extra: 6,
+            refresh: 20,
         }
     }
 }
@@ -78,6 +83,11 @@ impl Guidance {
             robot_sums: vec![0; (width + 1) * (height + 1)],
             occupied: vec![false; grid.len()],
         }
+    }
+
+    /// Tables computed again a step without a time limit ([`GuidanceConfig::refresh`]).
+    pub(crate) fn refresh(&self) -> usize {
+        self.config.refresh as usize
     }
 
     /// At every [`GuidanceConfig::every`]th step, the step costs of `tables` set from the

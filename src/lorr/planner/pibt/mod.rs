@@ -105,6 +105,8 @@ pub(crate) struct PibtPlanner {
     occupied: Vec<bool>,
     /// The errands robots head for next (scratch of [`DistanceTables::compute_ahead`]).
     upcoming: Vec<CellId>,
+    /// The robots' errands whose tables were computed with older step costs (with guidance).
+    stale: Vec<CellId>,
     seed: u64,
     parallel: bool,
     fallback_plans: u64,
@@ -156,6 +158,7 @@ impl PibtPlanner {
             candidates: vec![RankedCells::default(); agents],
             occupied: vec![false; grid.len()],
             upcoming: Vec::new(),
+            stale: Vec::new(),
             seed,
             parallel,
             fallback_plans: 0,
@@ -345,7 +348,22 @@ impl StepPlanner for PibtPlanner {
         let ahead_until = input
             .deadline
             .filter(|&d| self.tables.pending() == 0 && std::time::Instant::now() < d);
-        let mut batch = ahead_until.map(|_| self.tables.batch());
+        // With guidance, the tables of the robots' errands computed with older step costs are
+        // computed again after those (without a time limit: a fixed number a step).
+        let mut stale = std::mem::take(&mut self.stale);
+        stale.clear();
+        if let Some(guidance) = self.guidance.as_ref().filter(|_| self.guide_in_plan) {
+            match input.deadline {
+                None => {
+                    self.tables.stale(&mut stale);
+                    stale.truncate(guidance.refresh());
+                }
+                Some(_) if ahead_until.is_some() => self.tables.stale(&mut stale),
+                Some(_) => {}
+            }
+        }
+        let mut batch =
+            (ahead_until.is_some() || !stale.is_empty()).then(|| self.tables.batch());
         let mut candidates = std::mem::take(&mut self.candidates);
         let mut keys = std::mem::take(&mut self.keys);
         let mut order = std::mem::take(&mut self.order);
@@ -405,13 +423,18 @@ impl StepPlanner for PibtPlanner {
                 .count() as u64;
             if let Some(batch) = batch.as_mut() {
                 upcoming.clear();
-                upcoming.extend(
-                    (0..input.positions.len() as u32).filter_map(|a| input.board.next_target(a)),
-                );
-                upcoming.sort_unstable();
-                upcoming.dedup();
+                if ahead_until.is_some() {
+                    upcoming.extend(
+                        (0..input.positions.len() as u32)
+                            .filter_map(|a| input.board.next_target(a)),
+                    );
+                    upcoming.sort_unstable();
+                    upcoming.dedup();
+                    upcoming.retain(|&g| this.tables.lacks(g));
+                }
+                upcoming.extend_from_slice(&stale);
                 this.tables
-                    .compute_ahead(batch, &upcoming, ahead_until, parallel);
+                    .compute_again(batch, &upcoming, ahead_until, parallel);
             }
             fallbacks
         };
@@ -427,6 +450,7 @@ impl StepPlanner for PibtPlanner {
         self.order = order;
         self.pibt = pibt;
         self.upcoming = upcoming;
+        self.stale = stale;
         if let Some(batch) = batch {
             self.tables.keep(batch, input.step);
         }
