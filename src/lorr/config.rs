@@ -7,7 +7,7 @@ use super::planner::LorrPlanner;
 use super::tasks::TaskAssignment;
 use crate::sim::ActionModel;
 
-pub use super::planner::guidance::GuidanceConfig;
+pub use super::planner::guidance::{GUIDANCE_MAX_DENSITY, GUIDANCE_MIN_AGENTS, GuidanceConfig};
 pub use super::planner::pibt::PibtConfig;
 pub use super::planner::sim::SimPlannerConfig;
 pub use super::planner::window::WindowConfig;

@@ -584,7 +584,9 @@ impl DistanceTables {
         parallel: bool,
     ) {
         batch.goals.clear();
-        batch.goals.extend(goals.iter().copied().filter(|&g| self.lacks(g)));
+        batch
+            .goals
+            .extend(goals.iter().copied().filter(|&g| self.lacks(g)));
         self.free.compute(batch, deadline, parallel);
     }
 

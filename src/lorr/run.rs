@@ -65,6 +65,9 @@ pub struct LorrReport {
     /// `window` planner: whether its distance tables have lanes
     /// ([`super::WindowConfig::lanes`], or the map's choice); `None` for the other planners.
     pub window_lanes: Option<bool>,
+    /// Whether the distance tables were guided around crowds ([`LorrConfig::guidance`]; the
+    /// `pibt` and `window` planners).
+    pub guidance: bool,
 }
 
 /// A problem being played.
@@ -291,6 +294,8 @@ impl LorrRun {
             errands_done: self.board.events().len() as u64,
             moves: self.moves,
             window_lanes: self.window_lanes,
+            guidance: self.config.guidance.is_some()
+                && matches!(self.config.planner, LorrPlanner::Pibt | LorrPlanner::Window),
         }
     }
 

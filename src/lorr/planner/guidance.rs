@@ -44,6 +44,34 @@ impl Default for GuidanceConfig {
     }
 }
 
+/// The fewest robots for which [`GuidanceConfig::automatic`] guides the tables: 3,000 robots
+/// on the 256 x 256 city finish 1.37x the tasks with it (`docs/performance.md`); smaller
+/// teams play the `window` planner, whose search settles crowds within its window.
+pub const GUIDANCE_MIN_AGENTS: usize = 2_000;
+
+/// The densest floor (robots over free cells) on which [`GuidanceConfig::automatic`] guides
+/// the tables: on a floor fuller than this everything is a crowd, and its costs only stretch
+/// every table alike.
+pub const GUIDANCE_MAX_DENSITY: f64 = 0.4;
+
+impl GuidanceConfig {
+    /// The guidance for a team of `agents` robots on a map of `free_cells` free cells when
+    /// none is named: the default one for at least [`GUIDANCE_MIN_AGENTS`] robots on a floor
+    /// at most [`GUIDANCE_MAX_DENSITY`] full, else none.
+    ///
+    /// ```
+    /// use throng::lorr::GuidanceConfig;
+    ///
+    /// assert_eq!(GuidanceConfig::automatic(3_000, 47_240), Some(GuidanceConfig::default()));
+    /// assert_eq!(GuidanceConfig::automatic(1_000, 47_240), None);
+    /// assert_eq!(GuidanceConfig::automatic(800, 819), None);
+    /// ```
+    pub fn automatic(agents: usize, free_cells: usize) -> Option<GuidanceConfig> {
+        let sparse = agents as f64 <= GUIDANCE_MAX_DENSITY * free_cells as f64;
+        (agents >= GUIDANCE_MIN_AGENTS && sparse).then(GuidanceConfig::default)
+    }
+}
+
 /// The guidance's state: the base step costs (lanes) and scratch, all allocated once.
 #[derive(Debug)]
 pub(crate) struct Guidance {

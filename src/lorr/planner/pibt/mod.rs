@@ -362,8 +362,7 @@ impl StepPlanner for PibtPlanner {
                 Some(_) => {}
             }
         }
-        let mut batch =
-            (ahead_until.is_some() || !stale.is_empty()).then(|| self.tables.batch());
+        let mut batch = (ahead_until.is_some() || !stale.is_empty()).then(|| self.tables.batch());
         let mut candidates = std::mem::take(&mut self.candidates);
         let mut keys = std::mem::take(&mut self.keys);
         let mut order = std::mem::take(&mut self.order);
