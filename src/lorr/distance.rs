@@ -864,4 +864,29 @@ mod tests {
         assert_eq!(tables.pending(), 1);
         assert_eq!(tables.fill(None, true), 1);
     }
+
+    #[test]
+    fn tables_of_older_costs_are_stale_until_computed_again() {
+        let g = grid();
+        let (goal, far) = (g.cell(0, 0).unwrap(), g.cell(4, 3).unwrap());
+        let mut tables = DistanceTables::new(&g, None, 0);
+        tables.acquire(goal, 0);
+        tables.fill(None, false);
+        let mut stale = Vec::new();
+        tables.stale(&mut stale);
+        assert!(stale.is_empty());
+        // Every step costs 3 from now on: the held table keeps its distances until computed
+        // again.
+        tables.set_costs(&vec![[3; 4]; g.len()]);
+        assert_eq!(tables.enter_cost(far, Heading::East), 3);
+        tables.stale(&mut stale);
+        assert_eq!(stale, [goal]);
+        let before = tables.distance(tables.get(goal).unwrap(), far);
+        let mut batch = tables.batch();
+        tables.compute_again(&mut batch, &stale, None, false);
+        assert_eq!(tables.keep(batch, 1), 1);
+        assert_eq!(tables.distance(tables.get(goal).unwrap(), far), 3 * before);
+        tables.stale(&mut stale);
+        assert!(stale.is_empty());
+    }
 }

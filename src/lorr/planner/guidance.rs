@@ -170,3 +170,56 @@ fn sums(cells: &[bool], width: usize, height: usize, out: &mut [u32]) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn open(width: usize, height: usize) -> Grid {
+        let row = ".".repeat(width);
+        Grid::from_ascii(&vec![row.as_str(); height].join("\n")).unwrap()
+    }
+
+    #[test]
+    fn summed_areas_count_the_cells_above_and_left() {
+        let cells = [true, false, true, true, true, false];
+        let mut out = vec![0; 4 * 3];
+        sums(&cells, 3, 2, &mut out);
+        // Row 1: 1, 1, 2; row 2 adds 1, 2, 2.
+        assert_eq!(&out[4..8], &[0, 1, 1, 2]);
+        assert_eq!(&out[8..12], &[0, 2, 3, 4]);
+    }
+
+    #[test]
+    fn steps_into_a_crowd_cost_more_and_elsewhere_the_lanes() {
+        let grid = open(20, 10);
+        let lanes = crate::lorr::lanes::crisscross(&grid, 2);
+        let mut guidance = Guidance::new(&grid, Some(&lanes), GuidanceConfig::default());
+        let mut tables = DistanceTables::new(&grid, Some(&lanes), 1 << 20);
+        // A full 5 x 5 square around (3, 4); nobody near (15, 4).
+        let crowd: Vec<CellId> = (2..7).flat_map(|y| (1..6).map(move |x| y * 20 + x)).collect();
+        guidance.update(0, &crowd, &mut tables);
+        let (inside, outside) = (grid.cell(3, 4).unwrap(), grid.cell(15, 4).unwrap());
+        let extra = u32::from(GuidanceConfig::default().extra);
+        for h in crate::sim::Heading::ALL {
+            let lane = u32::from(lanes[inside as usize][h.index()]);
+            assert_eq!(tables.enter_cost(inside, h), lane + extra);
+            assert_eq!(
+                tables.enter_cost(outside, h),
+                u32::from(lanes[outside as usize][h.index()])
+            );
+        }
+        // Only every `every`th step updates: the crowd gone at step 1 leaves the costs.
+        guidance.update(1, &[], &mut tables);
+        assert!(tables.enter_cost(inside, crate::sim::Heading::East) > extra);
+        guidance.update(10, &[], &mut tables);
+        assert!(tables.enter_cost(inside, crate::sim::Heading::East) <= 2);
+    }
+
+    #[test]
+    fn the_automatic_choice_is_large_sparse_teams() {
+        assert!(GuidanceConfig::automatic(GUIDANCE_MIN_AGENTS, 100_000).is_some());
+        assert!(GuidanceConfig::automatic(GUIDANCE_MIN_AGENTS - 1, 100_000).is_none());
+        assert!(GuidanceConfig::automatic(10_000, 10_000).is_none());
+    }
+}
