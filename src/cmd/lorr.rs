@@ -197,7 +197,7 @@ pub fn run(args: LorrArgs) -> anyhow::Result<ExitCode> {
         guidance: match args.guidance {
             Some(true) => Some(GuidanceConfig::default()),
             Some(false) => None,
-            None => GuidanceConfig::automatic(problem.starts.len(), problem.grid.walkable_count()),
+            None => GuidanceConfig::automatic(&problem.grid, problem.starts.len()),
         },
         ..defaults
     };

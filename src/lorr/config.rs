@@ -7,7 +7,10 @@ use super::planner::LorrPlanner;
 use super::tasks::TaskAssignment;
 use crate::sim::ActionModel;
 
-pub use super::planner::guidance::{GUIDANCE_MAX_DENSITY, GUIDANCE_MIN_AGENTS, GuidanceConfig};
+pub use super::planner::guidance::{
+    GUIDANCE_MAX_CORRIDORS, GUIDANCE_MAX_DENSITY, GUIDANCE_MIN_AGENTS, GuidanceConfig,
+    corridor_share,
+};
 pub use super::planner::pibt::PibtConfig;
 pub use super::planner::sim::SimPlannerConfig;
 pub use super::planner::window::WindowConfig;

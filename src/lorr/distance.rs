@@ -710,15 +710,20 @@ impl DistanceTables {
         if d == 0 || d == UNREACHABLE {
             return u32::from(d);
         }
-        let mut turns = 2;
+        // The turns to face a neighbour on a cheapest way: one whose cost plus the step's is
+        // `d`, the least of them (the least even where the table is of older step costs,
+        // [`DistanceTables::set_costs`]).
+        let (mut best, mut turns) = (u32::MAX, 2);
         for h in Heading::ALL {
             let next = self.free.neighbours[n as usize][h.index()];
-            if next != NOT_FREE
-                && u32::from(table[next as usize])
-                    + u32::from(self.free.enter[next as usize][h.index()])
-                    <= u32::from(d)
-            {
-                turns = turns.min(heading.quarter_turns(h));
+            if next == NOT_FREE {
+                continue;
+            }
+            let via = u32::from(table[next as usize])
+                + u32::from(self.free.enter[next as usize][h.index()]);
+            let t = heading.quarter_turns(h);
+            if via < best || (via == best && t < turns) {
+                (best, turns) = (via, t);
             }
         }
         u32::from(d) + turns

@@ -54,21 +54,66 @@ pub const GUIDANCE_MIN_AGENTS: usize = 2_000;
 /// every table alike.
 pub const GUIDANCE_MAX_DENSITY: f64 = 0.4;
 
+/// The largest share of a map's free cells in one-cell corridors ([`corridor_share`]) on
+/// which [`GuidanceConfig::automatic`] guides the tables. Guidance pays on open ground, where
+/// a crowd has ways around it (the city: 0.6% of its cells in corridors), and costs tasks on
+/// warehouse floors of one-cell aisles (63%: 16,542 tasks against 18,916 with 5,000 robots,
+/// `docs/performance.md`), where the crowds it counts are the aisles' ordinary traffic.
+pub const GUIDANCE_MAX_CORRIDORS: f64 = 0.1;
+
+/// The share of `grid`'s free cells in a one-cell corridor (blocked on both sides, north and
+/// south or east and west); 0 without free cells.
+///
+/// ```
+/// use throng::grid::Grid;
+/// use throng::lorr::corridor_share;
+///
+/// // A corridor of three cells and a room of four: 3 of 7 in the corridor.
+/// let grid = Grid::from_ascii("@@@..\n...@@\n@@@..").unwrap();
+/// assert!((corridor_share(&grid) - 3.0 / 7.0).abs() < 1e-9);
+/// ```
+pub fn corridor_share(grid: &Grid) -> f64 {
+    let (w, h) = (i64::from(grid.width()), i64::from(grid.height()));
+    let free = |x: i64, y: i64| {
+        (0..w).contains(&x) && (0..h).contains(&y) && grid.is_walkable((y * w + x) as CellId)
+    };
+    let (mut cells, mut narrow) = (0u64, 0u64);
+    for y in 0..h {
+        for x in 0..w {
+            if free(x, y) {
+                cells += 1;
+                let across = !free(x, y - 1) && !free(x, y + 1);
+                let along = !free(x - 1, y) && !free(x + 1, y);
+                narrow += u64::from(across || along);
+            }
+        }
+    }
+    if cells == 0 {
+        0.0
+    } else {
+        narrow as f64 / cells as f64
+    }
+}
+
 impl GuidanceConfig {
-    /// The guidance for a team of `agents` robots on a map of `free_cells` free cells when
-    /// none is named: the default one for at least [`GUIDANCE_MIN_AGENTS`] robots on a floor
-    /// at most [`GUIDANCE_MAX_DENSITY`] full, else none.
+    /// The guidance for a team of `agents` robots on `grid` when none is named: the default
+    /// one for at least [`GUIDANCE_MIN_AGENTS`] robots on a floor at most
+    /// [`GUIDANCE_MAX_DENSITY`] full, on a map of open ground (at most
+    /// [`GUIDANCE_MAX_CORRIDORS`] of its free cells in one-cell corridors), else none.
     ///
     /// ```
+    /// use throng::grid::Grid;
     /// use throng::lorr::GuidanceConfig;
     ///
-    /// assert_eq!(GuidanceConfig::automatic(3_000, 47_240), Some(GuidanceConfig::default()));
-    /// assert_eq!(GuidanceConfig::automatic(1_000, 47_240), None);
-    /// assert_eq!(GuidanceConfig::automatic(800, 819), None);
+    /// let open = Grid::from_ascii(&vec![".".repeat(100); 100].join("\n")).unwrap();
+    /// assert_eq!(GuidanceConfig::automatic(&open, 3_000), Some(GuidanceConfig::default()));
+    /// assert_eq!(GuidanceConfig::automatic(&open, 1_000), None);
+    /// assert_eq!(GuidanceConfig::automatic(&open, 5_000), None);
     /// ```
-    pub fn automatic(agents: usize, free_cells: usize) -> Option<GuidanceConfig> {
-        let sparse = agents as f64 <= GUIDANCE_MAX_DENSITY * free_cells as f64;
-        (agents >= GUIDANCE_MIN_AGENTS && sparse).then(GuidanceConfig::default)
+    pub fn automatic(grid: &Grid, agents: usize) -> Option<GuidanceConfig> {
+        let sparse = agents as f64 <= GUIDANCE_MAX_DENSITY * grid.walkable_count() as f64;
+        let open = || corridor_share(grid) <= GUIDANCE_MAX_CORRIDORS;
+        (agents >= GUIDANCE_MIN_AGENTS && sparse && open()).then(GuidanceConfig::default)
     }
 }
 
@@ -197,7 +242,9 @@ mod tests {
         let mut guidance = Guidance::new(&grid, Some(&lanes), GuidanceConfig::default());
         let mut tables = DistanceTables::new(&grid, Some(&lanes), 1 << 20);
         // A full 5 x 5 square around (3, 4); nobody near (15, 4).
-        let crowd: Vec<CellId> = (2..7).flat_map(|y| (1..6).map(move |x| y * 20 + x)).collect();
+        let crowd: Vec<CellId> = (2..7)
+            .flat_map(|y| (1..6).map(move |x| y * 20 + x))
+            .collect();
         guidance.update(0, &crowd, &mut tables);
         let (inside, outside) = (grid.cell(3, 4).unwrap(), grid.cell(15, 4).unwrap());
         let extra = u32::from(GuidanceConfig::default().extra);
@@ -217,9 +264,23 @@ mod tests {
     }
 
     #[test]
-    fn the_automatic_choice_is_large_sparse_teams() {
-        assert!(GuidanceConfig::automatic(GUIDANCE_MIN_AGENTS, 100_000).is_some());
-        assert!(GuidanceConfig::automatic(GUIDANCE_MIN_AGENTS - 1, 100_000).is_none());
-        assert!(GuidanceConfig::automatic(10_000, 10_000).is_none());
+    fn the_automatic_choice_is_large_sparse_teams_on_open_ground() {
+        let grid = open(100, 100);
+        assert!(GuidanceConfig::automatic(&grid, GUIDANCE_MIN_AGENTS).is_some());
+        assert!(GuidanceConfig::automatic(&grid, GUIDANCE_MIN_AGENTS - 1).is_none());
+        assert!(GuidanceConfig::automatic(&grid, 4_001).is_none());
+        // Aisles: every other row blocked, all free cells in corridors.
+        let rows: Vec<String> = (0..200)
+            .map(|y| {
+                if y % 2 == 0 {
+                    ".".repeat(100)
+                } else {
+                    "@".repeat(100)
+                }
+            })
+            .collect();
+        let aisles = Grid::from_ascii(&rows.join("\n")).unwrap();
+        assert_eq!(corridor_share(&aisles), 1.0);
+        assert!(GuidanceConfig::automatic(&aisles, GUIDANCE_MIN_AGENTS).is_none());
     }
 }
