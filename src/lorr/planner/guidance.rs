@@ -14,7 +14,7 @@
 use crate::grid::{CellId, Grid};
 use crate::lorr::distance::DistanceTables;
 
-/// The congestion guidance's settings ([`crate::lorr::PibtConfig::guidance`]).
+/// The congestion guidance's settings ([`crate::lorr::LorrConfig::guidance`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct GuidanceConfig {
     /// Steps between two updates of the step costs.
@@ -166,7 +166,7 @@ impl Guidance {
     /// At every [`GuidanceConfig::every`]th step, the step costs of `tables` set from the
     /// robots at `positions`.
     pub(crate) fn update(&mut self, step: u64, positions: &[CellId], tables: &mut DistanceTables) {
-        if step % u64::from(self.config.every.max(1)) != 0 {
+        if !step.is_multiple_of(u64::from(self.config.every.max(1))) {
             return;
         }
         self.occupied.fill(false);
