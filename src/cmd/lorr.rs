@@ -69,9 +69,11 @@ pub struct LorrArgs {
     window_lanes: Option<bool>,
     /// pibt and window planners: on or off, congestion guidance of their distance tables
     /// (every 10 steps a step into a crowded part of the map is made dearer in the tables
-    /// computed from then on, and the tables of the robots' errands are computed again in the
-    /// step's spare time). Default: on for teams of at least 2,000 robots on at most 40% of
-    /// the map's free cells (the report says which: `guidance`).
+    /// computed from then on; the pibt planner computes the tables of the robots' errands
+    /// again in the step's spare time). Default: on for teams of at least 2,000 robots on at
+    /// most 40% of the free cells of a map of open ground (at most 10% of its free cells in
+    /// one-cell corridors: the 256 x 256 city, not the warehouses); the report says which
+    /// (`guidance`).
     #[arg(long, value_name = "on|off", value_parser = parse_on_off)]
     guidance: Option<bool>,
     /// Worker threads, 1 to 256 (default: all cores). The actions are the same on any count.

@@ -45,7 +45,7 @@ impl Default for GuidanceConfig {
 }
 
 /// The fewest robots for which [`GuidanceConfig::automatic`] guides the tables: 3,000 robots
-/// on the 256 x 256 city finish 1.37x the tasks with it (`docs/performance.md`); smaller
+/// on the 256 x 256 city finish 1.4x the tasks with it (`docs/performance.md`); smaller
 /// teams play the `window` planner, whose search settles crowds within its window.
 pub const GUIDANCE_MIN_AGENTS: usize = 2_000;
 
