@@ -8,7 +8,9 @@ use std::process::ExitCode;
 use anyhow::Context;
 use indicatif::ProgressDrawTarget;
 use throng::cli::{Input, read_bytes};
-use throng::lorr::{LorrConfig, LorrPlanner, LorrRun, Problem, TaskAssignment, WindowConfig};
+use throng::lorr::{
+    GuidanceConfig, LorrConfig, LorrPlanner, LorrRun, Problem, TaskAssignment, WindowConfig,
+};
 use throng::sim::ActionModel;
 
 use super::file_kind::{self, FileKind};
@@ -65,6 +67,15 @@ pub struct LorrArgs {
     /// 256 city, off on the 32 x 32 random map); the report says which.
     #[arg(long, value_name = "on|off", value_parser = parse_on_off)]
     window_lanes: Option<bool>,
+    /// pibt and window planners: on or off, congestion guidance of their distance tables
+    /// (every 10 steps a step into a crowded part of the map is made dearer in the tables
+    /// computed from then on; the pibt planner computes the tables of the robots' errands
+    /// again in the step's spare time). Default: on for teams of at least 2,000 robots on at
+    /// most 40% of the free cells of a map of open ground (at most 10% of its free cells in
+    /// one-cell corridors: the 256 x 256 city, not the warehouses); the report says which
+    /// (`guidance`).
+    #[arg(long, value_name = "on|off", value_parser = parse_on_off)]
+    guidance: Option<bool>,
     /// Worker threads, 1 to 256 (default: all cores). The actions are the same on any count.
     #[arg(long, value_name = "N", value_parser = whole_in(1u64, 256))]
     threads: Option<u64>,
@@ -143,6 +154,11 @@ pub fn run(args: LorrArgs) -> anyhow::Result<ExitCode> {
             anyhow::bail!("{flag} applies to the window planner only (this run plays {planner})");
         }
     }
+    if args.guidance.is_some() && planner == LorrPlanner::Sim {
+        anyhow::bail!(
+            "--guidance applies to the pibt and window planners only (this run plays sim)"
+        );
+    }
     let steps = match args.steps.or(problem.competition_steps()) {
         Some(s) if (1..=MAX_STEPS).contains(&s) => s,
         Some(0) => anyhow::bail!("--steps 0: must be at least 1"),
@@ -179,6 +195,11 @@ pub fn run(args: LorrArgs) -> anyhow::Result<ExitCode> {
                 .map_or(defaults.window.iterations, |n| n as u32),
             lanes: args.window_lanes,
             ..defaults.window
+        },
+        guidance: match args.guidance {
+            Some(true) => Some(GuidanceConfig::default()),
+            Some(false) => None,
+            None => GuidanceConfig::automatic(&problem.grid, problem.starts.len()),
         },
         ..defaults
     };
@@ -256,6 +277,13 @@ pub fn run(args: LorrArgs) -> anyhow::Result<ExitCode> {
                 "lanes          {} ({why})",
                 if lanes { "on" } else { "off" }
             )?;
+        }
+        if report.guidance {
+            let why = match args.guidance {
+                Some(_) => "--guidance",
+                None => "the team's choice",
+            };
+            writeln!(out, "guidance       on ({why})")?;
         }
         writeln!(out, "steps          {}", report.steps)?;
         writeln!(out, "tasks finished {}", report.tasks_finished)?;

@@ -7,6 +7,10 @@ use super::planner::LorrPlanner;
 use super::tasks::TaskAssignment;
 use crate::sim::ActionModel;
 
+pub use super::planner::guidance::{
+    GUIDANCE_MAX_CORRIDORS, GUIDANCE_MAX_DENSITY, GUIDANCE_MIN_AGENTS, GuidanceConfig,
+    corridor_share,
+};
 pub use super::planner::pibt::PibtConfig;
 pub use super::planner::sim::SimPlannerConfig;
 pub use super::planner::window::WindowConfig;
@@ -40,6 +44,9 @@ pub struct LorrConfig {
     pub window: WindowConfig,
     /// The `sim` planner's settings.
     pub sim: SimPlannerConfig,
+    /// Congestion guidance of the `pibt` and `window` planners' distance tables (steps into
+    /// crowds made dearer, [`GuidanceConfig`]), or none. Default: none.
+    pub guidance: Option<GuidanceConfig>,
 }
 
 impl Default for LorrConfig {
@@ -55,6 +62,7 @@ impl Default for LorrConfig {
             pibt: PibtConfig::default(),
             window: WindowConfig::default(),
             sim: SimPlannerConfig::default(),
+            guidance: None,
         }
     }
 }

@@ -137,6 +137,33 @@ impl FreeCells {
         }
     }
 
+    /// Sets the cost of entering each cell moving each way, as [`FreeCells::with_costs`] (per
+    /// cell of the map, at least 1), in place: no allocation.
+    pub fn set_costs(&mut self, costs: &[[u8; 4]]) {
+        let mut max_cost = 1;
+        let free = self
+            .index
+            .iter()
+            .enumerate()
+            .filter(|&(_, &n)| n != NOT_FREE);
+        for (cell, &n) in free {
+            let e = costs[cell].map(|x| x.max(1));
+            max_cost = e.iter().copied().fold(max_cost, u8::max);
+            self.enter[n as usize] = e;
+        }
+        self.max_cost = max_cost;
+        for at in 0..self.neighbours.len() {
+            let mut k = self.first_step[at] as usize;
+            for h in Heading::ALL {
+                if self.neighbours[at][h.index()] != NOT_FREE {
+                    let back = h.clockwise().clockwise();
+                    self.steps[k].cost = u32::from(self.enter[at][back.index()]);
+                    k += 1;
+                }
+            }
+        }
+    }
+
     /// How many free cells the map has.
     pub fn len(&self) -> usize {
         self.neighbours.len()
@@ -317,6 +344,8 @@ struct Table {
     refs: u32,
     /// The last step at which it was referenced.
     used_at: u64,
+    /// The step costs it was computed with ([`DistanceTables::set_costs`] counts them).
+    costs: u32,
 }
 
 /// Distance tables by goal cell, reference-counted, with a least-recently-used cache of the
@@ -339,6 +368,8 @@ pub struct DistanceTables {
     peak_bytes: usize,
     /// Tables of evicted goals, to be written over (at most [`RECYCLED`]).
     recycled: Vec<Box<[u16]>>,
+    /// Step costs set so far ([`DistanceTables::set_costs`]): the costs tables are computed with.
+    costs: u32,
 }
 
 /// One table's distances, by free cell.
@@ -376,12 +407,46 @@ impl DistanceTables {
             computed: 0,
             peak_bytes: 0,
             recycled: Vec::new(),
+            costs: 0,
         }
     }
 
     /// The free cells the tables are indexed by.
     pub fn free_cells(&self) -> &FreeCells {
         &self.free
+    }
+
+    /// Sets the step costs of the tables computed from now on ([`FreeCells::set_costs`]); the
+    /// tables held keep the costs they were computed with.
+    pub fn set_costs(&mut self, costs: &[[u8; 4]]) {
+        self.free.set_costs(costs);
+        self.costs += 1;
+    }
+
+    /// Into `out`: the goals robots head for whose tables were computed with step costs set
+    /// before the last, the oldest costs first (then by goal).
+    pub fn stale(&self, out: &mut Vec<CellId>) {
+        out.clear();
+        let stale = |t: &&Table| t.refs > 0 && !t.distances.is_empty() && t.costs < self.costs;
+        out.extend(self.tables.iter().filter(stale).map(|t| t.goal));
+        let tables = &self.tables;
+        let slot_of = &self.slot_of;
+        out.sort_unstable_by_key(|&g| (tables[slot_of[g as usize] as usize].costs, g));
+    }
+
+    /// Computes into `batch`, until `deadline`, the tables of `goals` (held ones: [`Self::stale`])
+    /// again with the step costs set last, in the order given; [`DistanceTables::keep`] then
+    /// puts them in place of the old ones.
+    pub fn compute_again(
+        &self,
+        batch: &mut TableBatch,
+        goals: &[CellId],
+        deadline: Option<Instant>,
+        parallel: bool,
+    ) {
+        batch.goals.clear();
+        batch.goals.extend_from_slice(goals);
+        self.free.compute(batch, deadline, parallel);
     }
 
     /// One more robot heads for `goal` at `step`.
@@ -409,6 +474,7 @@ impl DistanceTables {
             distances: Box::new([]),
             refs,
             used_at: step,
+            costs: 0,
         };
         let slot = match self.spare.pop() {
             Some(s) => {
@@ -518,10 +584,16 @@ impl DistanceTables {
         parallel: bool,
     ) {
         batch.goals.clear();
-        batch.goals.extend(goals.iter().copied().filter(|&g| {
-            self.slot_of.get(g as usize) == Some(&NO_TABLE) && self.free.number(g).is_some()
-        }));
+        batch
+            .goals
+            .extend(goals.iter().copied().filter(|&g| self.lacks(g)));
         self.free.compute(batch, deadline, parallel);
+    }
+
+    /// Whether `goal` is a free cell without a table or an entry waiting for one (what
+    /// [`DistanceTables::compute_ahead`] computes).
+    pub fn lacks(&self, goal: CellId) -> bool {
+        self.slot_of.get(goal as usize) == Some(&NO_TABLE) && self.free.number(goal).is_some()
     }
 
     /// Keeps the tables `batch` computed (a goal without an entry gets an unreferenced one used
@@ -565,7 +637,12 @@ impl DistanceTables {
             if slot == NO_TABLE {
                 slot = self.entry(goal, 0, step);
             }
-            self.tables[slot as usize].distances = table;
+            let t = &mut self.tables[slot as usize];
+            t.costs = self.costs;
+            let old = std::mem::replace(&mut t.distances, table);
+            if self.recycled.len() < RECYCLED && !old.is_empty() {
+                self.recycled.push(old);
+            }
         }
         self.computed += done as u64;
         done
@@ -610,6 +687,7 @@ impl DistanceTables {
                     distances: Box::new([]),
                     refs: 0,
                     used_at: 0,
+                    costs: 0,
                 },
             );
             if self.recycled.len() < RECYCLED && !old.distances.is_empty() {
@@ -632,15 +710,20 @@ impl DistanceTables {
         if d == 0 || d == UNREACHABLE {
             return u32::from(d);
         }
-        let mut turns = 2;
+        // The turns to face a neighbour on a cheapest way: one whose cost plus the step's is
+        // `d`, the least of them (the least even where the table is of older step costs,
+        // [`DistanceTables::set_costs`]).
+        let (mut best, mut turns) = (u32::MAX, 2);
         for h in Heading::ALL {
             let next = self.free.neighbours[n as usize][h.index()];
-            if next != NOT_FREE
-                && u32::from(table[next as usize])
-                    + u32::from(self.free.enter[next as usize][h.index()])
-                    <= u32::from(d)
-            {
-                turns = turns.min(heading.quarter_turns(h));
+            if next == NOT_FREE {
+                continue;
+            }
+            let via = u32::from(table[next as usize])
+                + u32::from(self.free.enter[next as usize][h.index()]);
+            let t = heading.quarter_turns(h);
+            if via < best || (via == best && t < turns) {
+                (best, turns) = (via, t);
             }
         }
         u32::from(d) + turns
@@ -785,5 +868,30 @@ mod tests {
         assert_eq!(tables.fill(Some(Instant::now()), false), 0);
         assert_eq!(tables.pending(), 1);
         assert_eq!(tables.fill(None, true), 1);
+    }
+
+    #[test]
+    fn tables_of_older_costs_are_stale_until_computed_again() {
+        let g = grid();
+        let (goal, far) = (g.cell(0, 0).unwrap(), g.cell(4, 3).unwrap());
+        let mut tables = DistanceTables::new(&g, None, 0);
+        tables.acquire(goal, 0);
+        tables.fill(None, false);
+        let mut stale = Vec::new();
+        tables.stale(&mut stale);
+        assert!(stale.is_empty());
+        // Every step costs 3 from now on: the held table keeps its distances until computed
+        // again.
+        tables.set_costs(&vec![[3; 4]; g.len()]);
+        assert_eq!(tables.enter_cost(far, Heading::East), 3);
+        tables.stale(&mut stale);
+        assert_eq!(stale, [goal]);
+        let before = tables.distance(tables.get(goal).unwrap(), far);
+        let mut batch = tables.batch();
+        tables.compute_again(&mut batch, &stale, None, false);
+        assert_eq!(tables.keep(batch, 1), 1);
+        assert_eq!(tables.distance(tables.get(goal).unwrap(), far), 3 * before);
+        tables.stale(&mut stale);
+        assert!(stale.is_empty());
     }
 }

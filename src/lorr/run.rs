@@ -65,6 +65,9 @@ pub struct LorrReport {
     /// `window` planner: whether its distance tables have lanes
     /// ([`super::WindowConfig::lanes`], or the map's choice); `None` for the other planners.
     pub window_lanes: Option<bool>,
+    /// Whether the distance tables were guided around crowds ([`LorrConfig::guidance`]; the
+    /// `pibt` and `window` planners).
+    pub guidance: bool,
 }
 
 /// A problem being played.
@@ -291,6 +294,8 @@ impl LorrRun {
             errands_done: self.board.events().len() as u64,
             moves: self.moves,
             window_lanes: self.window_lanes,
+            guidance: self.config.guidance.is_some()
+                && matches!(self.config.planner, LorrPlanner::Pibt | LorrPlanner::Window),
         }
     }
 
@@ -447,8 +452,8 @@ fn build_planner(
             )?),
             None,
         ),
-        (LorrPlanner::Pibt, ActionModel::Rotate) => (
-            Box::new(planner::pibt::PibtPlanner::new(
+        (LorrPlanner::Pibt, ActionModel::Rotate) => {
+            let mut planner = planner::pibt::PibtPlanner::new(
                 grid,
                 agents,
                 config.seed,
@@ -456,11 +461,14 @@ fn build_planner(
                 config.pibt.lane_cost,
                 cache_bytes,
                 true,
-            )),
-            None,
-        ),
+            );
+            if let Some(guidance) = config.guidance {
+                planner.guide(grid, config.pibt.lane_cost, guidance, true);
+            }
+            (Box::new(planner), None)
+        }
         (LorrPlanner::Window, ActionModel::Rotate) => {
-            let planner = planner::window::WindowPlanner::new(
+            let mut planner = planner::window::WindowPlanner::new(
                 grid,
                 agents,
                 config.window,
@@ -468,6 +476,9 @@ fn build_planner(
                 config.parallel,
                 cache_bytes,
             );
+            if let Some(guidance) = config.guidance {
+                planner.guide(grid, guidance);
+            }
             let lanes = planner.lanes();
             (Box::new(planner), Some(lanes))
         }

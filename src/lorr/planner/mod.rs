@@ -9,6 +9,7 @@
 //! - [`LorrPlanner::Sim`] (`sim`): the general [`crate::sim::Simulation`] with a turning A*
 //!   route per robot and lane costs, kept for comparison and for the free model.
 
+pub(crate) mod guidance;
 pub(crate) mod pibt;
 pub(crate) mod sim;
 pub(crate) mod window;

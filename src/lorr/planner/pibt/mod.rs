@@ -33,6 +33,7 @@ mod rotate;
 
 use rayon::prelude::*;
 
+use super::guidance::{Guidance, GuidanceConfig};
 use super::{PlannerFigures, StepInput, StepPlanner};
 use crate::grid::{CellId, Grid, NO_CELL};
 use crate::hash::splitmix64_first;
@@ -104,6 +105,8 @@ pub(crate) struct PibtPlanner {
     occupied: Vec<bool>,
     /// The errands robots head for next (scratch of [`DistanceTables::compute_ahead`]).
     upcoming: Vec<CellId>,
+    /// The robots' errands whose tables were computed with older step costs (with guidance).
+    stale: Vec<CellId>,
     seed: u64,
     parallel: bool,
     fallback_plans: u64,
@@ -115,6 +118,11 @@ pub(crate) struct PibtPlanner {
     /// Whether the floor has jammed in this run: [`JAMMED_SHARE`] of the robots went
     /// [`RESTLESS_AFTER`] steps without a move at once (from then on robots keep their cells).
     jammed: bool,
+    /// The congestion guidance of its tables, if any ([`PibtPlanner::guide`]).
+    guidance: Option<Guidance>,
+    /// Whether [`StepPlanner::plan`] updates the guidance (else the caller does, with
+    /// [`PibtPlanner::update_guidance`]).
+    guide_in_plan: bool,
 }
 
 impl PibtPlanner {
@@ -150,12 +158,37 @@ impl PibtPlanner {
             candidates: vec![RankedCells::default(); agents],
             occupied: vec![false; grid.len()],
             upcoming: Vec::new(),
+            stale: Vec::new(),
             seed,
             parallel,
             fallback_plans: 0,
             committed: vec![NO_CELL; agents],
             commit,
             jammed: false,
+            guidance: None,
+            guide_in_plan: false,
+        }
+    }
+
+    /// Guides its tables around crowds under `config` (`super::guidance`), a step against a
+    /// lane costing `lane_cost` as in [`PibtPlanner::new`]; updated by each step's plan when
+    /// `in_plan`, else by [`PibtPlanner::update_guidance`] (a planner that plans steps ahead).
+    pub(crate) fn guide(
+        &mut self,
+        grid: &Grid,
+        lane_cost: u8,
+        config: GuidanceConfig,
+        in_plan: bool,
+    ) {
+        let lanes = (lane_cost > 1).then(|| crate::lorr::lanes::crisscross(grid, lane_cost));
+        self.guidance = Some(Guidance::new(grid, lanes.as_deref(), config));
+        self.guide_in_plan = in_plan;
+    }
+
+    /// Updates the guidance, if any, for the robots at `positions` at `step`.
+    pub(crate) fn update_guidance(&mut self, step: u64, positions: &[CellId]) {
+        if let Some(guidance) = self.guidance.as_mut() {
+            guidance.update(step, positions, &mut self.tables);
         }
     }
 
@@ -302,6 +335,9 @@ impl StepPlanner for PibtPlanner {
 
     fn plan(&mut self, input: &StepInput, actions: &mut Vec<LorrAction>) {
         self.sync_goals(input);
+        if self.guide_in_plan {
+            self.update_guidance(input.step, input.positions);
+        }
         self.tables.fill(input.deadline, self.parallel);
         let grid = input.grid;
         for &p in input.positions {
@@ -312,7 +348,21 @@ impl StepPlanner for PibtPlanner {
         let ahead_until = input
             .deadline
             .filter(|&d| self.tables.pending() == 0 && std::time::Instant::now() < d);
-        let mut batch = ahead_until.map(|_| self.tables.batch());
+        // With guidance, the tables of the robots' errands computed with older step costs are
+        // computed again after those (without a time limit: a fixed number a step).
+        let mut stale = std::mem::take(&mut self.stale);
+        stale.clear();
+        if let Some(guidance) = self.guidance.as_ref().filter(|_| self.guide_in_plan) {
+            match input.deadline {
+                None => {
+                    self.tables.stale(&mut stale);
+                    stale.truncate(guidance.refresh());
+                }
+                Some(_) if ahead_until.is_some() => self.tables.stale(&mut stale),
+                Some(_) => {}
+            }
+        }
+        let mut batch = (ahead_until.is_some() || !stale.is_empty()).then(|| self.tables.batch());
         let mut candidates = std::mem::take(&mut self.candidates);
         let mut keys = std::mem::take(&mut self.keys);
         let mut order = std::mem::take(&mut self.order);
@@ -372,13 +422,18 @@ impl StepPlanner for PibtPlanner {
                 .count() as u64;
             if let Some(batch) = batch.as_mut() {
                 upcoming.clear();
-                upcoming.extend(
-                    (0..input.positions.len() as u32).filter_map(|a| input.board.next_target(a)),
-                );
-                upcoming.sort_unstable();
-                upcoming.dedup();
+                if ahead_until.is_some() {
+                    upcoming.extend(
+                        (0..input.positions.len() as u32)
+                            .filter_map(|a| input.board.next_target(a)),
+                    );
+                    upcoming.sort_unstable();
+                    upcoming.dedup();
+                    upcoming.retain(|&g| this.tables.lacks(g));
+                }
+                upcoming.extend_from_slice(&stale);
                 this.tables
-                    .compute_ahead(batch, &upcoming, ahead_until, parallel);
+                    .compute_again(batch, &upcoming, ahead_until, parallel);
             }
             fallbacks
         };
@@ -394,6 +449,7 @@ impl StepPlanner for PibtPlanner {
         self.order = order;
         self.pibt = pibt;
         self.upcoming = upcoming;
+        self.stale = stale;
         if let Some(batch) = batch {
             self.tables.keep(batch, input.step);
         }

@@ -26,6 +26,7 @@ mod search;
 
 use std::time::Instant;
 
+use super::guidance::GuidanceConfig;
 use super::pibt::{PibtMark, PibtPlanner, RESTLESS_AFTER};
 use super::{PlannerFigures, StepInput, StepPlanner};
 use crate::grid::NO_CELL;
@@ -74,6 +75,8 @@ pub(crate) struct WindowPlanner {
     pibt: PibtPlanner,
     /// Whether its distance tables have lanes.
     lanes: bool,
+    /// What a step against a lane costs in its tables (1: no lanes).
+    lane_cost: u8,
     reserved: ReservationTable,
     lns: Lns,
     /// Whether the search may use every thread of the pool (the same actions either way).
@@ -119,6 +122,7 @@ impl WindowPlanner {
             // whatever path the search gives it (fewer tasks: docs/performance.md).
             pibt: PibtPlanner::new(grid, agents, seed, parallel, lane_cost, cache_bytes, false),
             lanes,
+            lane_cost,
             reserved: ReservationTable::new(grid, agents, h),
             lns: Lns::default(),
             parallel,
@@ -139,6 +143,12 @@ impl WindowPlanner {
     /// Whether its distance tables have lanes.
     pub(crate) fn lanes(&self) -> bool {
         self.lanes
+    }
+
+    /// Guides its tables around crowds under `config` (`super::guidance`), updated before each
+    /// step's rollout.
+    pub(crate) fn guide(&mut self, grid: &Grid, config: GuidanceConfig) {
+        self.pibt.guide(grid, self.lane_cost, config, false);
     }
 
     /// Robot `a`'s distance table, when it has an errand and its table is ready.
@@ -284,6 +294,7 @@ impl StepPlanner for WindowPlanner {
                 .deadline
                 .map(|d| start + d.saturating_duration_since(start) / part)
         };
+        self.pibt.update_guidance(input.step, input.positions);
         self.pibt.mark(&mut self.mark);
         // The fallbacks counted are those of the step played: the rollout's first step.
         self.roll_out(input, share(3), share(2));

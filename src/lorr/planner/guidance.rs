@@ -1,0 +1,286 @@
+//! Congestion guidance for the distance tables of the `pibt` and `window` planners: every
+//! [`GuidanceConfig::every`] steps, a step into a crowded part of the map (the robots in the
+//! square around a cell over its free cells) is made dearer in the tables computed from then
+//! on, so that robots bound for new errands route around crowds instead of joining them.
+//!
+//! Why: in large teams on open maps (3,000 robots on the 256 x 256 city) robots whose
+//! shortest ways cross at a narrow pass jam it solid, hundreds at a time, while the passes
+//! beside it stay empty; each robot's table is static, so more keep coming. The tables held
+//! keep the costs they were computed with; the tables of new errands (most of them within a
+//! trip's length) see the crowds of their time. After the traffic-flow guidance of the 2024
+//! start kit's default planner and WPPL's guidance (no code of either used); figures in
+//! `docs/performance.md`.
+
+use crate::grid::{CellId, Grid};
+use crate::lorr::distance::DistanceTables;
+
+/// The congestion guidance's settings ([`crate::lorr::LorrConfig::guidance`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct GuidanceConfig {
+    /// Steps between two updates of the step costs.
+    pub every: u32,
+    /// Half the side of the square a cell's crowd is counted in (2: 5 x 5 cells).
+    pub radius: u32,
+    /// The share of the square's free cells held by robots from which a step costs more.
+    pub floor: f32,
+    /// What a step into a full square costs on top of its lane cost (in between: in
+    /// proportion above `floor`).
+    pub extra: u8,
+    /// Tables of the robots' errands computed with older costs that the `pibt` planner
+    /// computes again a step without a time limit (with one: as many as the step's spare time
+    /// allows, beside its PIBT pass).
+    pub refresh: u32,
+}
+
+impl Default for GuidanceConfig {
+    fn default() -> Self {
+        GuidanceConfig {
+            every: 10,
+            radius: 2,
+            floor: 0.3,
+            extra: 6,
+            refresh: 20,
+        }
+    }
+}
+
+/// The fewest robots for which [`GuidanceConfig::automatic`] guides the tables: 3,000 robots
+/// on the 256 x 256 city finish 1.4x the tasks with it (`docs/performance.md`); smaller
+/// teams play the `window` planner, whose search settles crowds within its window.
+pub const GUIDANCE_MIN_AGENTS: usize = 2_000;
+
+/// The densest floor (robots over free cells) on which [`GuidanceConfig::automatic`] guides
+/// the tables: on a floor fuller than this everything is a crowd, and its costs only stretch
+/// every table alike.
+pub const GUIDANCE_MAX_DENSITY: f64 = 0.4;
+
+/// The largest share of a map's free cells in one-cell corridors ([`corridor_share`]) on
+/// which [`GuidanceConfig::automatic`] guides the tables. Guidance pays on open ground, where
+/// a crowd has ways around it (the city: 0.6% of its cells in corridors), and costs tasks on
+/// warehouse floors of one-cell aisles (63%: 16,542 tasks against 18,916 with 5,000 robots,
+/// `docs/performance.md`), where the crowds it counts are the aisles' ordinary traffic.
+pub const GUIDANCE_MAX_CORRIDORS: f64 = 0.1;
+
+/// The share of `grid`'s free cells in a one-cell corridor (blocked on both sides, north and
+/// south or east and west); 0 without free cells.
+///
+/// ```
+/// use throng::grid::Grid;
+/// use throng::lorr::corridor_share;
+///
+/// // A corridor of three cells and a room of four: 3 of 7 in the corridor.
+/// let grid = Grid::from_ascii("@@@..\n...@@\n@@@..").unwrap();
+/// assert!((corridor_share(&grid) - 3.0 / 7.0).abs() < 1e-9);
+/// ```
+pub fn corridor_share(grid: &Grid) -> f64 {
+    let (w, h) = (i64::from(grid.width()), i64::from(grid.height()));
+    let free = |x: i64, y: i64| {
+        (0..w).contains(&x) && (0..h).contains(&y) && grid.is_walkable((y * w + x) as CellId)
+    };
+    let (mut cells, mut narrow) = (0u64, 0u64);
+    for y in 0..h {
+        for x in 0..w {
+            if free(x, y) {
+                cells += 1;
+                let across = !free(x, y - 1) && !free(x, y + 1);
+                let along = !free(x - 1, y) && !free(x + 1, y);
+                narrow += u64::from(across || along);
+            }
+        }
+    }
+    if cells == 0 {
+        0.0
+    } else {
+        narrow as f64 / cells as f64
+    }
+}
+
+impl GuidanceConfig {
+    /// The guidance for a team of `agents` robots on `grid` when none is named: the default
+    /// one for at least [`GUIDANCE_MIN_AGENTS`] robots on a floor at most
+    /// [`GUIDANCE_MAX_DENSITY`] full, on a map of open ground (at most
+    /// [`GUIDANCE_MAX_CORRIDORS`] of its free cells in one-cell corridors), else none.
+    ///
+    /// ```
+    /// use throng::grid::Grid;
+    /// use throng::lorr::GuidanceConfig;
+    ///
+    /// let open = Grid::from_ascii(&vec![".".repeat(100); 100].join("\n")).unwrap();
+    /// assert_eq!(GuidanceConfig::automatic(&open, 3_000), Some(GuidanceConfig::default()));
+    /// assert_eq!(GuidanceConfig::automatic(&open, 1_000), None);
+    /// assert_eq!(GuidanceConfig::automatic(&open, 5_000), None);
+    /// ```
+    pub fn automatic(grid: &Grid, agents: usize) -> Option<GuidanceConfig> {
+        let sparse = agents as f64 <= GUIDANCE_MAX_DENSITY * grid.walkable_count() as f64;
+        let open = || corridor_share(grid) <= GUIDANCE_MAX_CORRIDORS;
+        (agents >= GUIDANCE_MIN_AGENTS && sparse && open()).then(GuidanceConfig::default)
+    }
+}
+
+/// The guidance's state: the base step costs (lanes) and scratch, all allocated once.
+#[derive(Debug)]
+pub(crate) struct Guidance {
+    config: GuidanceConfig,
+    width: usize,
+    height: usize,
+    /// Per cell: the cost of entering it each way without crowds (lanes, or 1).
+    base: Vec<[u8; 4]>,
+    /// The costs handed to the tables.
+    costs: Vec<[u8; 4]>,
+    /// Summed-area table of the free cells, `(width + 1) * (height + 1)`.
+    free_sums: Vec<u32>,
+    /// Summed-area table of the robots, as `free_sums`.
+    robot_sums: Vec<u32>,
+    /// Per cell: whether a robot stands there (scratch).
+    occupied: Vec<bool>,
+}
+
+impl Guidance {
+    /// The guidance of `grid` under `config`, the base costs `base` (per cell; none: 1).
+    pub(crate) fn new(grid: &Grid, base: Option<&[[u8; 4]]>, config: GuidanceConfig) -> Guidance {
+        let (width, height) = (grid.width() as usize, grid.height() as usize);
+        let base = base.map_or_else(|| vec![[1; 4]; grid.len()], <[_]>::to_vec);
+        let mut free = vec![false; grid.len()];
+        for (c, f) in free.iter_mut().enumerate() {
+            *f = grid.is_walkable(c as CellId);
+        }
+        let mut free_sums = vec![0; (width + 1) * (height + 1)];
+        sums(&free, width, height, &mut free_sums);
+        Guidance {
+            config,
+            width,
+            height,
+            costs: base.clone(),
+            base,
+            free_sums,
+            robot_sums: vec![0; (width + 1) * (height + 1)],
+            occupied: vec![false; grid.len()],
+        }
+    }
+
+    /// Tables computed again a step without a time limit ([`GuidanceConfig::refresh`]).
+    pub(crate) fn refresh(&self) -> usize {
+        self.config.refresh as usize
+    }
+
+    /// At every [`GuidanceConfig::every`]th step, the step costs of `tables` set from the
+    /// robots at `positions`.
+    pub(crate) fn update(&mut self, step: u64, positions: &[CellId], tables: &mut DistanceTables) {
+        if !step.is_multiple_of(u64::from(self.config.every.max(1))) {
+            return;
+        }
+        self.occupied.fill(false);
+        for &p in positions {
+            self.occupied[p as usize] = true;
+        }
+        sums(
+            &self.occupied,
+            self.width,
+            self.height,
+            &mut self.robot_sums,
+        );
+        let (w, r) = (self.width, self.config.radius as usize);
+        let floor = self.config.floor.clamp(0.0, 0.99);
+        let extra = f32::from(self.config.extra);
+        for y in 0..self.height {
+            let (y0, y1) = (y.saturating_sub(r), (y + r + 1).min(self.height));
+            for x in 0..w {
+                let (x0, x1) = (x.saturating_sub(r), (x + r + 1).min(w));
+                let area = |s: &[u32]| {
+                    s[y1 * (w + 1) + x1] + s[y0 * (w + 1) + x0]
+                        - s[y0 * (w + 1) + x1]
+                        - s[y1 * (w + 1) + x0]
+                };
+                let free = area(&self.free_sums).max(1);
+                let share = area(&self.robot_sums) as f32 / free as f32;
+                let add = (extra * (share - floor) / (1.0 - floor)).round().max(0.0) as u8;
+                let c = y * w + x;
+                self.costs[c] = self.base[c].map(|b| b.saturating_add(add));
+            }
+        }
+        tables.set_costs(&self.costs);
+    }
+}
+
+/// The summed-area table of `cells` (`width` x `height`, row by row) into `out`
+/// (`(width + 1) * (height + 1)`: `out[y * (width + 1) + x]` counts the cells above and left).
+fn sums(cells: &[bool], width: usize, height: usize, out: &mut [u32]) {
+    out[..=width].fill(0);
+    for y in 0..height {
+        let mut row = 0;
+        out[(y + 1) * (width + 1)] = 0;
+        for x in 0..width {
+            row += u32::from(cells[y * width + x]);
+            out[(y + 1) * (width + 1) + x + 1] = out[y * (width + 1) + x + 1] + row;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn open(width: usize, height: usize) -> Grid {
+        let row = ".".repeat(width);
+        Grid::from_ascii(&vec![row.as_str(); height].join("\n")).unwrap()
+    }
+
+    #[test]
+    fn summed_areas_count_the_cells_above_and_left() {
+        let cells = [true, false, true, true, true, false];
+        let mut out = vec![0; 4 * 3];
+        sums(&cells, 3, 2, &mut out);
+        // Row 1: 1, 1, 2; row 2 adds 1, 2, 2.
+        assert_eq!(&out[4..8], &[0, 1, 1, 2]);
+        assert_eq!(&out[8..12], &[0, 2, 3, 4]);
+    }
+
+    #[test]
+    fn steps_into_a_crowd_cost_more_and_elsewhere_the_lanes() {
+        let grid = open(20, 10);
+        let lanes = crate::lorr::lanes::crisscross(&grid, 2);
+        let mut guidance = Guidance::new(&grid, Some(&lanes), GuidanceConfig::default());
+        let mut tables = DistanceTables::new(&grid, Some(&lanes), 1 << 20);
+        // A full 5 x 5 square around (3, 4); nobody near (15, 4).
+        let crowd: Vec<CellId> = (2..7)
+            .flat_map(|y| (1..6).map(move |x| y * 20 + x))
+            .collect();
+        guidance.update(0, &crowd, &mut tables);
+        let (inside, outside) = (grid.cell(3, 4).unwrap(), grid.cell(15, 4).unwrap());
+        let extra = u32::from(GuidanceConfig::default().extra);
+        for h in crate::sim::Heading::ALL {
+            let lane = u32::from(lanes[inside as usize][h.index()]);
+            assert_eq!(tables.enter_cost(inside, h), lane + extra);
+            assert_eq!(
+                tables.enter_cost(outside, h),
+                u32::from(lanes[outside as usize][h.index()])
+            );
+        }
+        // Only every `every`th step updates: the crowd gone at step 1 leaves the costs.
+        guidance.update(1, &[], &mut tables);
+        assert!(tables.enter_cost(inside, crate::sim::Heading::East) > extra);
+        guidance.update(10, &[], &mut tables);
+        assert!(tables.enter_cost(inside, crate::sim::Heading::East) <= 2);
+    }
+
+    #[test]
+    fn the_automatic_choice_is_large_sparse_teams_on_open_ground() {
+        let grid = open(100, 100);
+        assert!(GuidanceConfig::automatic(&grid, GUIDANCE_MIN_AGENTS).is_some());
+        assert!(GuidanceConfig::automatic(&grid, GUIDANCE_MIN_AGENTS - 1).is_none());
+        assert!(GuidanceConfig::automatic(&grid, 4_001).is_none());
+        // Aisles: every other row blocked, all free cells in corridors.
+        let rows: Vec<String> = (0..200)
+            .map(|y| {
+                if y % 2 == 0 {
+                    ".".repeat(100)
+                } else {
+                    "@".repeat(100)
+                }
+            })
+            .collect();
+        let aisles = Grid::from_ascii(&rows.join("\n")).unwrap();
+        assert_eq!(corridor_share(&aisles), 1.0);
+        assert!(GuidanceConfig::automatic(&aisles, GUIDANCE_MIN_AGENTS).is_none());
+    }
+}

@@ -1,0 +1,155 @@
+//! Congestion guidance of the `pibt` planner's distance tables (`--guidance`): more tasks on
+//! open ground where crowds form, steps replayed by the independent checker, the same
+//! actions on 1 and 2 threads, and the automatic choice and its flag.
+
+mod common;
+
+use std::path::PathBuf;
+
+use common::cli::{assert_one_line_error, ok, throng};
+use throng::lorr::{GuidanceConfig, LorrConfig, LorrRun, Problem};
+
+/// A 64 x 64 "city": blocks of 3 to 12 cells a side dropped at random (fixed seed) until
+/// they cover 30% of the map, the largest connected area kept; `agents` robots and tasks of
+/// two errands anywhere in it.
+fn city(agents: usize) -> Problem {
+    const SIDE: usize = 64;
+    let mut state = 0x2545_f491_4f6c_dd1d_u64;
+    let mut next = |n: usize| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % n as u64) as usize
+    };
+    let mut blocked = vec![false; SIDE * SIDE];
+    while blocked.iter().filter(|&&b| b).count() < SIDE * SIDE * 3 / 10 {
+        let (w, h) = (3 + next(10), 3 + next(10));
+        let (x0, y0) = (next(SIDE - w + 1), next(SIDE - h + 1));
+        for y in y0..y0 + h {
+            blocked[y * SIDE + x0..y * SIDE + x0 + w].fill(true);
+        }
+    }
+    let rows: Vec<String> = (0..SIDE)
+        .map(|y| {
+            (0..SIDE)
+                .map(|x| if blocked[y * SIDE + x] { '@' } else { '.' })
+                .collect()
+        })
+        .collect();
+    let map = format!(
+        "type octile\nheight {SIDE}\nwidth {SIDE}\nmap\n{}\n",
+        rows.join("\n")
+    );
+    let json = r#"{"mapFile": "c.map", "agentFile": "c.agents", "taskFile": "c.tasks",
+                  "teamSize": 1, "numTasksReveal": 1.5}"#;
+    // Tasks between the cells of the largest connected area.
+    let grid = throng::grid::Grid::from_ascii(&rows.join("\n")).unwrap();
+    let components = grid.components();
+    let largest = components.largest().expect("a free cell");
+    let area: Vec<u32> = (0..(SIDE * SIDE) as u32)
+        .filter(|&c| components.of(c) == Some(largest))
+        .collect();
+    let tasks: Vec<String> = (0..3000)
+        .map(|_| {
+            let (a, b) = (area[next(area.len())], area[next(area.len())]);
+            format!("{a},{b}")
+        })
+        .collect();
+    let problem = Problem::from_texts(
+        json,
+        &map,
+        &format!("1\n{}\n", area[0]),
+        &format!("{}\n{}\n", tasks.len(), tasks.join("\n")),
+        "city/CITY.json",
+    )
+    .unwrap();
+    problem.with_agents(agents, 1).unwrap()
+}
+
+fn guided(guidance: bool) -> LorrConfig {
+    LorrConfig {
+        guidance: guidance.then(GuidanceConfig::default),
+        ..LorrConfig::default()
+    }
+}
+
+#[test]
+fn guided_tables_finish_more_tasks_where_crowds_form() {
+    // 800 robots on the city's ~2,850 free cells, 400 steps, no time limit (the same on any
+    // machine): crowds jam where shortest ways cross unless new tables route around them.
+    let problem = city(800);
+    let tasks = |config: LorrConfig| {
+        let mut run = LorrRun::new(&problem, config).unwrap();
+        run.play(400);
+        run.validate().expect("every step replays");
+        run.report().tasks_finished
+    };
+    let (plain, guided) = (tasks(guided(false)), tasks(guided(true)));
+    assert!(
+        guided as f64 >= 1.2 * plain as f64,
+        "guided {guided}, plain {plain}"
+    );
+}
+
+#[test]
+fn guided_runs_play_the_same_on_one_thread_and_on_two() {
+    let problem = city(600);
+    let play = |threads: usize| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+            .install(|| {
+                let mut run = LorrRun::new(&problem, guided(true)).unwrap();
+                run.play(60);
+                run.validate().expect("every step replays");
+                assert!(run.report().guidance);
+                (run.actions().to_vec(), run.report().tables_computed)
+            })
+    };
+    let one = play(1);
+    assert_eq!(one, play(2));
+}
+
+#[test]
+fn guidance_is_chosen_for_large_teams_on_open_ground_and_named_by_its_flag() {
+    let path =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("sims/lorr/random.domain/RANDOM-01.json");
+    let path = path.to_str().unwrap();
+    let json = |extra: &[&str]| -> serde_json::Value {
+        let mut args = vec!["lorr", path, "--steps", "2", "--step-ms", "0", "--json"];
+        args.extend_from_slice(extra);
+        serde_json::from_str(&ok(&args)).unwrap()
+    };
+    // A small team: none; named: on, for pibt and window alike.
+    assert_eq!(json(&[])["guidance"], false);
+    assert_eq!(json(&["--guidance", "on"])["guidance"], true);
+    let v = json(&["--guidance", "on", "--planner", "pibt"]);
+    assert_eq!(
+        (v["guidance"].clone(), v["planner"].clone()),
+        (true.into(), "pibt".into())
+    );
+    assert_eq!(json(&["--guidance", "off"])["guidance"], false);
+    let o = throng(&[
+        "lorr",
+        path,
+        "--steps",
+        "2",
+        "--planner",
+        "sim",
+        "--guidance",
+        "on",
+    ]);
+    assert_one_line_error(
+        &o,
+        "--guidance applies to the pibt and window planners only",
+    );
+    // The automatic choice: large sparse teams on open ground only.
+    let open = city(10).grid;
+    assert!(
+        GuidanceConfig::automatic(&open, 2_000).is_none(),
+        "too dense"
+    );
+    let roomy = throng::grid::Grid::from_ascii(&vec![".".repeat(128); 128].join("\n")).unwrap();
+    assert!(GuidanceConfig::automatic(&roomy, 3_000).is_some());
+}
