@@ -609,6 +609,28 @@ mod tests {
     }
 
     #[test]
+    fn a_crowded_floor_gives_tasks_to_the_idle_agents_nearest_them() {
+        assert_eq!(active_cap(200, 819), 200);
+        assert_eq!(active_cap(400, 819), 304);
+        assert_eq!(active_cap(800, 819), 480);
+        assert_eq!(active_cap(10_000, 38_586), 10_000);
+        // Five agents on eight free cells: three hold tasks, those nearest the free tasks
+        // (agents 4 and 3 on their errands, agent 2 three cells from cell 5), not agents 0-2.
+        let grid = Grid::from_ascii("........").unwrap();
+        let lines = vec![vec![7], vec![6], vec![5]];
+        let mut board = TaskBoard::new(&grid, lines.clone(), 5, 3, TaskAssignment::Reassign);
+        let mut changed = Vec::new();
+        board.assign(0, &at(&[0, 1, 2, 6, 7]), &mut changed);
+        let holders: Vec<u32> = (0..5).filter(|&a| board.target(a).is_some()).collect();
+        assert_eq!(holders, vec![2, 3, 4]);
+        // Without the cap (the first-come rule), agents 0-2 take them by id.
+        let mut nearest = TaskBoard::new(&grid, lines, 5, 3, TaskAssignment::Nearest);
+        nearest.assign(0, &at(&[0, 1, 2, 6, 7]), &mut changed);
+        let holders: Vec<u32> = (0..5).filter(|&a| nearest.target(a).is_some()).collect();
+        assert_eq!(holders, vec![0, 1, 2]);
+    }
+
+    #[test]
     fn tasks_are_revealed_assigned_done_and_replaced() {
         let grid = Grid::from_ascii("....\n....").unwrap();
         // Lines: 0 -> [7], 1 -> [1, 2], 2 -> [4]
