@@ -97,7 +97,7 @@ pub const LENGTH_WEIGHT: u32 = 8;
 
 /// Under [`TaskAssignment::Reassign`], robots hold tasks up to this share of the map's free
 /// cells (or [`ACTIVE_SHARE_OF_TEAM`] of the team, whichever is more; [`active_cap`]).
-pub(crate) const ACTIVE_SHARE_OF_FREE: f64 = 0.37;
+pub(crate) const ACTIVE_SHARE_OF_FREE: f64 = 0.33;
 
 /// Under [`TaskAssignment::Reassign`], at least this share of the team may hold tasks
 /// ([`active_cap`]): with most of a team idle, the idle robots stand in the way.
@@ -611,7 +611,7 @@ mod tests {
     #[test]
     fn a_crowded_floor_gives_tasks_to_the_idle_agents_nearest_them() {
         assert_eq!(active_cap(200, 819), 200);
-        assert_eq!(active_cap(400, 819), 304);
+        assert_eq!(active_cap(400, 819), 271);
         assert_eq!(active_cap(800, 819), 480);
         assert_eq!(active_cap(10_000, 38_586), 10_000);
         // Five agents on eight free cells: three hold tasks, those nearest the free tasks
