@@ -106,8 +106,9 @@ pub(crate) const ACTIVE_SHARE_OF_TEAM: f64 = 0.6;
 /// How many of `agents` robots on a map of `free_cells` free cells hold tasks at once under
 /// [`TaskAssignment::Reassign`]: all of them up to [`ACTIVE_SHARE_OF_FREE`] of the free cells,
 /// then the larger of that share and [`ACTIVE_SHARE_OF_TEAM`] of the team. On the 32 x 32
-/// random map (819 free cells, 500 steps) the cap took 400 robots from 1,372 tasks to 1,550
-/// and 700 from 944 to 1,279 (`docs/performance.md`).
+/// random map (819 free cells, 500 steps, the `pibt` planner) 400 robots finished 1,550 tasks
+/// with it (and robots keeping their cells from the first step), 1,229 before; 700 robots
+/// 1,211 and 879 (`docs/performance.md`).
 pub(crate) fn active_cap(agents: usize, free_cells: usize) -> usize {
     let by_floor = (ACTIVE_SHARE_OF_FREE * free_cells as f64).ceil() as usize;
     let by_team = (ACTIVE_SHARE_OF_TEAM * agents as f64).ceil() as usize;

@@ -16,13 +16,14 @@
 //!
 //! On a dense floor (more robots than [`crate::lorr::WINDOW_MAX_DENSITY`] of the free cells)
 //! from the first step, elsewhere once the floor jams ([`JAMMED_SHARE`] of the robots at once
-//! gone [`RESTLESS_AFTER`] steps without a move), a robot bound for a neighbour that it does not enter this step (it turns
-//! toward it, or waits for the robot there to leave) keeps that cell, held for it before the
-//! next steps' passes, until it gets there (as the start kit's default planner keeps its
-//! "previous decision"): replanned every step, robots on a full floor turned toward one cell,
-//! then another, and never moved (61 tasks instead of 723 with 800 robots on 819 free cells).
-//! Not before the floor jams: on free-flowing floors robots that replan every step go round
-//! each other (warehouse_large_5000: 93,937 tasks, 70,780 with commitments from the start).
+//! gone [`RESTLESS_AFTER`] steps without a move), a robot bound for a neighbour that it does
+//! not enter this step (it turns toward it, or waits for the robot there to leave) keeps that
+//! cell, held for it before the next steps' passes, until it gets there (as the start kit's
+//! default planner keeps its "previous decision"): replanned every step, robots on a full
+//! floor turned toward one cell, then another, and never moved (61 tasks instead of 723 with
+//! 800 robots on 819 free cells). Not on a sparse floor before it jams: on free-flowing floors
+//! robots that replan every step go round each other (warehouse_large_5000: 93,937 tasks,
+//! 70,780 with commitments from the start).
 //!
 //! The tables cost a step against a crisscross lane ([`crate::lorr::lanes`]) more, so that
 //! robots going opposite ways keep to different corridors. Robots that turn cannot always make
