@@ -407,10 +407,10 @@ impl TaskBoard {
         let mut idle = std::mem::take(&mut self.idle);
         idle.clear();
         for agent in 0..self.agent_task.len().min(input.positions.len()) {
-            if self.agent_task[agent] == NO_TASK {
-                if let Some((_, cost)) = self.best_for(agent, NO_TASK, false, input) {
-                    idle.push(Reverse((cost, agent as u32)));
-                }
+            if self.agent_task[agent] == NO_TASK
+                && let Some((_, cost)) = self.best_for(agent, NO_TASK, false, input)
+            {
+                idle.push(Reverse((cost, agent as u32)));
             }
         }
         while holders < self.cap && self.free > 0 {
