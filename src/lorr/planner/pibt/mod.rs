@@ -14,14 +14,16 @@
 //! limit the other thread computes ahead the tables of the robots' next errands while one runs
 //! the PIBT pass.
 //!
-//! Once the floor jams ([`JAMMED_SHARE`] of the robots at once gone [`RESTLESS_AFTER`] steps
-//! without a move), a robot bound for a neighbour that it does not enter this step (it turns
-//! toward it, or waits for the robot there to leave) keeps that cell, held for it before the
-//! next steps' passes, until it gets there (as the start kit's default planner keeps its
-//! "previous decision"): replanned every step, robots on a full floor turned toward one cell,
-//! then another, and never moved (61 tasks instead of 723 with 800 robots on 819 free cells).
-//! Not before the floor jams: on free-flowing floors robots that replan every step go round
-//! each other (warehouse_large_5000: 93,937 tasks, 70,780 with commitments from the start).
+//! On a dense floor (more robots than [`crate::lorr::WINDOW_MAX_DENSITY`] of the free cells)
+//! from the first step, elsewhere once the floor jams ([`JAMMED_SHARE`] of the robots at once
+//! gone [`RESTLESS_AFTER`] steps without a move), a robot bound for a neighbour that it does
+//! not enter this step (it turns toward it, or waits for the robot there to leave) keeps that
+//! cell, held for it before the next steps' passes, until it gets there (as the start kit's
+//! default planner keeps its "previous decision"): replanned every step, robots on a full
+//! floor turned toward one cell, then another, and never moved (61 tasks instead of 723 with
+//! 800 robots on 819 free cells). Not on a sparse floor before it jams: on free-flowing floors
+//! robots that replan every step go round each other (warehouse_large_5000: 93,937 tasks,
+//! 70,780 with commitments from the start).
 //!
 //! The tables cost a step against a crisscross lane ([`crate::lorr::lanes`]) more, so that
 //! robots going opposite ways keep to different corridors. Robots that turn cannot always make
@@ -50,6 +52,14 @@ pub(crate) const RESTLESS_AFTER: u32 = 30;
 /// The share of the robots that, gone [`RESTLESS_AFTER`] steps without a move at once, makes
 /// the `pibt` planner's robots keep the cells they are bound for from then on (module docs).
 pub(crate) const JAMMED_SHARE: f64 = 0.05;
+
+/// Whether `agents` robots fill more than [`crate::lorr::WINDOW_MAX_DENSITY`] of `grid`'s free
+/// cells: there the `pibt` planner's robots keep the cells they are bound for from the first
+/// step (module docs; 500 robots on the 819 free cells of the 32 x 32 random map finished
+/// 1,161 tasks in 500 steps so, against 1,099 once the floor jammed, `docs/performance.md`).
+fn dense(grid: &Grid, agents: usize) -> bool {
+    agents as f64 > crate::lorr::WINDOW_MAX_DENSITY * grid.walkable_count() as f64
+}
 
 /// The bits of a priority key that hold the robot's id.
 const AGENT_MASK: u128 = (1 << 30) - 1;
@@ -115,8 +125,9 @@ pub(crate) struct PibtPlanner {
     /// Whether robots may keep the cells they are bound for (`committed`), once the floor
     /// jams (`jammed`).
     commit: bool,
-    /// Whether the floor has jammed in this run: [`JAMMED_SHARE`] of the robots went
-    /// [`RESTLESS_AFTER`] steps without a move at once (from then on robots keep their cells).
+    /// Whether the floor is dense ([`dense`]) or has jammed in this run: [`JAMMED_SHARE`] of
+    /// the robots went [`RESTLESS_AFTER`] steps without a move at once (from then on robots
+    /// keep their cells).
     jammed: bool,
     /// The congestion guidance of its tables, if any ([`PibtPlanner::guide`]).
     guidance: Option<Guidance>,
@@ -164,7 +175,7 @@ impl PibtPlanner {
             fallback_plans: 0,
             committed: vec![NO_CELL; agents],
             commit,
-            jammed: false,
+            jammed: commit && dense(grid, agents),
             guidance: None,
             guide_in_plan: false,
         }
