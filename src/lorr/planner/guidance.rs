@@ -68,9 +68,9 @@ pub const GUIDANCE_MAX_CORRIDORS: f64 = 0.1;
 /// use throng::grid::Grid;
 /// use throng::lorr::corridor_share;
 ///
-/// // A corridor of three cells and a room of four: 3 of 7 in the corridor.
-/// let grid = Grid::from_ascii("@@@..\n...@@\n@@@..").unwrap();
-/// assert!((corridor_share(&grid) - 3.0 / 7.0).abs() < 1e-9);
+/// // A room of 3 x 3 cells and a corridor of three leaving it: 3 of 12 in the corridor.
+/// let grid = Grid::from_ascii("...@@@\n......\n...@@@").unwrap();
+/// assert_eq!(corridor_share(&grid), 0.25);
 /// ```
 pub fn corridor_share(grid: &Grid) -> f64 {
     let (w, h) = (i64::from(grid.width()), i64::from(grid.height()));
