@@ -35,7 +35,7 @@ fn offset(code: u8, width: u32) -> i64 {
 }
 
 /// A route kept as its first cell and a stack of step codes (see the module docs).
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub(crate) struct RouteCode {
     /// The route's first cell; [`NO_CELL`] for no route.
     first: CellId,
@@ -50,6 +50,16 @@ pub(crate) struct RouteCode {
     /// The stack, two nibbles a byte (low nibble first); the next step's code is the last
     /// nibble. A byte's unused high nibble is zero.
     codes: Vec<u8>,
+}
+
+/// The cells and the buffer's size: what the route is, not how it got there (its version).
+impl std::fmt::Debug for RouteCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RouteCode")
+            .field("cells", &self.cells().collect::<Vec<_>>())
+            .field("bytes", &self.bytes())
+            .finish_non_exhaustive()
+    }
 }
 
 impl Default for RouteCode {

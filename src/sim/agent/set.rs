@@ -73,9 +73,9 @@ impl AgentSet {
         &self.windows[slot as usize]
     }
 
-    /// Bytes of the route windows (the run summary counts them with the routes).
+    /// Bytes of the route windows, one per slot (the run summary counts them with the routes).
     pub(crate) fn window_bytes(&self) -> usize {
-        self.windows.capacity() * std::mem::size_of::<Window>()
+        self.windows.len() * std::mem::size_of::<Window>()
     }
 
     /// Whether [`AgentSet::positions`] and the route windows agree with every record (a check
