@@ -153,7 +153,9 @@ impl PibtMovement {
         self.order_slots.extend(self.order.iter().map(|&(_, s)| s));
         times.ordering_ms = clock.lap();
 
-        // Candidates, ranked in parallel.
+        // Candidates, ranked in parallel, from the agents' route windows (decoded again on the
+        // pool where a change made them stale).
+        agents.refresh_windows(config.parallel);
         let occupancy = apply
             .occupancy()
             .expect("conflicts pibt keep the occupancy");
@@ -374,11 +376,37 @@ impl<'a> RouteGuide<'a> {
 impl Guidance for RouteGuide<'_> {
     fn cost_to_go(&self, agent: u32, cell: CellId) -> i64 {
         let mut out = [0i64];
+        if let Some((route, drift)) = self.agents.window(agent).ahead(WALK_WINDOW) {
+            // The window holds the whole route (a short one).
+            self.along(
+                route.iter().copied(),
+                drift as usize + WALK_WINDOW,
+                &[cell],
+                &mut out,
+            );
+            return if out[0] == i64::MAX {
+                self.far(cell, self.agents.positions()[agent as usize])
+            } else {
+                out[0]
+            };
+        }
         let Some(a) = self.agents.at(agent) else {
             return 0;
         };
-        match a.ahead() {
-            Some((route, drift)) => {
+        // The walk's window decoded at once, for all but a long drift.
+        let mut buf = [NO_CELL; WALK_WINDOW + 16];
+        match a.ahead_into(&mut buf, WALK_WINDOW) {
+            Some((n, drift)) if drift as usize + WALK_WINDOW <= buf.len() || n < buf.len() => {
+                let route = buf[..n].iter().copied();
+                self.along(route, drift as usize + WALK_WINDOW, &[cell], &mut out);
+                if out[0] == i64::MAX {
+                    self.far(cell, a.position())
+                } else {
+                    out[0]
+                }
+            }
+            Some(_) => {
+                let (route, drift) = a.ahead().expect("on route");
                 self.along(route, drift as usize + WALK_WINDOW, &[cell], &mut out);
                 if out[0] == i64::MAX {
                     self.far(cell, a.position())

@@ -126,10 +126,10 @@ impl PlanningStage {
         events: &mut TickEvents,
     ) -> Result<()> {
         self.queue.clear();
-        for (slot, agent) in agents.iter_mut() {
+        for (id, agent) in agents.iter() {
             if let Some(since) = agent.plan_requested_at() {
                 Planner::with_graph(agent.planner().unwrap_or(config.planner), nav)?;
-                self.queue.push((since, slot));
+                self.queue.push((since, id.index()));
             }
         }
         self.queue.sort_unstable();

@@ -319,6 +319,14 @@ impl Agent {
     pub(crate) fn ahead(&self) -> Option<(Cells<'_>, u32)> {
         route::ahead(self)
     }
+
+    /// Writes the first `drift + window` cells of the agent's route from where it stands into
+    /// `out` (as many as fit) and returns how many, with its drift, when it follows one.
+    #[inline]
+    pub(crate) fn ahead_into(&self, out: &mut [CellId], window: usize) -> Option<(usize, u32)> {
+        let want = (self.drift as usize + window).min(out.len());
+        route::on_route(self).then(|| (self.route.decode_into(&mut out[..want]), self.drift))
+    }
 }
 
 /// The transitions: every change to an agent goes through one of these.

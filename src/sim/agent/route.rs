@@ -188,8 +188,7 @@ impl Agent {
         // through its own cell again, which then ranks staying put as progress (RANDOM-01 of
         // the League of Robot Runners froze whole after 1,200 steps that way).
         let far = self.drift as usize + WALK_WINDOW - 1;
-        if let Some(ahead) = self.route.cells().skip(1).take(far).position(|c| c == to) {
-            let j = 1 + ahead;
+        if let Some(j) = self.route.find(to, far) {
             self.drift = self.drift.saturating_sub(j as u32);
             self.route.advance(j);
         } else {

@@ -17,21 +17,36 @@ use crate::grid::{CellId, NO_CELL};
 /// The code of a step to a cell given in full (the cell's eight nibbles follow it).
 const ESCAPE: u8 = 15;
 
-/// Steps by code (0 to 8): the difference of cell ids on a grid `width` wide.
+/// Columns and rows moved by each code (0 to 8; the rest are not steps).
+const DX: [i8; 16] = [-1, 0, 1, -1, 1, -1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0];
+const DY: [i8; 16] = [-1, -1, -1, 0, 0, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0];
+
+/// The difference of cell ids a step of `code` makes on a grid `width` wide.
 #[inline]
 fn offset(code: u8, width: u32) -> i64 {
+    let c = usize::from(code & 15);
+    i64::from(DY[c]) * i64::from(width) + i64::from(DX[c])
+}
+
+/// The code of the step `delta` (a difference of cell ids) on a grid `width` wide, if one is.
+#[inline]
+fn code_of(delta: i64, width: u32) -> Option<u8> {
     let w = i64::from(width);
-    match code {
-        0 => -w - 1,
-        1 => -w,
-        2 => -w + 1,
-        3 => -1,
-        4 => 1,
-        5 => w - 1,
-        6 => w,
-        7 => w + 1,
-        _ => 0,
+    if w >= 3 {
+        // Row from the size of the jump (unambiguous on a grid at least 3 wide), then column.
+        let (row, dx) = if delta < -1 {
+            (0, delta + w)
+        } else if delta > 1 {
+            (2, delta - w)
+        } else {
+            (1, delta)
+        };
+        if !(-1..=1).contains(&dx) {
+            return None;
+        }
+        return Some([[0, 1, 2], [3, 8, 4], [5, 6, 7]][row][(dx + 1) as usize]);
     }
+    (0..=8).find(|&c| offset(c, width) == delta)
 }
 
 /// A route kept as its first cell and a stack of step codes (see the module docs).
@@ -180,6 +195,68 @@ impl RouteCode {
         cells.next()
     }
 
+    /// Writes the route's first cells into `out` (as many as fit), in one tight loop; returns
+    /// how many it wrote.
+    pub(crate) fn decode_into(&self, out: &mut [CellId]) -> usize {
+        let n = self.len().min(out.len());
+        if n == 0 {
+            return 0;
+        }
+        let w = i64::from(self.width);
+        let offsets: [i64; 9] = std::array::from_fn(|c| i64::from(DY[c]) * w + i64::from(DX[c]));
+        let mut at = i64::from(self.first);
+        let mut top = self.nibbles as usize;
+        let codes = &self.codes[..];
+        let nibble = |i: usize| (codes[i / 2] >> ((i % 2) * 4)) & 15;
+        out[0] = self.first;
+        for slot in &mut out[1..n] {
+            top -= 1;
+            let code = nibble(top);
+            if code == ESCAPE {
+                let mut to = 0i64;
+                for k in 0..8 {
+                    top -= 1;
+                    to |= i64::from(nibble(top)) << (4 * k);
+                }
+                at = to;
+            } else {
+                at += offsets[usize::from(code).min(8)];
+            }
+            *slot = at as CellId;
+        }
+        n
+    }
+
+    /// The index of the first of cells `1..=count` that is `cell` (the route's first cell is
+    /// index 0), decoding no further than that: a move's search for its cell on the route, in
+    /// one tight loop.
+    pub(crate) fn find(&self, cell: CellId, count: usize) -> Option<usize> {
+        let w = i64::from(self.width);
+        let offsets: [i64; 9] = std::array::from_fn(|c| i64::from(DY[c]) * w + i64::from(DX[c]));
+        let mut at = i64::from(self.first);
+        let mut top = self.nibbles as usize;
+        let codes = &self.codes[..];
+        let nibble = |i: usize| (codes[i / 2] >> ((i % 2) * 4)) & 15;
+        for j in 1..=count.min(self.steps as usize) {
+            top -= 1;
+            let code = nibble(top);
+            if code == ESCAPE {
+                let mut to = 0i64;
+                for k in 0..8 {
+                    top -= 1;
+                    to |= i64::from(nibble(top)) << (4 * k);
+                }
+                at = to;
+            } else {
+                at += offsets[usize::from(code).min(8)];
+            }
+            if at as CellId == cell {
+                return Some(j);
+            }
+        }
+        None
+    }
+
     /// Drops the first `k` cells (fewer than the route has).
     pub(crate) fn advance(&mut self, k: usize) {
         debug_assert!(k < self.len());
@@ -220,7 +297,7 @@ impl RouteCode {
     /// Pushes the code of the step `from -> to`.
     fn push_step(&mut self, from: CellId, to: CellId) {
         let delta = i64::from(to) - i64::from(from);
-        match (0..=8).find(|&c| offset(c, self.width) == delta) {
+        match code_of(delta, self.width) {
             Some(code) => self.push(code),
             None => {
                 for k in (0..8).rev() {
@@ -337,6 +414,18 @@ impl Cells<'_> {
         (self.codes[i as usize / 2] >> ((i % 2) * 4)) & 15
     }
 
+    /// Reads the step on top, an escape code and the cell after it in full.
+    #[cold]
+    fn escape(&mut self) {
+        self.top -= 1;
+        let mut to = 0u32;
+        for k in 0..8 {
+            self.top -= 1;
+            to |= u32::from(self.nibble(self.top)) << (4 * k);
+        }
+        self.next = to;
+    }
+
     /// Whether the stack holds a whole step's code on top (a snapshot's check).
     fn can_step(&self) -> bool {
         self.top >= 1
@@ -358,18 +447,14 @@ impl Iterator for Cells<'_> {
         let cell = self.next;
         self.left -= 1;
         if self.left > 0 {
-            self.top -= 1;
-            let code = self.nibble(self.top);
-            self.next = if code == ESCAPE {
-                let mut to = 0u32;
-                for k in 0..8 {
-                    self.top -= 1;
-                    to |= u32::from(self.nibble(self.top)) << (4 * k);
-                }
-                to
+            let top = self.top - 1;
+            let code = self.nibble(top);
+            if code == ESCAPE {
+                self.escape();
             } else {
-                (i64::from(cell) + offset(code, self.width)) as CellId
-            };
+                self.top = top;
+                self.next = (i64::from(cell) + offset(code, self.width)) as CellId;
+            }
         }
         Some(cell)
     }
@@ -415,10 +500,22 @@ mod tests {
         assert_eq!(route.len(), given.len());
         assert_eq!(route.cells().len(), given.len());
         assert_eq!(route.second(), Some(44));
+        for (j, &c) in given.iter().enumerate().skip(1) {
+            let first = given[1..].iter().position(|&g| g == c).unwrap() + 1;
+            assert_eq!(route.find(c, given.len()), Some(first));
+            assert_eq!(route.find(c, first - 1), None, "not within {}", first - 1);
+            assert!(j >= first);
+        }
+        assert_eq!(route.find(99, 100), None);
+        let mut out = [0; 20];
+        assert_eq!(route.decode_into(&mut out), given.len());
+        assert_eq!(out[..given.len()], given);
+        assert_eq!(route.decode_into(&mut out[..3]), 3);
+        assert_eq!(out[..3], given[..3]);
         // Eight plain steps and a stay take a nibble each; the three jumps nine each.
         assert_eq!(route.nibbles, 10 + 3 * 9);
-        for width in [1, 2, 3] {
-            let given = [0, 1, 2, 5, 4, 4, 3];
+        for width in [1, 2, 3, 4] {
+            let given = [0, 1, 2, 5, 4, 4, 3, 0, 9, 4, 8];
             assert_eq!(cells(&RouteCode::from_cells(&given, width)), given);
         }
     }

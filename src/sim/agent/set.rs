@@ -1,7 +1,9 @@
 //! The generational arena that holds the agents, with every slot's cell and route window in
-//! flat arrays, rewritten by the one way to change an agent ([`AgentMut`]).
+//! flat arrays, kept up to date by the one way to change an agent ([`AgentMut`]).
 
 use std::ops::{Deref, DerefMut};
+
+use rayon::prelude::*;
 
 use super::window::{Stamp, Window};
 use super::{Agent, AgentId};
@@ -21,19 +23,33 @@ pub(super) struct Slot {
 /// removed or moved: readers that want only positions (the Python bindings' `positions()`, the
 /// PIBT movement phase) copy one flat array instead of walking the records. It keeps the start
 /// of every agent's route, decoded, the same way (see `window.rs`): PIBT's ranking reads those.
-/// Both are rewritten when an agent changed through the set is let go ([`AgentMut`]).
-#[derive(Debug, Clone, Default)]
+/// When an agent changed through the set is let go ([`AgentMut`]), its cell is written and its
+/// window marked stale if it may have changed; [`AgentSet::refresh_windows`] decodes those.
+#[derive(Clone, Default)]
 pub struct AgentSet {
     pub(super) slots: Vec<Slot>,
     /// Each slot's cell, [`NO_CELL`] for a free slot: an exact mirror of the
     /// agents' `position` fields.
     pub(super) positions: Vec<CellId>,
-    /// Each slot's route window (the default for a free slot): an exact mirror of
+    /// Each slot's route window (the default for a free slot): stale, or an exact mirror of
     /// [`Window::of`] the agent.
     pub(super) windows: Vec<Window>,
     /// Free slot indices, reused last-freed first.
     pub(super) free: Vec<u32>,
     pub(super) len: usize,
+}
+
+/// The records, their cells and the free list; not the route windows, which are decoded from
+/// the records (and may be stale until the next movement phase refreshes them).
+impl std::fmt::Debug for AgentSet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AgentSet")
+            .field("slots", &self.slots)
+            .field("positions", &self.positions)
+            .field("free", &self.free)
+            .field("len", &self.len)
+            .finish_non_exhaustive()
+    }
 }
 
 impl AgentSet {
@@ -67,10 +83,36 @@ impl AgentSet {
         &self.positions
     }
 
-    /// The route window of the agent in `slot` (see `window.rs`).
+    /// The route window of the agent in `slot` (see `window.rs`), as of the last
+    /// [`refresh_windows`](Self::refresh_windows).
     #[inline]
     pub(crate) fn window(&self, slot: u32) -> &Window {
-        &self.windows[slot as usize]
+        let window = &self.windows[slot as usize];
+        debug_assert!(
+            !window.is_stale(),
+            "windows are refreshed before they are read"
+        );
+        window
+    }
+
+    /// Decodes every stale window again from its agent's record (on the pool when `parallel`
+    /// and there are many agents). Windows depend on their own agent only, so the result does
+    /// not depend on the threads.
+    pub(crate) fn refresh_windows(&mut self, parallel: bool) {
+        let refresh = |(w, s): (&mut Window, &Slot)| {
+            if w.is_stale() {
+                *w = s.agent.as_ref().map_or_else(Window::default, Window::of);
+            }
+        };
+        if parallel && self.slots.len() >= 4096 {
+            self.windows
+                .par_iter_mut()
+                .zip(self.slots.par_iter())
+                .with_min_len(1024)
+                .for_each(refresh);
+        } else {
+            self.windows.iter_mut().zip(&self.slots).for_each(refresh);
+        }
     }
 
     /// Bytes of the route windows, one per slot (the run summary counts them with the routes).
@@ -78,8 +120,8 @@ impl AgentSet {
         self.windows.len() * std::mem::size_of::<Window>()
     }
 
-    /// Whether [`AgentSet::positions`] and the route windows agree with every record (a check
-    /// for tests and debug builds).
+    /// Whether [`AgentSet::positions`] and the route windows that are not stale agree with
+    /// every record (a check for tests and debug builds).
     pub fn positions_agree(&self) -> bool {
         self.positions.len() == self.slots.len()
             && self.windows.len() == self.slots.len()
@@ -89,9 +131,9 @@ impl AgentSet {
                 .zip(&self.positions)
                 .zip(&self.windows)
                 .all(|((s, &p), w)| {
-                    s.agent
-                        .as_ref()
-                        .map_or(p == NO_CELL, |a| a.position == p && Window::of(a) == *w)
+                    s.agent.as_ref().map_or(p == NO_CELL, |a| {
+                        a.position == p && (w.is_stale() || Window::of(a) == *w)
+                    })
                 })
     }
 
@@ -210,8 +252,8 @@ impl AgentSet {
 }
 
 /// An agent being changed: derefs to the [`Agent`], and when let go writes the agent's cell
-/// and (when it may have changed) its route window into the set's flat arrays, so that they
-/// cannot fall behind the records.
+/// into the set's flat array and marks its route window stale when it may have changed, so
+/// that neither can fall behind the record unnoticed.
 pub(crate) struct AgentMut<'a> {
     agent: &'a mut Agent,
     cell: &'a mut CellId,
@@ -253,7 +295,7 @@ impl Drop for AgentMut<'_> {
     fn drop(&mut self) {
         *self.cell = self.agent.position;
         if Stamp::of(self.agent) != self.stamp {
-            *self.window = Window::of(self.agent);
+            self.window.mark_stale();
         }
     }
 }
@@ -292,6 +334,8 @@ mod tests {
         let mut agent = set.at_mut(c.index()).unwrap();
         agent.set_route(&[7, 8, 9], 10, 0);
         drop(agent);
+        assert!(set.windows[c.index() as usize].is_stale());
+        set.refresh_windows(false);
         assert!(set.window(c.index()).travelling());
         assert_eq!(
             set.window(c.index()).ahead(2).map(|(r, _)| r),

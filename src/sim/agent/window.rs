@@ -1,9 +1,12 @@
 //! The start of every agent's route, decoded, in one flat per-slot array: what PIBT's ranking
 //! reads for most agents, instead of each agent's record and the route codes it points to.
 //!
-//! [`super::AgentSet`] keeps one [`Window`] per slot, rewritten whenever a change to an agent
-//! can change it (its route's version, state, position, drift or control: see
-//! [`Stamp`]), so a window always equals what the agent's record would give.
+//! [`super::AgentSet`] keeps one [`Window`] per slot. A change to an agent that can change its
+//! window (its route's version, state, position, drift or control: see [`Stamp`]) marks the
+//! window stale, at the cost of a byte; [`super::AgentSet::refresh_windows`] decodes the stale
+//! ones again, on the pool, before they are read. A window that is not stale always equals what
+//! the agent's record would give. (Decoding each window as its agent is changed would put the
+//! decoding in the movement's one-thread apply pass.)
 
 use super::{Agent, AgentState};
 use crate::grid::CellId;
@@ -15,6 +18,7 @@ const ON_ROUTE: u8 = 1;
 const ARRIVED: u8 = 2;
 const CONTROLLED: u8 = 4;
 const COMPLETE: u8 = 8;
+const STALE: u8 = 16;
 
 /// One slot's window: the agent's route from where it stands (when it follows one), at most
 /// [`WINDOW`] cells, with its drift and the few flags ranking asks for.
@@ -50,18 +54,26 @@ impl Window {
         if agent.state == AgentState::Arrived {
             w.flags |= ARRIVED;
         }
-        if let Some((route, _)) = agent.ahead() {
+        if agent.ahead().is_some() {
             w.flags |= ON_ROUTE;
-            let total = route.len();
-            for (slot, cell) in w.cells.iter_mut().zip(route) {
-                *slot = cell;
-                w.len += 1;
-            }
-            if usize::from(w.len) == total {
+            w.len = agent.route.decode_into(&mut w.cells) as u8;
+            if usize::from(w.len) == agent.route.len() {
                 w.flags |= COMPLETE;
             }
         }
         w
+    }
+
+    /// Marks the window as no longer matching its agent.
+    #[inline]
+    pub(crate) fn mark_stale(&mut self) {
+        self.flags |= STALE;
+    }
+
+    /// Whether the window must be decoded again before it is read.
+    #[inline]
+    pub(crate) fn is_stale(&self) -> bool {
+        self.flags & STALE != 0
     }
 
     /// Whether the agent follows a route and has not arrived: ranking ranks its cells.
