@@ -310,7 +310,7 @@ impl RouteCode {
 
     #[inline]
     fn push(&mut self, nibble: u8) {
-        if self.nibbles % 2 == 0 {
+        if self.nibbles & 1 == 0 {
             self.codes.push(nibble);
         } else {
             *self.codes.last_mut().expect("an odd count has a last byte") |= nibble << 4;
