@@ -23,8 +23,8 @@ pub(super) struct Slot {
 /// removed or moved: readers that want only positions (the Python bindings' `positions()`, the
 /// PIBT movement phase) copy one flat array instead of walking the records. It keeps the start
 /// of every agent's route, decoded, the same way (see `window.rs`): PIBT's ranking reads those.
-/// When an agent changed through the set is let go ([`AgentMut`]), its cell is written and its
-/// window marked stale if it may have changed; [`AgentSet::refresh_windows`] decodes those.
+/// When an agent changed through the set is let go (`AgentMut`), its cell is written and its
+/// window marked stale if it may have changed; `AgentSet::refresh_windows` decodes those.
 #[derive(Clone, Default)]
 pub struct AgentSet {
     pub(super) slots: Vec<Slot>,
