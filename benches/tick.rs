@@ -138,7 +138,7 @@ fn check_first_tick(planner: PlannerKind) -> Vec<f64> {
         match agent.state() {
             AgentState::Arrived => assert_eq!(agent.position(), goal, "{planner}: {id:?}"),
             AgentState::Moving | AgentState::Waiting => {
-                path.extend_from_slice(agent.remaining_path());
+                path.extend(agent.remaining_path());
                 assert_eq!(
                     path.last(),
                     Some(&goal),

@@ -271,12 +271,7 @@ fn validated_step(sim: &mut Simulation) -> throng::sim::TickReport {
                 "tick {}: {id:?} on its goal",
                 report.tick
             );
-            assert_eq!(
-                a.remaining_path().last().copied(),
-                a.goal(),
-                "tick {}",
-                report.tick
-            );
+            assert_eq!(a.remaining_path().last(), a.goal(), "tick {}", report.tick);
         }
     }
     report

@@ -166,7 +166,7 @@ fn checked_step(
                 agent.state()
             );
             assert!(
-                agent.remaining_path().is_empty(),
+                agent.remaining_path().len() == 0,
                 "controlled agents follow no route"
             );
             assert_eq!(agent.dstar_bytes(), 0);

@@ -101,7 +101,7 @@ impl Scenario {
                 // Wall off a few free cells on agents' paths.
                 let mut changes = Vec::new();
                 for (_, agent) in sim.agents().iter().take(60) {
-                    if let Some(&cell) = agent.remaining_path().get(3)
+                    if let Some(cell) = agent.remaining_path().nth(3)
                         && sim.occupancy().agent_at(cell).is_none()
                         && Some(cell) != agent.goal()
                     {

@@ -615,7 +615,7 @@ fn map_change_run_with(
         .copied()
         .filter(|&id| {
             let a = sim.agent(id).unwrap();
-            a.remaining_path().iter().any(|c| blocked.contains(c))
+            a.remaining_path().any(|c| blocked.contains(&c))
         })
         .collect();
     assert!(affected.len() > 20, "the wall should cut most paths");
@@ -644,9 +644,7 @@ fn map_change_run_with(
             for &id in &ids {
                 let a = sim.agent(id).unwrap();
                 assert!(
-                    a.remaining_path()
-                        .iter()
-                        .all(|&c| sim.grid().is_walkable(c)),
+                    a.remaining_path().all(|c| sim.grid().is_walkable(c)),
                     "tick {}: {id:?} still plans through the wall",
                     sim.tick()
                 );
@@ -784,7 +782,7 @@ fn agent_waiting_for_a_deferred_replan_does_not_step_into_a_new_wall() {
     assert_eq!(sim.agent(a).unwrap().position(), cell(&sim, 1, 1));
     assert_eq!(sim.agent(b).unwrap().state(), AgentState::Planning);
     let wall = cell(&sim, 2, 1);
-    assert_eq!(sim.agent(a).unwrap().remaining_path()[0], wall);
+    assert_eq!(sim.agent(a).unwrap().remaining_path().next(), Some(wall));
     sim.queue(Command::ChangeMap(vec![CellChange::SetWalkable {
         cell: wall,
         walkable: false,

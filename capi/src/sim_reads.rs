@@ -214,7 +214,7 @@ pub unsafe extern "C" fn throng_sim_read_next_cells(
 ) -> ThrongStatus {
     guard(|| {
         read_per_agent(sim, cells, capacity, count, |a| {
-            a.remaining_path().first().copied().unwrap_or(NO_CELL)
+            a.remaining_path().next().unwrap_or(NO_CELL)
         })
     })
 }
@@ -253,7 +253,7 @@ pub unsafe extern "C" fn throng_sim_agent_route(
             ));
         }
         let out = ptr::slice_out(cells, route.len(), "cells")?;
-        for (slot, &cell) in out.iter_mut().zip(route) {
+        for (slot, cell) in out.iter_mut().zip(route) {
             slot.write(cell);
         }
         Ok(())

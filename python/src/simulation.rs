@@ -516,7 +516,7 @@ impl Simulation {
         let agents = self.sim.agents();
         let mut xy = Array2::<i32>::from_elem((agents.len(), 2), -1);
         for (i, (_, agent)) in agents.iter().enumerate() {
-            if let Some(&c) = agent.remaining_path().first() {
+            if let Some(c) = agent.remaining_path().next() {
                 let (x, y) = grid.coords(c);
                 (xy[(i, 0)], xy[(i, 1)]) = (x as i32, y as i32);
             }
@@ -535,11 +535,12 @@ impl Simulation {
         let id = self.agent_id(id, "id")?;
         let grid = self.sim.grid();
         let route = self.sim.agent(id).expect("checked").remaining_path();
-        let xy = route.iter().flat_map(|&c| {
+        let len = route.len();
+        let xy = route.flat_map(|c| {
             let (x, y) = grid.coords(c);
             [x as i32, y as i32]
         });
-        Ok(Array2::from_shape_vec((route.len(), 2), xy.collect())
+        Ok(Array2::from_shape_vec((len, 2), xy.collect())
             .expect("two numbers per cell")
             .into_pyarray(py))
     }

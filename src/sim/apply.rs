@@ -54,7 +54,7 @@ impl<'a> Apply<'a> {
     /// [`crate::sim::Agent::take_move`] for `chosen`).
     pub(crate) fn moved(&mut self, agents: &mut AgentSet, slot: u32, to: CellId, chosen: Chosen) {
         let id = agents.id_at(slot).expect("a live agent moves");
-        let agent = agents.at_mut(slot).expect("a live agent moves");
+        let mut agent = agents.at_mut(slot).expect("a live agent moves");
         let from = agent.position();
         let arrived = agent.take_move(self.ctx, to, chosen);
         agent.tick_urgency();
@@ -68,7 +68,6 @@ impl<'a> Apply<'a> {
             }
             occupancy.set(to, slot);
         }
-        agents.sync_position(slot);
         if let Some(outcome) = self.outcomes.get_mut(slot as usize)
             && matches!(self.ctx.forced(slot), Forced::To(_))
         {
@@ -81,7 +80,7 @@ impl<'a> Apply<'a> {
     /// cell waits for it, and in conflict modes `off` and `avoid` asks for a plan around the
     /// others after waiting too long.
     pub(crate) fn stayed(&mut self, agents: &mut AgentSet, slot: u32) {
-        let Some(agent) = agents.at_mut(slot) else {
+        let Some(mut agent) = agents.at_mut(slot) else {
             return;
         };
         let waits = if agent.is_controlled() {

@@ -269,8 +269,9 @@ pub struct RunSummary {
     /// Where a steady tick's time goes per agent (see [`PhaseNanos`]).
     #[serde(default)]
     pub phase_ns: PhaseNanos,
-    /// Bytes the agents' routes hold at the end (the capacity of their cell lists), divided by
-    /// the live agents (0 with none).
+    /// Bytes the agents' routes hold at the end (the capacity of their buffers of 4-bit step
+    /// codes, and the agent set's flat array of decoded route windows), divided by the live
+    /// agents (0 with none).
     #[serde(default)]
     pub route_bytes_per_agent: f64,
     /// Wall time of the first tick of the run, milliseconds (0 before any tick). Reported

@@ -131,7 +131,7 @@ impl PibtMovement {
         self.goals.clear();
         self.goals.resize(slots, NO_CELL);
         self.order.clear();
-        for (slot, agent) in agents.iter_mut() {
+        for (slot, mut agent) in agents.iter_mut() {
             self.settled[slot as usize] = agent.state() == AgentState::Arrived;
             self.goals[slot as usize] = agent.goal().unwrap_or(NO_CELL);
             let tie = self.ties[slot as usize];
@@ -159,7 +159,9 @@ impl PibtMovement {
         self.order_slots.extend(self.order.iter().map(|&(_, s)| s));
         times.ordering_ms = clock.lap();
 
-        // Candidates, ranked in parallel.
+        // Candidates, ranked in parallel, from the agents' route windows (decoded again on the
+        // pool where a change made them stale).
+        agents.refresh_windows(config.parallel);
         let occupancy = apply
             .occupancy()
             .expect("conflicts pibt keep the occupancy");
@@ -179,12 +181,11 @@ impl PibtMovement {
                 return;
             }
             // Agents at their goal or without a route rank their own cell first (their other
-            // cells all cost more): PIBT ranks them only if they are pushed.
-            let travelling = agents
-                .at(slot as u32)
-                .is_some_and(|a| a.state() != AgentState::Arrived && a.on_route());
-            let committed = agents.at(slot as u32).and_then(|a| a.committed());
-            let controlled = agents.at(slot as u32).is_some_and(|a| a.is_controlled());
+            // cells all cost more): PIBT ranks them only if they are pushed. The slot's route
+            // window says which (not the agent's record: see `RouteGuide`).
+            let window = agents.window(slot as u32);
+            let travelling = window.travelling();
+            let controlled = window.controlled();
             // Moves chosen from outside: that cell or staying, nothing else (see
             // `sim::control`); a controlled agent given nothing stays.
             *out = match forced.get(slot).copied().unwrap_or_default() {
@@ -196,6 +197,11 @@ impl PibtMovement {
             if out.is_fixed() {
                 return;
             }
+            let committed = if rotate {
+                agents.at(slot as u32).and_then(|a| a.committed())
+            } else {
+                None
+            };
             *out = if let (true, Some(c)) = (rotate, committed) {
                 Candidates::from_cells(&[c, at])
             } else if travelling {
@@ -252,7 +258,7 @@ impl PibtMovement {
             self.forward
                 .apply(grid, &self.positions, &mut self.next, |slot| {
                     agents.at(slot).map(|a| {
-                        let route_next = a.ahead().and_then(|(r, _)| r.get(1).copied());
+                        let route_next = a.ahead().and_then(|(mut r, _)| r.nth(1));
                         (a.heading(), route_next)
                     })
                 });
@@ -265,7 +271,7 @@ impl PibtMovement {
             if from == NO_CELL {
                 continue;
             }
-            if rotate && let Some(agent) = agents.at_mut(slot).filter(|a| !a.is_controlled()) {
+            if rotate && let Some(mut agent) = agents.at_mut(slot).filter(|a| !a.is_controlled()) {
                 // Decided moves not made yet are kept.
                 agent.commit(self.forward.commitment(slot, from, to));
                 if from == to
@@ -285,7 +291,10 @@ impl PibtMovement {
     }
 }
 
-/// The agents' routes as PIBT's guidance (see the module docs).
+/// The agents' routes as PIBT's guidance (see the module docs). Ranking reads an agent's route
+/// from its slot's window in [`AgentSet`] (the first cells, decoded, in one flat array), and the
+/// agent's record and route codes only when the window is too short for its drift, under
+/// action model `rotate` (its heading), or for the longer look of PIBT's swap tests.
 struct RouteGuide<'a> {
     costs: MoveCosts<'a>,
     agents: &'a AgentSet,
@@ -332,18 +341,28 @@ impl<'a> RouteGuide<'a> {
 
     /// Values of `cells` against the first `window` route cells (see the module docs);
     /// `i64::MAX` for a cell no route cell there is one move from.
-    fn along(&self, route: &[CellId], window: usize, cells: &[CellId], out: &mut [i64]) {
+    fn along(
+        &self,
+        route: impl Iterator<Item = CellId>,
+        window: usize,
+        cells: &[CellId],
+        out: &mut [i64],
+    ) {
         out.fill(i64::MAX);
         let mut progress = 0i64;
-        for (j, &r) in route.iter().take(window).enumerate() {
+        let (mut first, mut prev) = (NO_CELL, NO_CELL);
+        for (j, r) in route.take(window).enumerate() {
             if j > 0 {
-                progress += self.costs.cost(route[j - 1], r).unwrap_or(i64::MAX / 4);
+                progress += self.costs.cost(prev, r).unwrap_or(i64::MAX / 4);
+            } else {
+                first = r;
             }
+            prev = r;
             for (o, &c) in out.iter_mut().zip(cells) {
                 // Staying is worth nothing, even on a route that comes back past the agent:
                 // otherwise the agent of highest priority could stay for good (see
                 // `sim/agent/route.rs`).
-                if j > 0 && c == route[0] {
+                if j > 0 && c == first {
                     continue;
                 }
                 let value = if c == r {
@@ -367,11 +386,37 @@ impl<'a> RouteGuide<'a> {
 impl Guidance for RouteGuide<'_> {
     fn cost_to_go(&self, agent: u32, cell: CellId) -> i64 {
         let mut out = [0i64];
+        if let Some((route, drift)) = self.agents.window(agent).ahead(WALK_WINDOW) {
+            // The window holds the whole route (a short one).
+            self.along(
+                route.iter().copied(),
+                drift as usize + WALK_WINDOW,
+                &[cell],
+                &mut out,
+            );
+            return if out[0] == i64::MAX {
+                self.far(cell, self.agents.positions()[agent as usize])
+            } else {
+                out[0]
+            };
+        }
         let Some(a) = self.agents.at(agent) else {
             return 0;
         };
-        match a.ahead() {
-            Some((route, drift)) => {
+        // The walk's window decoded at once, for all but a long drift.
+        let mut buf = [NO_CELL; WALK_WINDOW + 16];
+        match a.ahead_into(&mut buf, WALK_WINDOW) {
+            Some((n, drift)) if drift as usize + WALK_WINDOW <= buf.len() || n < buf.len() => {
+                let route = buf[..n].iter().copied();
+                self.along(route, drift as usize + WALK_WINDOW, &[cell], &mut out);
+                if out[0] == i64::MAX {
+                    self.far(cell, a.position())
+                } else {
+                    out[0]
+                }
+            }
+            Some(_) => {
+                let (route, drift) = a.ahead().expect("on route");
                 self.along(route, drift as usize + WALK_WINDOW, &[cell], &mut out);
                 if out[0] == i64::MAX {
                     self.far(cell, a.position())
@@ -388,30 +433,51 @@ impl Guidance for RouteGuide<'_> {
     }
 
     fn costs_to_go(&self, agent: u32, cells: &[CellId], out: &mut [i64]) {
-        let Some(a) = self.agents.at(agent) else {
+        let Some(&at) = self
+            .agents
+            .positions()
+            .get(agent as usize)
+            .filter(|&&p| p != NO_CELL)
+        else {
             out.fill(0);
             return;
         };
-        match a.ahead() {
-            Some((route, drift)) => {
-                self.along(route, drift as usize + RANK_WINDOW, cells, out);
-                for (o, &c) in out.iter_mut().zip(cells) {
-                    if *o == i64::MAX {
-                        *o = self.far(c, a.position());
-                    }
-                    if c != a.position() && self.settled(c) {
-                        *o += SETTLED_PENALTY;
-                    }
-                    if self.rotate {
-                        *o += self.turns_to(a.heading(), a.position(), c) * UNIT as i64;
-                    }
-                }
-            }
+        let window = self.agents.window(agent);
+        if let Some((route, drift)) = window.ahead(RANK_WINDOW) {
+            self.along(
+                route.iter().copied(),
+                drift as usize + RANK_WINDOW,
+                cells,
+                out,
+            );
+        } else if window.on_route() {
+            // The window is too short for the drift: the agent's own route.
+            let (route, drift) = self
+                .agents
+                .at(agent)
+                .and_then(|a| a.ahead())
+                .expect("on route");
+            self.along(route, drift as usize + RANK_WINDOW, cells, out);
+        } else {
             // No route (no goal, or waiting for a plan): stay unless pushed.
-            None => {
-                for (o, &c) in out.iter_mut().zip(cells) {
-                    *o = self.far(c, a.position());
-                }
+            for (o, &c) in out.iter_mut().zip(cells) {
+                *o = self.far(c, at);
+            }
+            return;
+        }
+        for (o, &c) in out.iter_mut().zip(cells) {
+            if *o == i64::MAX {
+                *o = self.far(c, at);
+            }
+            if c != at && self.settled(c) {
+                *o += SETTLED_PENALTY;
+            }
+        }
+        if self.rotate
+            && let Some(a) = self.agents.at(agent)
+        {
+            for (o, &c) in out.iter_mut().zip(cells) {
+                *o += self.turns_to(a.heading(), at, c) * UNIT as i64;
             }
         }
     }

@@ -27,7 +27,7 @@ use std::time::Instant;
 
 use thread_local::ThreadLocal;
 
-use super::agent::AgentSet;
+use super::agent::{AgentSet, RouteCode};
 use super::config::SimConfig;
 use super::events::{ArrivalKind, PlanMade, PlanReason, TickEvents};
 use super::occupancy::Occupancy;
@@ -51,13 +51,14 @@ struct PlanJob {
     reason: Option<PlanReason>,
     /// The planner of this plan: the agent's own, else the config's.
     planner: PlannerKind,
-    /// Receives the new path; swapped with the agent's buffer on success.
-    path: Vec<CellId>,
-    /// For a replan around other agents: the agent's current path, lent for the parallel
-    /// section (a detour rejoins it), and the agent's index on it.
+    /// Receives the new path, coded as the agent keeps it (the worker codes it as soon as it
+    /// is found, so that a tick of many plans holds them compact); the agent takes it on
+    /// success.
+    path: RouteCode,
+    /// For a replan around other agents: the agent's current path from where it stands,
+    /// decoded for the parallel section (a detour rejoins it).
     route: Vec<CellId>,
-    cursor: usize,
-    /// Where a detour would rejoin `route` (index from `cursor`), when one is tried; found
+    /// Where a detour would rejoin `route` (an index in it), when one is tried; found
     /// once, before the parallel section (it also ranks the job).
     detour_exit: Option<usize>,
     /// Whether the new path is a detour.
@@ -125,10 +126,10 @@ impl PlanningStage {
         events: &mut TickEvents,
     ) -> Result<()> {
         self.queue.clear();
-        for (slot, agent) in agents.iter_mut() {
+        for (id, agent) in agents.iter() {
             if let Some(since) = agent.plan_requested_at() {
                 Planner::with_graph(agent.planner().unwrap_or(config.planner), nav)?;
-                self.queue.push((since, slot));
+                self.queue.push((since, id.index()));
             }
         }
         self.queue.sort_unstable();
@@ -142,7 +143,7 @@ impl PlanningStage {
         for (rank, (job, &(_, slot))) in self.jobs.iter_mut().zip(&self.queue[..count]).enumerate()
         {
             job.rank = rank as u32;
-            let agent = agents.at_mut(slot).expect("queued agents are live");
+            let mut agent = agents.at_mut(slot).expect("queued agents are live");
             job.slot = slot;
             job.start = agent.position();
             job.goal = agent.goal().unwrap_or(job.start);
@@ -155,7 +156,7 @@ impl PlanningStage {
             job.detour_exit = None;
             job.detoured = false;
             if job.reason == Some(PlanReason::Blocked) {
-                job.cursor = agent.swap_route(&mut job.route);
+                agent.copy_route(&mut job.route);
                 if config.detours && !agent.detoured() {
                     let nearby = Nearby::new(grid, occupancy, slot, job.start, config.avoid_radius);
                     job.detour_exit = detour_exit(job, nearby);
@@ -222,10 +223,7 @@ impl PlanningStage {
                 expanded: job.expanded,
                 nanos: job.nanos,
             });
-            let agent = agents.at_mut(job.slot).expect("planned agents are live");
-            if job.reason == Some(PlanReason::Blocked) {
-                agent.swap_route(&mut job.route); // give the route back
-            }
+            let mut agent = agents.at_mut(job.slot).expect("planned agents are live");
             if let Some(dstar) = job.dstar.take() {
                 agent.put_dstar(dstar);
             }
@@ -272,7 +270,7 @@ fn run_job(
         job.expanded = dstar.stats().expanded;
         job.path.clear();
         if matches!(outcome, Ok(SearchOutcome::Found { .. })) {
-            job.path.extend_from_slice(dstar.path());
+            job.path.set(dstar.path(), grid.width());
         }
         job.outcome = Some(outcome);
         return;
@@ -295,7 +293,7 @@ fn run_job(
                 });
                 job.path.clear();
                 if matches!(outcome, Ok(SearchOutcome::Found { .. })) {
-                    job.path.extend_from_slice(ws.path());
+                    job.path.set(ws.path(), grid.width());
                 }
                 outcome
             }
@@ -311,7 +309,7 @@ fn run_job(
     job.outcome = Some(match outcome {
         Ok(plan) => {
             job.expanded = plan.stats.expanded;
-            job.path.extend_from_slice(plan.path);
+            job.path.set(plan.path, grid.width());
             Ok(plan.outcome)
         }
         Err(e) => {
@@ -325,7 +323,7 @@ fn run_job(
 /// agent's cell) `2 * radius` cells after the path leaves the box. `None` when no detour is
 /// worth trying (see [`detour`]).
 fn detour_exit(job: &PlanJob, nearby: Nearby<'_>) -> Option<usize> {
-    let rest = job.route.get(job.cursor..)?;
+    let rest = &job.route;
     if rest.first() != Some(&job.start) {
         return None; // not on its path (never happens for a waiting agent)
     }
@@ -427,7 +425,7 @@ fn detour(
     options: &SearchOptions,
 ) -> Option<SearchOutcome> {
     let exit = job.detour_exit?;
-    let rest = &job.route[job.cursor..];
+    let rest = &job.route;
     let side = 2 * u64::from(nearby.radius) + 1;
     let mut budget = side * side * DETOUR_NODES_PER_BOX_CELL;
     if let Some(limit) = options.node_budget {
@@ -444,10 +442,11 @@ fn detour(
     if !outcome.is_found() {
         return None;
     }
-    job.path.clear();
-    job.path.extend_from_slice(ws.path());
-    job.path.extend_from_slice(&rest[exit + 1..]);
-    let cost = grid.legal_path_cost(job.path.iter().copied());
+    // The detour, then the rest of the route past where it rejoins (the route is not needed
+    // after).
+    job.route.splice(..=exit, ws.path().iter().copied());
+    job.path.set(&job.route, grid.width());
+    let cost = grid.legal_path_cost(job.route.iter().copied());
     Some(SearchOutcome::Found { cost })
 }
 
@@ -477,7 +476,7 @@ mod tests {
             .unwrap_err();
         assert!(error.to_string().contains("navigation graph"), "{error}");
         let agent = agents.get(id).unwrap();
-        assert!(agent.plan_requested_at().is_some() && agent.remaining_path().is_empty());
+        assert!(agent.plan_requested_at().is_some() && agent.remaining_path().len() == 0);
         let nav = NavGraph::build(&grid, &NavOptions::default()).unwrap();
         assert!(events.plans().is_empty());
         stage
@@ -498,7 +497,10 @@ mod tests {
         );
         let agent = agents.get(id).unwrap();
         assert_eq!(agent.state(), crate::sim::AgentState::Moving);
-        assert_eq!(agent.ahead().map(|(route, _)| route[0]), Some(start));
-        assert_eq!(agent.remaining_path().last(), Some(&goal));
+        assert_eq!(
+            agent.ahead().and_then(|(mut route, _)| route.next()),
+            Some(start)
+        );
+        assert_eq!(agent.remaining_path().last(), Some(goal));
     }
 }

@@ -317,7 +317,7 @@ impl Simulation {
     /// [`Error::UnknownAgent`] for a stale id.
     pub fn set_controlled(&mut self, id: AgentId, controlled: bool) -> Result<()> {
         let tick = self.tick;
-        let agent = self.agents.get_mut(id).ok_or(Error::UnknownAgent(id))?;
+        let mut agent = self.agents.get_mut(id).ok_or(Error::UnknownAgent(id))?;
         if agent.set_controlled(controlled, tick) {
             self.settle.push(id.index());
         }
@@ -413,7 +413,7 @@ impl Simulation {
     pub fn set_goal(&mut self, id: AgentId, goal: CellId) -> Result<()> {
         self.check_cell(goal, "goal")?;
         let tick = self.tick;
-        let agent = self.agents.get_mut(id).ok_or(Error::UnknownAgent(id))?;
+        let mut agent = self.agents.get_mut(id).ok_or(Error::UnknownAgent(id))?;
         agent.set_goal(goal, tick);
         if agent.is_controlled() && agent.position() == goal {
             self.settle.push(id.index());
@@ -433,7 +433,7 @@ impl Simulation {
     /// # Errors
     /// [`Error::UnknownAgent`] for a stale id.
     pub fn set_priority(&mut self, id: AgentId, priority: u8) -> Result<()> {
-        let agent = self.agents.get_mut(id).ok_or(Error::UnknownAgent(id))?;
+        let mut agent = self.agents.get_mut(id).ok_or(Error::UnknownAgent(id))?;
         agent.set_priority(priority);
         Ok(())
     }
@@ -466,7 +466,7 @@ impl Simulation {
             self.nav = Some(NavGraph::build(&self.grid, &NavOptions::default())?);
         }
         let tick = self.tick;
-        let agent = self.agents.get_mut(id).expect("checked above");
+        let mut agent = self.agents.get_mut(id).expect("checked above");
         agent.set_planner(planner, tick);
         Ok(())
     }
@@ -492,7 +492,7 @@ impl Simulation {
     /// # Errors
     /// [`Error::UnknownAgent`] for a stale id.
     pub fn clear_goal(&mut self, id: AgentId) -> Result<()> {
-        let agent = self.agents.get_mut(id).ok_or(Error::UnknownAgent(id))?;
+        let mut agent = self.agents.get_mut(id).ok_or(Error::UnknownAgent(id))?;
         if agent.goal().is_some() {
             agent.clear_goal();
             self.calls.goal_cleared(id);
@@ -543,8 +543,9 @@ impl Simulation {
         self.grid
             .path_cost(route)
             .map_err(|e| Error::Invalid(format!("illegal route: {e}")))?;
-        let agent = self.agents.get_mut(id).ok_or(Error::UnknownAgent(id))?;
-        agent.set_route(route, tick);
+        let width = self.grid.width();
+        let mut agent = self.agents.get_mut(id).ok_or(Error::UnknownAgent(id))?;
+        agent.set_route(route, width, tick);
         self.calls.goal(id, *route.last().expect("not empty"));
         Ok(())
     }
@@ -554,7 +555,7 @@ impl Simulation {
     /// # Errors
     /// [`Error::UnknownAgent`] for a stale id.
     pub fn set_heading(&mut self, id: AgentId, heading: Heading) -> Result<()> {
-        let agent = self.agents.get_mut(id).ok_or(Error::UnknownAgent(id))?;
+        let mut agent = self.agents.get_mut(id).ok_or(Error::UnknownAgent(id))?;
         agent.set_heading(heading);
         Ok(())
     }
@@ -610,11 +611,12 @@ impl Simulation {
                 CellChange::SetWalkable { .. } => None,
             })
             .collect();
-        for (_, agent) in self.agents.iter_mut() {
+        let mut scratch = Vec::new();
+        for (_, mut agent) in self.agents.iter_mut() {
             if let Some(dstar) = agent.dstar_mut() {
                 dstar.notify_cell_changes(&self.grid, changes);
             }
-            agent.map_changed(&self.grid, opened, &costed, tick);
+            agent.map_changed(&self.grid, opened, &costed, tick, &mut scratch);
         }
         Ok(())
     }

@@ -4,13 +4,18 @@
 //!
 //! An [`AgentId`] is a slot index plus the slot's generation. Removing an agent bumps the
 //! generation, so a stale id never reaches the agent that later reuses the slot: it gets
-//! `None` ([`AgentSet`], `set.rs`). How a move changes the agent's route is `route.rs`.
+//! `None` ([`AgentSet`], `set.rs`). How a move changes the agent's route is `route.rs`; the
+//! route is kept compact, 4 bits a step (`route_code.rs`), and the set mirrors the start of
+//! every route, decoded, in a flat array for ranking (`window.rs`).
 
 mod route;
+mod route_code;
 mod set;
 mod snapshot;
+mod window;
 
 pub(crate) use route::{Arrived, Chosen, MoveCosts, RANK_WINDOW, UNIT, WALK_WINDOW};
+pub(crate) use route_code::{Cells, RouteCode};
 pub use set::AgentSet;
 
 use serde::{Deserialize, Serialize};
@@ -111,9 +116,9 @@ impl AgentState {
 pub struct Agent {
     position: CellId,
     goal: Option<CellId>,
-    /// The planned path, start to goal; `path[cursor]` is the current position while moving.
-    path: Vec<CellId>,
-    cursor: usize,
+    /// The planned route from the agent's place on it (its position while moving) to the goal;
+    /// the cells behind are dropped.
+    route: RouteCode,
     state: AgentState,
     /// Pending plan request, with the tick it was made (oldest are served first).
     plan_request: Option<(PlanReason, u64)>,
@@ -136,7 +141,7 @@ pub struct Agent {
     dstar: Option<Box<DStarLite>>,
     /// The agent's own planner, overriding [`crate::sim::SimConfig::planner`].
     planner: Option<PlannerKind>,
-    /// Conflict mode `pibt`: cells at the start of `path[cursor..]` spliced in after the agent
+    /// Conflict mode `pibt`: cells at the start of `route` spliced in after the agent
     /// was pushed off its route (see `route.rs`).
     drift: u32,
     /// Conflict mode `pibt`: ticks since the agent last stood on its goal (its priority).
@@ -205,26 +210,39 @@ impl Agent {
         self.state
     }
 
-    /// Bytes the agent's route holds (the capacity of its list of cells).
+    /// Bytes the agent's route holds (the capacity of its buffer of step codes).
     pub(crate) fn route_bytes(&self) -> usize {
-        self.path.capacity() * std::mem::size_of::<CellId>()
+        self.route.bytes()
     }
 
-    /// The cells still ahead on the current path (empty when not moving).
-    pub fn remaining_path(&self) -> &[CellId] {
-        match self.state {
-            AgentState::Moving | AgentState::Waiting => {
-                self.path.get(self.cursor + 1..).unwrap_or(&[])
-            }
-            _ => &[],
-        }
+    /// The cells still ahead on the current path, nearest first (none when not moving). The
+    /// route is kept compact (4 bits a step), so its cells are decoded as they are read.
+    ///
+    /// ```
+    /// use throng::grid::Grid;
+    /// use throng::sim::{SimConfig, Simulation};
+    ///
+    /// let mut sim = Simulation::new(Grid::from_ascii("....")?, SimConfig::default())?;
+    /// let a = sim.add_agent(0, Some(3))?;
+    /// sim.step();
+    /// let ahead: Vec<u32> = sim.agent(a).unwrap().remaining_path().collect();
+    /// assert_eq!(ahead, [2, 3]);
+    /// # Ok::<(), throng::error::Error>(())
+    /// ```
+    pub fn remaining_path(&self) -> impl ExactSizeIterator<Item = CellId> + Clone + '_ {
+        let mut cells = match self.state {
+            AgentState::Moving | AgentState::Waiting => self.route.cells(),
+            _ => Cells::empty(),
+        };
+        cells.next();
+        cells
     }
 
     /// The next cell on the path, if the agent has one to go to.
     #[inline]
     pub(crate) fn next_cell(&self) -> Option<CellId> {
         match self.state {
-            AgentState::Moving | AgentState::Waiting => self.path.get(self.cursor + 1).copied(),
+            AgentState::Moving | AgentState::Waiting => self.route.second(),
             _ => None,
         }
     }
@@ -270,7 +288,7 @@ impl Agent {
     /// Route cells left to the goal from where the agent stands, when it follows its route
     /// (`None`: waiting for a plan, or off its route).
     pub(crate) fn route_left(&self) -> Option<u32> {
-        route::on_route(self).then(|| (self.path.len() - self.cursor) as u32)
+        route::on_route(self).then(|| self.route.len() as u32)
     }
 
     /// The pending plan request's tick, if the agent waits for a plan.
@@ -298,14 +316,16 @@ impl Agent {
 
     /// The agent's route from where it stands, and its drift, when it follows one.
     #[inline]
-    pub(crate) fn ahead(&self) -> Option<(&[CellId], u32)> {
+    pub(crate) fn ahead(&self) -> Option<(Cells<'_>, u32)> {
         route::ahead(self)
     }
 
-    /// Whether the agent follows a route (see `route.rs`).
+    /// Writes the first `drift + window` cells of the agent's route from where it stands into
+    /// `out` (as many as fit) and returns how many, with its drift, when it follows one.
     #[inline]
-    pub(crate) fn on_route(&self) -> bool {
-        route::on_route(self)
+    pub(crate) fn ahead_into(&self, out: &mut [CellId], window: usize) -> Option<(usize, u32)> {
+        let want = (self.drift as usize + window).min(out.len());
+        route::on_route(self).then(|| (self.route.decode_into(&mut out[..want]), self.drift))
     }
 }
 
@@ -321,8 +341,7 @@ impl Agent {
         Agent {
             position,
             goal: None,
-            path: Vec::new(),
-            cursor: 0,
+            route: RouteCode::default(),
             state: AgentState::Idle,
             plan_request: None,
             waited: 0,
@@ -404,12 +423,12 @@ impl Agent {
         self.state = AgentState::Idle;
     }
 
-    /// Gives the agent `route` of its own (from its cell to its new goal, the last cell) in
-    /// `tick`: no planner is asked.
-    pub(crate) fn set_route(&mut self, route: &[CellId], tick: u64) {
+    /// Gives the agent `route` of its own (from its cell to its new goal, the last cell, on a
+    /// grid `width` wide) in `tick`: no planner is asked.
+    pub(crate) fn set_route(&mut self, route: &[CellId], width: u32, tick: u64) {
         self.set_goal(*route.last().expect("a route is not empty"), tick);
         if route.len() > 1 {
-            self.path.extend_from_slice(route);
+            self.route.set(route, width);
             self.plan_request = None;
             self.state = AgentState::Moving;
             self.blocked_failures = 0;
@@ -439,7 +458,8 @@ impl Agent {
             }
         } else if self.goal.is_some() {
             if self.state == AgentState::Arrived {
-                self.path.push(self.position); // a route of one cell: where it stays
+                // A route of one cell: where it stays (no step, so no width needed).
+                self.route.set(&[self.position], 0);
             } else {
                 self.request_plan(PlanReason::NewGoal, tick);
             }
@@ -457,22 +477,27 @@ impl Agent {
     /// a cell of a new cost, stops until a new plan (with a plan cap the replan may wait for a
     /// later tick, and the old route would walk into the new wall meanwhile); one without a
     /// path tries again when a way may have opened. A controlled agent has no route: its
-    /// driver sees the new map.
+    /// driver sees the new map. `scratch` holds the decoded route meanwhile.
     pub(crate) fn map_changed(
         &mut self,
         grid: &Grid,
         opened: bool,
         costed: &std::collections::HashSet<CellId>,
         tick: u64,
+        scratch: &mut Vec<CellId>,
     ) {
         if self.controlled {
             return;
         }
+        let moving = matches!(self.state, AgentState::Moving | AgentState::Waiting);
+        if moving {
+            scratch.clear();
+            scratch.extend(self.route.cells());
+        }
         match self.state {
             AgentState::Moving | AgentState::Waiting
-                if grid.path_cost(&self.path[self.cursor..]).is_err()
-                    || (!costed.is_empty()
-                        && self.remaining_path().iter().any(|c| costed.contains(c))) =>
+                if grid.path_cost(scratch).is_err()
+                    || (!costed.is_empty() && scratch[1..].iter().any(|c| costed.contains(c))) =>
             {
                 self.clear_route();
                 self.request_plan(PlanReason::MapChanged, tick);
@@ -486,8 +511,7 @@ impl Agent {
 
     /// Drops the route (the path and the agent's place and drift on it).
     pub(crate) fn clear_route(&mut self) {
-        self.path.clear();
-        self.cursor = 0;
+        self.route.clear();
         self.drift = 0;
     }
 
@@ -510,11 +534,11 @@ impl Agent {
         self.plan_request.take().map(|(reason, _)| reason)
     }
 
-    /// Swaps the agent's route with `buffer` (the planning phase lends a waiting agent's route
-    /// to its replan around others, and gives it back); returns the agent's place on it.
-    pub(crate) fn swap_route(&mut self, buffer: &mut Vec<CellId>) -> usize {
-        std::mem::swap(&mut self.path, buffer);
-        self.cursor
+    /// Writes the agent's route, from its place on it, into `buffer` (the planning phase
+    /// gives it to a waiting agent's replan around others).
+    pub(crate) fn copy_route(&self, buffer: &mut Vec<CellId>) {
+        buffer.clear();
+        buffer.extend(self.route.cells());
     }
 
     /// Takes the agent's D* Lite state out (for a plan on another thread).
@@ -532,20 +556,19 @@ impl Agent {
         self.dstar.as_deref_mut()
     }
 
-    /// Adopts the new path in `path` (swapped with the old one), made in `tick`: the agent
+    /// Adopts the new path in `path` (taken, leaving it empty), made in `tick`: the agent
     /// moves along it, or arrives when the path is its own cell (planned from its goal).
     pub(crate) fn adopt_path(
         &mut self,
-        path: &mut Vec<CellId>,
+        path: &mut RouteCode,
         detoured: bool,
         tick: u64,
     ) -> Arrived {
-        std::mem::swap(&mut self.path, path);
+        self.route.take(path);
         self.detoured = detoured;
-        self.cursor = 0;
         self.drift = 0;
         self.waited = 0;
-        if self.path.len() > 1 {
+        if self.route.len() > 1 {
             self.state = AgentState::Moving;
             None
         } else if self.state != AgentState::Arrived {

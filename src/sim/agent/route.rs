@@ -31,7 +31,7 @@
 //! [`SimConfig::drift_replan`]: crate::sim::SimConfig::drift_replan
 //! [`PlanReason::Drifted`]: crate::sim::PlanReason::Drifted
 
-use super::{Agent, AgentState};
+use super::{Agent, AgentState, Cells};
 use crate::grid::{CellId, Direction, Grid};
 use crate::sim::events::{ArrivalKind, PlanReason};
 use crate::sim::move_context::MoveContext;
@@ -61,25 +61,18 @@ pub(crate) enum Chosen {
 }
 
 /// Whether the agent follows a route: it has one (moving, waiting, or arrived on a route of
-/// one cell) and stands on its cursor's cell.
+/// one cell) and stands on its first cell.
 #[inline]
 pub(super) fn on_route(agent: &Agent) -> bool {
     matches!(
         agent.state,
         AgentState::Moving | AgentState::Waiting | AgentState::Arrived
-    ) && agent.path.get(agent.cursor) == Some(&agent.position)
+    ) && agent.route.first() == Some(agent.position)
 }
 
 /// The agent's route from its cell, with its drift, when it follows one ([`on_route`]).
-pub(super) fn ahead(agent: &Agent) -> Option<(&[CellId], u32)> {
-    matches!(
-        agent.state,
-        AgentState::Moving | AgentState::Waiting | AgentState::Arrived
-    )
-    .then(|| agent.path.get(agent.cursor..))
-    .flatten()
-    .filter(|rest| rest.first() == Some(&agent.position))
-    .map(|rest| (rest, agent.drift))
+pub(super) fn ahead(agent: &Agent) -> Option<(Cells<'_>, u32)> {
+    on_route(agent).then(|| (agent.route.cells(), agent.drift))
 }
 
 impl Agent {
@@ -126,12 +119,12 @@ impl Agent {
 
     /// Moves the agent one cell along its route during `tick`.
     fn step_along(&mut self, tick: u64) -> Arrived {
-        self.position = self.path[self.cursor + 1];
-        self.cursor += 1;
+        self.position = self.route.second().expect("a route step has a next cell");
+        self.route.advance(1);
         self.moves += 1;
         self.waited = 0;
         self.blocked_failures = 0;
-        if self.cursor + 1 == self.path.len() {
+        if self.route.len() == 1 {
             // At the end of the tick; back on a goal it was moved off (by an action) is not a
             // new goal.
             Some(self.arrive(tick, ArrivalKind::Stepped))
@@ -184,36 +177,34 @@ impl Agent {
         if self.goal == Some(to) {
             // Pushed onto its goal from off the stretch of route it looks at (a spliced route
             // can lead back a long way round): the trip is over.
-            self.path.clear();
-            self.path.push(to);
-            self.cursor = 0;
+            self.route.set(&[to], grid.width());
             self.drift = 0;
             return Some(self.arrive(tick, ArrivalKind::Stepped));
         }
-        let cursor = self.cursor;
-        let end = (cursor + self.drift as usize + RANK_WINDOW).min(self.path.len());
+        // Indices below count from the agent's place on its route (the route's first cell).
         // The cell itself is looked for farther on than the splice below looks: a route
         // spliced several times can come back past the agent (a detour round a block to a cell
         // next to it), and splicing `to` in before such a loop would leave the agent on a route
         // through its own cell again, which then ranks staying put as progress (RANDOM-01 of
         // the League of Robot Runners froze whole after 1,200 steps that way).
-        let far_end = (cursor + self.drift as usize + WALK_WINDOW).min(self.path.len());
-        if let Some(ahead) = self.path[cursor + 1..far_end].iter().position(|&c| c == to) {
-            let j = cursor + 1 + ahead;
-            self.drift = self.drift.saturating_sub((j - cursor) as u32);
-            self.cursor = j;
+        let far = self.drift as usize + WALK_WINDOW - 1;
+        if let Some(j) = self.route.find(to, far) {
+            self.drift = self.drift.saturating_sub(j as u32);
+            self.route.advance(j);
         } else {
-            // Off the route: splice `to` in before the best route cell it is one move from.
+            // Off the route: splice `to` in before the best route cell it is one move from
+            // (the cells before that one are dropped).
             let guide = MoveCosts::new(grid);
-            let mut best = (i64::MAX, cursor);
+            let mut best = (i64::MAX, 0);
             let mut progress = 0i64;
-            for j in cursor..end {
-                if j > cursor {
-                    progress += guide
-                        .cost(self.path[j - 1], self.path[j])
-                        .unwrap_or(i64::MAX / 4);
+            let mut prev = None;
+            let window = self.drift as usize + RANK_WINDOW;
+            for (j, cell) in self.route.cells().take(window).enumerate() {
+                if let Some(prev) = prev {
+                    progress += guide.cost(prev, cell).unwrap_or(i64::MAX / 4);
                 }
-                if let Some(c) = guide.cost(to, self.path[j]) {
+                prev = Some(cell);
+                if let Some(c) = guide.cost(to, cell) {
                     let value = c - progress;
                     if value < best.0 {
                         best = (value, j);
@@ -221,14 +212,9 @@ impl Agent {
                 }
             }
             let j = best.1;
-            let spliced_left = (cursor + self.drift as usize).saturating_sub(j) as u32;
-            if j >= 1 {
-                self.path[j - 1] = to;
-                self.cursor = j - 1;
-            } else {
-                self.path.insert(0, to);
-                self.cursor = 0;
-            }
+            let spliced_left = (self.drift as usize).saturating_sub(j) as u32;
+            self.route.advance(j);
+            self.route.push_front(to, grid.width());
             self.drift = 1 + spliced_left;
             if self.state == AgentState::Arrived {
                 // Pushed off its goal (one-shot runs): it goes back, and its trip is not over.
@@ -237,7 +223,7 @@ impl Agent {
             self.state = AgentState::Moving;
             return None;
         }
-        if self.cursor + 1 == self.path.len() {
+        if self.route.len() == 1 {
             Some(self.arrive(tick, ArrivalKind::Stepped))
         } else {
             self.state = AgentState::Moving;
@@ -363,7 +349,7 @@ mod tests {
             forced: &[],
         };
         let mut agent = agent();
-        agent.set_route(&[0, 1], 0);
+        agent.set_route(&[0, 1], 4, 0);
         assert_eq!(agent.take_move(&ctx, 1, Chosen::Route), Some(true));
         assert_eq!(agent.take_move(&ctx, 2, Chosen::Sent), None, "pushed off");
         assert_eq!(agent.state, AgentState::Moving);
@@ -371,7 +357,8 @@ mod tests {
         agent.request_plan(PlanReason::MapChanged, 2);
         assert_eq!(agent.take_move(&ctx, 1, Chosen::Sent), None, "pushed back");
         assert_eq!(agent.take_plan_request(), Some(PlanReason::MapChanged));
-        assert_eq!(agent.adopt_path(&mut vec![1], false, 3), Some(false));
+        let mut path = super::super::RouteCode::from_cells(&[1], 4);
+        assert_eq!(agent.adopt_path(&mut path, false, 3), Some(false));
         assert_eq!((agent.state, agent.goals_reached), (AgentState::Arrived, 1));
     }
 }

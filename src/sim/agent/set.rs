@@ -1,5 +1,11 @@
-//! The generational arena that holds the agents, with every slot's cell in one flat array.
+//! The generational arena that holds the agents, with every slot's cell and route window in
+//! flat arrays, kept up to date by the one way to change an agent ([`AgentMut`]).
 
+use std::ops::{Deref, DerefMut};
+
+use rayon::prelude::*;
+
+use super::window::{Stamp, Window};
 use super::{Agent, AgentId};
 use crate::grid::{CellId, NO_CELL};
 
@@ -15,16 +21,35 @@ pub(super) struct Slot {
 /// Besides the agent records, the set keeps every slot's cell in one contiguous array
 /// ([`AgentSet::positions`], `CellId::MAX` for a free slot), written wherever an agent is added,
 /// removed or moved: readers that want only positions (the Python bindings' `positions()`, the
-/// PIBT movement phase) copy one flat array instead of walking the records.
-#[derive(Debug, Clone, Default)]
+/// PIBT movement phase) copy one flat array instead of walking the records. It keeps the start
+/// of every agent's route, decoded, the same way (see `window.rs`): PIBT's ranking reads those.
+/// When an agent changed through the set is let go (`AgentMut`), its cell is written and its
+/// window marked stale if it may have changed; `AgentSet::refresh_windows` decodes those.
+#[derive(Clone, Default)]
 pub struct AgentSet {
     pub(super) slots: Vec<Slot>,
     /// Each slot's cell, [`NO_CELL`] for a free slot: an exact mirror of the
     /// agents' `position` fields.
     pub(super) positions: Vec<CellId>,
+    /// Each slot's route window (the default for a free slot): stale, or an exact mirror of
+    /// [`Window::of`] the agent.
+    pub(super) windows: Vec<Window>,
     /// Free slot indices, reused last-freed first.
     pub(super) free: Vec<u32>,
     pub(super) len: usize,
+}
+
+/// The records, their cells and the free list; not the route windows, which are decoded from
+/// the records (and may be stale until the next movement phase refreshes them).
+impl std::fmt::Debug for AgentSet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AgentSet")
+            .field("slots", &self.slots)
+            .field("positions", &self.positions)
+            .field("free", &self.free)
+            .field("len", &self.len)
+            .finish_non_exhaustive()
+    }
 }
 
 impl AgentSet {
@@ -58,30 +83,66 @@ impl AgentSet {
         &self.positions
     }
 
-    /// Copies the record's position of the agent in `slot` into [`AgentSet::positions`] (for
-    /// the movement phases, which move agents through `&mut Agent`).
+    /// The route window of the agent in `slot` (see `window.rs`), as of the last
+    /// [`refresh_windows`](Self::refresh_windows).
     #[inline]
-    pub(crate) fn sync_position(&mut self, slot: u32) {
-        if let Some(cell) = self.at(slot).map(|a| a.position) {
-            self.positions[slot as usize] = cell;
+    pub(crate) fn window(&self, slot: u32) -> &Window {
+        let window = &self.windows[slot as usize];
+        debug_assert!(
+            !window.is_stale(),
+            "windows are refreshed before they are read"
+        );
+        window
+    }
+
+    /// Decodes every stale window again from its agent's record (on the pool when `parallel`
+    /// and there are many agents). Windows depend on their own agent only, so the result does
+    /// not depend on the threads.
+    pub(crate) fn refresh_windows(&mut self, parallel: bool) {
+        let refresh = |(w, s): (&mut Window, &Slot)| {
+            if w.is_stale() {
+                *w = s.agent.as_ref().map_or_else(Window::default, Window::of);
+            }
+        };
+        if parallel && self.slots.len() >= 4096 {
+            self.windows
+                .par_iter_mut()
+                .zip(self.slots.par_iter())
+                .with_min_len(1024)
+                .for_each(refresh);
+        } else {
+            self.windows.iter_mut().zip(&self.slots).for_each(refresh);
         }
     }
 
-    /// Whether [`AgentSet::positions`] agrees with every record (a check for tests and debug
-    /// builds).
+    /// Bytes of the route windows, one per slot (the run summary counts them with the routes).
+    pub(crate) fn window_bytes(&self) -> usize {
+        self.windows.len() * std::mem::size_of::<Window>()
+    }
+
+    /// Whether [`AgentSet::positions`] and the route windows that are not stale agree with
+    /// every record (a check for tests and debug builds).
     pub fn positions_agree(&self) -> bool {
         self.positions.len() == self.slots.len()
+            && self.windows.len() == self.slots.len()
             && self
                 .slots
                 .iter()
                 .zip(&self.positions)
-                .all(|(s, &p)| s.agent.as_ref().map_or(p == NO_CELL, |a| a.position == p))
+                .zip(&self.windows)
+                .all(|((s, &p), w)| {
+                    s.agent.as_ref().map_or(p == NO_CELL, |a| {
+                        a.position == p && (w.is_stale() || Window::of(a) == *w)
+                    })
+                })
     }
 
     pub(crate) fn insert(&mut self, agent: Agent) -> AgentId {
         self.len += 1;
+        let window = Window::of(&agent);
         if let Some(index) = self.free.pop() {
             self.positions[index as usize] = agent.position;
+            self.windows[index as usize] = window;
             let slot = &mut self.slots[index as usize];
             slot.agent = Some(agent);
             AgentId {
@@ -91,6 +152,7 @@ impl AgentSet {
         } else {
             let index = u32::try_from(self.slots.len()).expect("fewer than 2^32 agents");
             self.positions.push(agent.position);
+            self.windows.push(window);
             self.slots.push(Slot {
                 generation: 0,
                 agent: Some(agent),
@@ -111,6 +173,7 @@ impl AgentSet {
         self.free.push(id.index);
         self.len -= 1;
         self.positions[id.index as usize] = NO_CELL;
+        self.windows[id.index as usize] = Window::default();
         slot.agent.take()
     }
 
@@ -123,11 +186,12 @@ impl AgentSet {
             .flatten()
     }
 
+    /// The agent behind `id`, to change, or `None` when it was removed.
     #[inline]
-    pub(crate) fn get_mut(&mut self, id: AgentId) -> Option<&mut Agent> {
-        let slot = self.slots.get_mut(id.index as usize)?;
+    pub(crate) fn get_mut(&mut self, id: AgentId) -> Option<AgentMut<'_>> {
+        let slot = self.slots.get(id.index as usize)?;
         if slot.generation == id.generation {
-            slot.agent.as_mut()
+            self.at_mut(id.index)
         } else {
             None
         }
@@ -139,9 +203,16 @@ impl AgentSet {
         self.slots.get(index as usize)?.agent.as_ref()
     }
 
+    /// The live agent in slot `index`, to change.
     #[inline]
-    pub(crate) fn at_mut(&mut self, index: u32) -> Option<&mut Agent> {
-        self.slots.get_mut(index as usize)?.agent.as_mut()
+    pub(crate) fn at_mut(&mut self, index: u32) -> Option<AgentMut<'_>> {
+        let i = index as usize;
+        let agent = self.slots.get_mut(i)?.agent.as_mut()?;
+        Some(AgentMut::new(
+            agent,
+            &mut self.positions[i],
+            &mut self.windows[i],
+        ))
     }
 
     /// The id of the live agent in slot `index`.
@@ -168,11 +239,64 @@ impl AgentSet {
         })
     }
 
-    pub(crate) fn iter_mut(&mut self) -> impl Iterator<Item = (u32, &mut Agent)> {
+    /// Live agents in slot order, to change.
+    pub(crate) fn iter_mut(&mut self) -> impl Iterator<Item = (u32, AgentMut<'_>)> {
         self.slots
             .iter_mut()
+            .zip(self.positions.iter_mut().zip(self.windows.iter_mut()))
             .enumerate()
-            .filter_map(|(i, s)| s.agent.as_mut().map(|a| (i as u32, a)))
+            .filter_map(|(i, (s, (p, w)))| {
+                s.agent.as_mut().map(|a| (i as u32, AgentMut::new(a, p, w)))
+            })
+    }
+}
+
+/// An agent being changed: derefs to the [`Agent`], and when let go writes the agent's cell
+/// into the set's flat array and marks its route window stale when it may have changed, so
+/// that neither can fall behind the record unnoticed.
+pub(crate) struct AgentMut<'a> {
+    agent: &'a mut Agent,
+    cell: &'a mut CellId,
+    window: &'a mut Window,
+    stamp: Stamp,
+}
+
+impl<'a> AgentMut<'a> {
+    #[inline]
+    fn new(agent: &'a mut Agent, cell: &'a mut CellId, window: &'a mut Window) -> Self {
+        let stamp = Stamp::of(agent);
+        AgentMut {
+            agent,
+            cell,
+            window,
+            stamp,
+        }
+    }
+}
+
+impl Deref for AgentMut<'_> {
+    type Target = Agent;
+
+    #[inline]
+    fn deref(&self) -> &Agent {
+        self.agent
+    }
+}
+
+impl DerefMut for AgentMut<'_> {
+    #[inline]
+    fn deref_mut(&mut self) -> &mut Agent {
+        self.agent
+    }
+}
+
+impl Drop for AgentMut<'_> {
+    #[inline]
+    fn drop(&mut self) {
+        *self.cell = self.agent.position;
+        if Stamp::of(self.agent) != self.stamp {
+            self.window.mark_stale();
+        }
     }
 }
 
@@ -205,12 +329,18 @@ mod tests {
         set.remove(b);
         assert_eq!(set.positions(), &[3, NO_CELL]);
         set.at_mut(c.index()).unwrap().position = 7;
-        assert!(
-            !set.positions_agree(),
-            "the record moved, the flat array not yet"
+        assert_eq!(set.positions(), &[7, NO_CELL], "written when let go");
+        assert!(set.positions_agree());
+        let mut agent = set.at_mut(c.index()).unwrap();
+        agent.set_route(&[7, 8, 9], 10, 0);
+        drop(agent);
+        assert!(set.windows[c.index() as usize].is_stale());
+        set.refresh_windows(false);
+        assert!(set.window(c.index()).travelling());
+        assert_eq!(
+            set.window(c.index()).ahead(2).map(|(r, _)| r),
+            Some(&[7, 8, 9][..])
         );
-        set.sync_position(c.index());
-        assert_eq!(set.positions(), &[7, NO_CELL]);
         assert!(set.positions_agree());
     }
 }

@@ -1,10 +1,12 @@
 //! The agents in a simulation snapshot (`crate::sim::Simulation::snapshot`): the arena's slots
 //! with their generations and free list, and every field of every agent record, written
-//! here beside the record so that a field added to [`Agent`] is seen next to its coding. The
-//! flat positions array and the live count are rebuilt from the records.
+//! here beside the record so that a field added to [`Agent`] is seen next to its coding. A route
+//! is written as it is kept, 4 bits a step. The flat positions and route windows and the live
+//! count are rebuilt from the records.
 
 use super::set::Slot;
-use super::{Agent, AgentSet};
+use super::window::Window;
+use super::{Agent, AgentSet, RouteCode};
 use crate::dstar::DStarLite;
 use crate::grid::{Grid, NO_CELL};
 use crate::sim::snapshot::format::{Reader, Writer, code, corrupt};
@@ -35,6 +37,7 @@ impl AgentSet {
         let mut set = AgentSet {
             slots: Vec::with_capacity(n),
             positions: Vec::with_capacity(n),
+            windows: Vec::with_capacity(n),
             free: Vec::new(),
             len: 0,
         };
@@ -47,6 +50,8 @@ impl AgentSet {
             };
             set.positions
                 .push(agent.as_ref().map_or(NO_CELL, |a| a.position));
+            set.windows
+                .push(agent.as_ref().map_or_else(Window::default, Window::of));
             set.len += usize::from(agent.is_some());
             set.slots.push(Slot { generation, agent });
         }
@@ -70,10 +75,14 @@ impl Agent {
     fn write_snapshot(&self, w: &mut Writer<'_>) {
         w.u32(self.position);
         w.opt_u32(self.goal);
-        w.u32s(&self.path);
+        let (first, steps, width, nibbles, codes) = self.route.parts();
+        w.u32(first);
+        w.u32(steps);
+        w.u32(width);
+        w.u32(nibbles);
+        w.bytes(codes);
         // The capacity too: the run summary's route memory counts it.
-        w.len(self.path.capacity());
-        w.len(self.cursor);
+        w.len(self.route.bytes());
         w.u8(self.state.code());
         w.bool(self.plan_request.is_some());
         if let Some((reason, tick)) = self.plan_request {
@@ -115,12 +124,15 @@ impl Agent {
             return Err(corrupt("an agent stands on a blocked cell"));
         }
         let goal = r.opt_cell(cells, "agent goal")?;
-        let read = r.u32s_below(cells as u64, "agent route")?;
+        let first = r.u32()?;
+        let steps = r.u32()?;
+        let width = r.u32()?;
+        let nibbles = r.u32()?;
+        let codes = r.bytes("agent route")?;
         let capacity = r.index(usize::MAX / 8, "agent route capacity")?;
-        allowance.reserve(read.len(), capacity, 4)?;
-        let mut path = Vec::with_capacity(capacity);
-        path.extend_from_slice(&read);
-        let cursor = r.index(path.len().saturating_sub(1), "route cursor")?;
+        allowance.reserve(codes.len(), capacity, 1)?;
+        let route = RouteCode::from_parts((first, steps, width, nibbles, codes), capacity, cells)
+            .ok_or_else(|| corrupt("an agent route that does not decode onto the grid"))?;
         let state = code::to_state(r.u8()?)?;
         let plan_request = if r.bool()? {
             Some((code::to_reason(r.u8()?)?, r.u64()?))
@@ -145,14 +157,13 @@ impl Agent {
             None
         };
         let drift = r.u32()?;
-        if drift as usize > path.len() {
+        if drift as usize > route.len() {
             return Err(corrupt("agent drift longer than its route"));
         }
         let agent = Agent {
             position,
             goal,
-            path,
-            cursor,
+            route,
             state,
             plan_request,
             waited,

@@ -65,8 +65,10 @@ impl Simulation {
         while goal == agent.position() {
             goal = cells[rng.random_range(0..cells.len())];
         }
-        let agent = self.agents.at_mut(slot).expect("checked above");
-        agent.set_goal(goal, tick + 1);
+        self.agents
+            .at_mut(slot)
+            .expect("checked above")
+            .set_goal(goal, tick + 1);
         let id = self.agents.id_at(slot).expect("checked above");
         self.events.goal(id, goal);
     }

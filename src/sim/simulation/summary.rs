@@ -29,6 +29,7 @@ impl Simulation {
             }
         }
         if !self.agents.is_empty() {
+            route_bytes += self.agents.window_bytes();
             summary.route_bytes_per_agent = route_bytes as f64 / self.agents.len() as f64;
         }
         summary.resolve_triggers = self.stuck.triggers;

@@ -101,7 +101,7 @@ impl Simulation {
             let Some(id) = self.agents.id_at(slot) else {
                 continue; // removed since
             };
-            let agent = self.agents.at_mut(slot).expect("live");
+            let mut agent = self.agents.at_mut(slot).expect("live");
             if let Some(counted) = agent.settle(self.tick) {
                 events.arrive(id, agent.position(), ArrivalKind::Standing, counted);
             }
