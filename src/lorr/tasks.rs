@@ -264,7 +264,7 @@ impl TaskBoard {
 
     /// Gives tasks to agents at step `step` by the board's [`TaskAssignment`]: every agent
     /// without a task gets one while there are tasks to give (agents in id order; on a
-    /// crowded floor, up to [`active_cap`] holders, the idle agents nearest a free task
+    /// crowded floor, up to `active_cap` holders, the idle agents nearest a free task
     /// first), and under
     /// [`TaskAssignment::Reassign`] unopened tasks may change agents (module docs). Puts the
     /// agents whose task changed in `out`, sorted.
