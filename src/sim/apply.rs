@@ -7,13 +7,13 @@
 //! Moves may be applied in any order: a move frees its cell only if the agent still holds it,
 //! so an agent entering the cell another leaves keeps it whichever is applied first.
 
-use super::agent::{AgentSet, Chosen};
+use super::agent::{AgentMut, AgentSet, Chosen};
 use super::config::ConflictMode;
 use super::control::ActionOutcome;
 use super::events::{ArrivalKind, TickEvents};
 use super::move_context::{Forced, MoveContext};
 use super::occupancy::Occupancy;
-use crate::grid::CellId;
+use crate::grid::{CellId, NO_CELL};
 
 /// Where the movement phase writes what its decisions did (see the module docs).
 pub(crate) struct Apply<'a> {
@@ -53,26 +53,11 @@ impl<'a> Apply<'a> {
     /// Agent `slot` moves onto `to`, which the phase found free for it (see
     /// [`crate::sim::Agent::take_move`] for `chosen`).
     pub(crate) fn moved(&mut self, agents: &mut AgentSet, slot: u32, to: CellId, chosen: Chosen) {
-        let id = agents.id_at(slot).expect("a live agent moves");
-        let mut agent = agents.at_mut(slot).expect("a live agent moves");
-        let from = agent.position();
-        let arrived = agent.take_move(self.ctx, to, chosen);
-        agent.tick_urgency();
-        self.events.step(id, from, to);
-        if let Some(counted) = arrived {
-            self.events.arrive(id, to, ArrivalKind::Stepped, counted);
-        }
-        if let Some(occupancy) = self.occupancy.as_deref_mut() {
-            if occupancy.agent_at(from) == Some(slot) {
-                occupancy.clear(from);
-            }
-            occupancy.set(to, slot);
-        }
-        if let Some(outcome) = self.outcomes.get_mut(slot as usize)
-            && matches!(self.ctx.forced(slot), Forced::To(_))
-        {
-            *outcome = ActionOutcome::Moved;
-        }
+        let applied = {
+            let mut agent = agents.at_mut(slot).expect("a live agent moves");
+            move_agent(self.ctx, &mut agent, to, chosen)
+        };
+        self.record(agents, slot, applied);
     }
 
     /// Agent `slot` stays this tick: a controlled agent with a goal waits for its driver; one
@@ -83,20 +68,83 @@ impl<'a> Apply<'a> {
         let Some(mut agent) = agents.at_mut(slot) else {
             return;
         };
-        let waits = if agent.is_controlled() {
-            agent.settle_controlled(false);
-            agent.state() == super::AgentState::Waiting
-        } else if self.ctx.forced(slot) != Forced::Free {
-            agent.hold()
-        } else {
-            let waits = agent.wait();
-            if waits && self.ctx.config.conflicts != ConflictMode::Pibt {
-                agent.lose_patience(self.ctx.config.replan_after_waits, self.ctx.tick);
+        let applied = stay_agent(self.ctx, &mut agent, slot);
+        drop(agent);
+        self.record(agents, slot, applied);
+    }
+
+    /// Every agent's decision at once: the agent in each slot moves from `from[slot]` to
+    /// `to[slot]` ([`Chosen::Sent`]) or stays where they are equal (free slots are `NO_CELL`
+    /// in `from`), after `prepare` had the agent. The agents change on the pool when `parallel`
+    /// (each depends on its own decision only); the occupancy, the events and the outcomes
+    /// are then written in slot order, so the result is the one of [`Apply::moved`] and
+    /// [`Apply::stayed`] called slot by slot, on any number of threads. `applied` is scratch.
+    pub(crate) fn all<F>(
+        &mut self,
+        agents: &mut AgentSet,
+        from: &[CellId],
+        to: &[CellId],
+        prepare: F,
+        parallel: bool,
+        applied: &mut Vec<Applied>,
+    ) where
+        F: Fn(u32, &mut AgentMut) + Sync,
+    {
+        let ctx = self.ctx;
+        applied.clear();
+        applied.resize(agents.slot_count(), Applied::Free);
+        let one = |(slot, agent): (u32, &mut AgentMut), out: &mut Applied| {
+            let (a, b) = (from[slot as usize], to[slot as usize]);
+            if a == NO_CELL {
+                return;
             }
-            waits
+            prepare(slot, agent);
+            *out = if a == b {
+                stay_agent(ctx, agent, slot)
+            } else {
+                move_agent(ctx, agent, b, Chosen::Sent)
+            };
         };
-        self.waiting += u32::from(waits);
-        agent.tick_urgency();
+        if parallel && agents.len() >= PARALLEL_APPLY {
+            agents.par_for_each_mut(applied, MIN_CHUNK, |slot, mut agent, out| {
+                one((slot, &mut agent), out)
+            });
+        } else {
+            for (slot, mut agent) in agents.iter_mut() {
+                one((slot, &mut agent), &mut applied[slot as usize]);
+            }
+        }
+        for (slot, &a) in applied.iter().enumerate() {
+            self.record(agents, slot as u32, a);
+        }
+    }
+
+    /// Writes what applying agent `slot`'s decision did into the occupancy, the events, the
+    /// outcomes and the waiting count (slot by slot: the events keep slot order).
+    #[inline]
+    fn record(&mut self, agents: &AgentSet, slot: u32, applied: Applied) {
+        match applied {
+            Applied::Free => {}
+            Applied::Stayed { waits } => self.waiting += u32::from(waits),
+            Applied::Moved { from, to, arrived } => {
+                let id = agents.id_at(slot).expect("a live agent moved");
+                self.events.step(id, from, to);
+                if let Some(counted) = arrived {
+                    self.events.arrive(id, to, ArrivalKind::Stepped, counted);
+                }
+                if let Some(occupancy) = self.occupancy.as_deref_mut() {
+                    if occupancy.agent_at(from) == Some(slot) {
+                        occupancy.clear(from);
+                    }
+                    occupancy.set(to, slot);
+                }
+                if let Some(outcome) = self.outcomes.get_mut(slot as usize)
+                    && matches!(self.ctx.forced(slot), Forced::To(_))
+                {
+                    *outcome = ActionOutcome::Moved;
+                }
+            }
+        }
     }
 
     /// PIBT swapped `pairs` pairs of agents through corridors.
@@ -108,6 +156,62 @@ impl<'a> Apply<'a> {
     pub(crate) fn finish(self) {
         self.events.waiting += self.waiting;
     }
+}
+
+/// Above this many agents, [`Apply::all`] changes the agents on the rayon pool.
+const PARALLEL_APPLY: usize = 4096;
+
+/// Slots per piece of work on the pool.
+const MIN_CHUNK: usize = 1024;
+
+/// What applying one agent's decision did, kept until it is written in slot order.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) enum Applied {
+    /// A free slot, or nothing decided.
+    #[default]
+    Free,
+    /// The agent stayed; whether it waits for its next route cell.
+    Stayed {
+        /// It waits for its next route cell (counted in the events).
+        waits: bool,
+    },
+    /// The agent moved from `from` to `to`, arriving there when `arrived` (counted or not).
+    Moved {
+        /// The cell it left.
+        from: CellId,
+        /// The cell it entered.
+        to: CellId,
+        /// Its arrival, if it made one (see [`crate::sim::Agent::take_move`]).
+        arrived: Option<bool>,
+    },
+}
+
+/// The agent's side of a move onto `to` (see [`Apply::moved`]).
+#[inline]
+fn move_agent(ctx: &MoveContext, agent: &mut AgentMut, to: CellId, chosen: Chosen) -> Applied {
+    let from = agent.position();
+    let arrived = agent.take_move(ctx, to, chosen);
+    agent.tick_urgency();
+    Applied::Moved { from, to, arrived }
+}
+
+/// The agent's side of a stay (see [`Apply::stayed`]).
+#[inline]
+fn stay_agent(ctx: &MoveContext, agent: &mut AgentMut, slot: u32) -> Applied {
+    let waits = if agent.is_controlled() {
+        agent.settle_controlled(false);
+        agent.state() == super::AgentState::Waiting
+    } else if ctx.forced(slot) != Forced::Free {
+        agent.hold()
+    } else {
+        let waits = agent.wait();
+        if waits && ctx.config.conflicts != ConflictMode::Pibt {
+            agent.lose_patience(ctx.config.replan_after_waits, ctx.tick);
+        }
+        waits
+    };
+    agent.tick_urgency();
+    Applied::Stayed { waits }
 }
 
 #[cfg(test)]

@@ -43,8 +43,8 @@
 use rayon::prelude::*;
 
 use super::action_model::{ActionModel, ForwardOnly, Heading, commitment_holds};
-use super::agent::{AgentSet, AgentState, Chosen, MoveCosts, RANK_WINDOW, UNIT, WALK_WINDOW};
-use super::apply::Apply;
+use super::agent::{AgentMut, AgentSet, AgentState, MoveCosts, RANK_WINDOW, UNIT, WALK_WINDOW};
+use super::apply::{Applied, Apply};
 use super::metrics::{PhaseTimes, StableHasher};
 use super::move_context::{Forced, MoveContext};
 use super::movement::Clock;
@@ -80,10 +80,15 @@ pub(crate) struct PibtMovement {
     /// drawn from.
     ties: Vec<u32>,
     ties_seed: u64,
+    /// Per slot: the agent's priority key and slot (slot `u32::MAX` for a free slot), before
+    /// the live ones are sorted into `order`.
+    keys: Vec<(u64, u32)>,
     /// Action model `rotate`: PIBT's step made of forward moves and turns.
     forward: ForwardOnly,
     /// [`SimConfig::regions`](super::SimConfig::regions): the crowd decided region by region.
     regions: Regions,
+    /// Per slot: what applying its decision did (scratch of [`Apply::all`]).
+    applied: Vec<Applied>,
 }
 
 impl PibtMovement {
@@ -126,35 +131,72 @@ impl PibtMovement {
         // The flat positions array, copied whole (a free slot's entry is `NO_CELL`).
         self.positions.clear();
         self.positions.extend_from_slice(agents.positions());
-        self.settled.clear();
-        self.settled.resize(slots, false);
-        self.goals.clear();
-        self.goals.resize(slots, NO_CELL);
-        self.order.clear();
-        for (slot, mut agent) in agents.iter_mut() {
-            self.settled[slot as usize] = agent.state() == AgentState::Arrived;
-            self.goals[slot as usize] = agent.goal().unwrap_or(NO_CELL);
-            let tie = self.ties[slot as usize];
-            // Action model `rotate`: agents still carrying out a move decided earlier (turning
-            // to face it, or waiting for its cell) go first and keep it.
-            if rotate
-                && agent
+        // Action model `rotate`: agents still carrying out a move decided earlier (turning to
+        // face it, or waiting for its cell) go first and keep it; one that no longer holds is
+        // dropped.
+        if rotate {
+            for (_, mut agent) in agents.iter_mut() {
+                if agent
                     .committed()
                     .is_some_and(|c| !commitment_holds(grid, agent.position(), c))
-            {
-                agent.commit(None);
+                {
+                    agent.commit(None);
+                }
             }
+        }
+        // Per slot: settled, goal and priority key (a free slot's key names no slot), read off
+        // the records on the pool.
+        self.settled.resize(slots, false);
+        self.goals.resize(slots, NO_CELL);
+        self.keys.resize(slots, (0, u32::MAX));
+        let ties = &self.ties;
+        let key = |(slot, ((settled, goal), key)): (
+            usize,
+            ((&mut bool, &mut CellId), &mut (u64, u32)),
+        )| {
+            let Some(agent) = agents.at(slot as u32) else {
+                (*settled, *goal, *key) = (false, NO_CELL, (0, u32::MAX));
+                return;
+            };
+            *settled = agent.state() == AgentState::Arrived;
+            *goal = agent.goal().unwrap_or(NO_CELL);
             // Key: committed (bit 63), the priority class (bits 55-62), urgency (bits 32-54,
             // capped at about 8 million ticks), the tie-break (bits 0-31).
             let committed = u64::from(rotate && agent.committed().is_some()) << 63;
             let class = u64::from(agent.priority()) << 55;
             let urgency = u64::from(agent.urgency().min((1 << 23) - 1)) << 32;
-            self.order
-                .push((committed | class | urgency | u64::from(tie), slot));
+            *key = (
+                committed | class | urgency | u64::from(ties[slot]),
+                slot as u32,
+            );
+        };
+        if config.parallel && slots >= PARALLEL_RANKING {
+            self.settled
+                .par_iter_mut()
+                .zip(self.goals.par_iter_mut())
+                .zip(self.keys.par_iter_mut())
+                .enumerate()
+                .with_min_len(1024)
+                .for_each(key);
+        } else {
+            self.settled
+                .iter_mut()
+                .zip(self.goals.iter_mut())
+                .zip(self.keys.iter_mut())
+                .enumerate()
+                .for_each(key);
         }
-        // Highest urgency first; equal keys (a hash collision) by slot, so the order is total.
+        self.order.clear();
         self.order
-            .sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+            .extend(self.keys.iter().filter(|&&(_, slot)| slot != u32::MAX));
+        // Highest urgency first; equal keys (a hash collision) by slot, so the order is total
+        // (and the same sorted on the pool).
+        let by_priority = |a: &(u64, u32), b: &(u64, u32)| b.0.cmp(&a.0).then(a.1.cmp(&b.1));
+        if config.parallel && self.order.len() >= PARALLEL_RANKING {
+            self.order.par_sort_unstable_by(by_priority);
+        } else {
+            self.order.sort_unstable_by(by_priority);
+        }
         self.order_slots.clear();
         self.order_slots.extend(self.order.iter().map(|&(_, s)| s));
         times.ordering_ms = clock.lap();
@@ -265,27 +307,30 @@ impl PibtMovement {
         }
         times.deciding_ms = clock.lap();
 
-        // Apply, slot by slot (an agent may enter the cell another leaves: see `Apply`).
-        for slot in 0..slots as u32 {
-            let (from, to) = (self.positions[slot as usize], self.next[slot as usize]);
-            if from == NO_CELL {
-                continue;
+        // Apply: the agents on the pool, then the occupancy and the events in slot order
+        // (an agent may enter the cell another leaves: see `Apply`).
+        let forward = &self.forward;
+        let prepare = |slot: u32, agent: &mut AgentMut| {
+            if !rotate || agent.is_controlled() {
+                return;
             }
-            if rotate && let Some(mut agent) = agents.at_mut(slot).filter(|a| !a.is_controlled()) {
-                // Decided moves not made yet are kept.
-                agent.commit(self.forward.commitment(slot, from, to));
-                if from == to
-                    && let Some(want) = self.forward.turn(slot)
-                {
-                    agent.turn_toward(want);
-                }
+            let (from, to) = (positions[slot as usize], self.next[slot as usize]);
+            // Decided moves not made yet are kept.
+            agent.commit(forward.commitment(slot, from, to));
+            if from == to
+                && let Some(want) = forward.turn(slot)
+            {
+                agent.turn_toward(want);
             }
-            if from == to {
-                apply.stayed(agents, slot);
-            } else {
-                apply.moved(agents, slot, to, Chosen::Sent);
-            }
-        }
+        };
+        apply.all(
+            agents,
+            positions,
+            &self.next,
+            prepare,
+            config.parallel,
+            &mut self.applied,
+        );
         times.applying_ms = clock.lap();
         times
     }

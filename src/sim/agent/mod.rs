@@ -16,6 +16,7 @@ mod window;
 
 pub(crate) use route::{Arrived, Chosen, MoveCosts, RANK_WINDOW, UNIT, WALK_WINDOW};
 pub(crate) use route_code::{Cells, RouteCode};
+pub(crate) use set::AgentMut;
 pub use set::AgentSet;
 
 use serde::{Deserialize, Serialize};

@@ -249,6 +249,28 @@ impl AgentSet {
                 s.agent.as_mut().map(|a| (i as u32, AgentMut::new(a, p, w)))
             })
     }
+    /// Calls `f` with every live agent, to change, and its slot's entry of `out` (one per
+    /// slot), on the rayon pool in pieces of at least `min_len` slots. Each call sees its own
+    /// agent only, so the result does not depend on the threads.
+    pub(crate) fn par_for_each_mut<T, F>(&mut self, out: &mut [T], min_len: usize, f: F)
+    where
+        T: Send,
+        F: Fn(u32, AgentMut<'_>, &mut T) + Sync,
+    {
+        assert_eq!(out.len(), self.slots.len(), "one entry per slot");
+        self.slots
+            .par_iter_mut()
+            .zip(self.positions.par_iter_mut())
+            .zip(self.windows.par_iter_mut())
+            .zip(out.par_iter_mut())
+            .enumerate()
+            .with_min_len(min_len)
+            .for_each(|(i, (((s, p), w), o))| {
+                if let Some(a) = s.agent.as_mut() {
+                    f(i as u32, AgentMut::new(a, p, w), o);
+                }
+            });
+    }
 }
 
 /// An agent being changed: derefs to the [`Agent`], and when let go writes the agent's cell
