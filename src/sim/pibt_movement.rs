@@ -62,6 +62,9 @@ const SETTLED_PENALTY: i64 = (0.5 * UNIT) as i64;
 /// Above this many agents, candidates are ranked on the rayon pool.
 const PARALLEL_RANKING: usize = 2048;
 
+/// One slot's entries of the ordering pass: settled, goal, priority key and slot.
+type SlotKeys<'a> = ((&'a mut bool, &'a mut CellId), &'a mut (u64, u32));
+
 /// Scratch memory of the PIBT movement phase, reused every tick.
 #[derive(Debug, Default)]
 pub(crate) struct PibtMovement {
@@ -150,10 +153,7 @@ impl PibtMovement {
         self.goals.resize(slots, NO_CELL);
         self.keys.resize(slots, (0, u32::MAX));
         let ties = &self.ties;
-        let key = |(slot, ((settled, goal), key)): (
-            usize,
-            ((&mut bool, &mut CellId), &mut (u64, u32)),
-        )| {
+        let key = |(slot, ((settled, goal), key)): (usize, SlotKeys)| {
             let Some(agent) = agents.at(slot as u32) else {
                 (*settled, *goal, *key) = (false, NO_CELL, (0, u32::MAX));
                 return;
