@@ -203,6 +203,31 @@ fn tie_break(salt: u64, agent: u32, cell: CellId) -> u32 {
     crate::hash::mix64(salt ^ (u64::from(agent) << 32 | u64::from(cell))) as u32
 }
 
+/// One bit per cell.
+#[derive(Debug, Clone)]
+struct CellBits(Vec<u64>);
+
+impl CellBits {
+    fn new(cells: usize) -> CellBits {
+        CellBits(vec![0; cells.div_ceil(64)])
+    }
+
+    #[inline]
+    fn get(&self, cell: CellId) -> bool {
+        self.0[cell as usize / 64] >> (cell % 64) & 1 == 1
+    }
+
+    #[inline]
+    fn set(&mut self, cell: CellId) {
+        self.0[cell as usize / 64] |= 1 << (cell % 64);
+    }
+
+    #[inline]
+    fn clear(&mut self, cell: CellId) {
+        self.0[cell as usize / 64] &= !(1 << (cell % 64));
+    }
+}
+
 /// One agent's decision in progress (a frame of PIBT's recursion).
 #[derive(Debug, Clone, Copy)]
 struct Frame {
@@ -254,8 +279,10 @@ struct Frame {
 pub struct Pibt {
     /// Agent standing on each cell during a step.
     occupied_now: Vec<u32>,
-    /// Agent that reserved each cell for the end of the step.
-    occupied_next: Vec<u32>,
+    /// Cells reserved for the end of the step, a bit each (only ever tested: one bit keeps
+    /// the table in the cache where a 32-bit agent per cell would not, and it is tested for
+    /// every candidate tried).
+    occupied_next: CellBits,
     /// Each agent's chosen cell ([`NO_CELL`] while undecided).
     next: Vec<CellId>,
     frames: Vec<Frame>,
@@ -275,7 +302,7 @@ impl Pibt {
     pub fn new(cells: usize) -> Pibt {
         Pibt {
             occupied_now: vec![NO_AGENT; cells],
-            occupied_next: vec![NO_AGENT; cells],
+            occupied_next: CellBits::new(cells),
             next: Vec::new(),
             frames: Vec::new(),
             swap: true,
@@ -364,9 +391,9 @@ impl Pibt {
                 continue; // decided when another agent pushed it
             }
             let at = positions[agent as usize];
-            if candidates[agent as usize].lazy && self.occupied_next[at as usize] == NO_AGENT {
+            if candidates[agent as usize].lazy && !self.occupied_next.get(at) {
                 // Its own cell ranks first and nobody is pushing it: it stays.
-                self.occupied_next[at as usize] = agent;
+                self.occupied_next.set(at);
                 self.next[agent as usize] = at;
                 continue;
             }
@@ -378,7 +405,7 @@ impl Pibt {
                 let next = self.next[agent];
                 debug_assert_ne!(next, NO_CELL, "agent {agent} missing from the order");
                 if next != NO_CELL {
-                    self.occupied_next[next as usize] = NO_AGENT;
+                    self.occupied_next.clear(next);
                 } else {
                     self.next[agent] = cell;
                 }
@@ -421,7 +448,7 @@ impl Pibt {
             let mut k = self.frames[top].k as usize;
             while k < cands.len as usize {
                 let to = cands.cells[k];
-                if self.occupied_next[to as usize] != NO_AGENT {
+                if self.occupied_next.get(to) {
                     k += 1;
                     continue;
                 }
@@ -434,7 +461,7 @@ impl Pibt {
                     k += 1;
                     continue;
                 }
-                self.occupied_next[to as usize] = agent;
+                self.occupied_next.set(to);
                 self.next[agent as usize] = to;
                 if there != NO_AGENT && there != agent && self.next[there as usize] == NO_CELL {
                     child = Some(there);
@@ -452,7 +479,7 @@ impl Pibt {
             } else {
                 // Nowhere to go: stay (nobody reserved this cell: only a descendant of this
                 // frame could have, and its success would have been this agent's).
-                self.occupied_next[from as usize] = agent;
+                self.occupied_next.set(from);
                 self.next[agent as usize] = from;
                 self.frames.pop();
                 returned = Some(false);
@@ -472,14 +499,14 @@ impl Pibt {
         let other_at = positions[other as usize];
         if frame.k != 0
             || to == from
-            || self.occupied_next[from as usize] != NO_AGENT
+            || self.occupied_next.get(from)
             || to == other_at
             || !adjacent(grid, other_at, from)
             || self.crosses(grid, other_at, from)
         {
             return;
         }
-        self.occupied_next[from as usize] = other;
+        self.occupied_next.set(from);
         self.next[other as usize] = from;
         self.swaps += 1;
     }
@@ -538,9 +565,7 @@ impl Pibt {
     /// forward (on 8-connected grids that left pairs facing each other for good).
     fn can_back_off(&self, from: CellId, cands: &Candidates) -> bool {
         cands.as_slice()[1..].iter().any(|&c| {
-            c != from
-                && self.occupied_now[c as usize] == NO_AGENT
-                && self.occupied_next[c as usize] == NO_AGENT
+            c != from && self.occupied_now[c as usize] == NO_AGENT && !self.occupied_next.get(c)
         })
     }
 

@@ -48,7 +48,6 @@ use super::apply::{Applied, Apply};
 use super::metrics::{PhaseTimes, StableHasher};
 use super::move_context::{Forced, MoveContext};
 use super::movement::Clock;
-use super::occupancy::Occupancy;
 use super::regions::{RegionStep, Regions};
 use crate::grid::{CellId, Grid, NO_CELL, Neighborhood};
 use crate::mapf::{Candidates, Guidance, Pibt, rank_candidates};
@@ -86,6 +85,8 @@ pub(crate) struct PibtMovement {
     /// Per slot: the agent's priority key and slot (slot `u32::MAX` for a free slot), before
     /// the live ones are sorted into `order`.
     keys: Vec<(u64, u32)>,
+    /// Per cell, a bit: an agent standing on its goal stands there (see `RouteGuide`).
+    settled_cells: Vec<u64>,
     /// Action model `rotate`: PIBT's step made of forward moves and turns.
     forward: ForwardOnly,
     /// [`SimConfig::regions`](super::SimConfig::regions): the crowd decided region by region.
@@ -207,7 +208,14 @@ impl PibtMovement {
         let occupancy = apply
             .occupancy()
             .expect("conflicts pibt keep the occupancy");
-        let mut guide = RouteGuide::new(grid, agents, occupancy, &self.settled, &self.goals);
+        self.settled_cells.clear();
+        self.settled_cells.resize(grid.len().div_ceil(64), 0);
+        for (&settled, &cell) in self.settled.iter().zip(&self.positions) {
+            if settled {
+                self.settled_cells[cell as usize / 64] |= 1 << (cell % 64);
+            }
+        }
+        let mut guide = RouteGuide::new(grid, agents, &self.settled_cells, &self.goals);
         guide.rotate = rotate;
         let mut h = StableHasher::default();
         h.write_u64(config.seed);
@@ -343,10 +351,10 @@ impl PibtMovement {
 struct RouteGuide<'a> {
     costs: MoveCosts<'a>,
     agents: &'a AgentSet,
-    occupancy: &'a Occupancy,
-    /// Per slot: whether the agent stands on its goal (a dense copy, so that the test for
-    /// every candidate cell does not fetch the whole agent).
-    settled: &'a [bool],
+    /// Per cell, a bit: an agent that stands on its goal stands there (one bit a cell, so
+    /// that the test for every candidate cell reads a table that stays in the cache, not the
+    /// occupancy and then the agent).
+    settled_cells: &'a [u64],
     /// Per slot: the agent's goal, or `NO_CELL` (a dense copy, as `settled`).
     goals: &'a [CellId],
     /// Action model `rotate`: a cell off the way the agent faces costs the turns to face it.
@@ -357,15 +365,13 @@ impl<'a> RouteGuide<'a> {
     fn new(
         grid: &'a Grid,
         agents: &'a AgentSet,
-        occupancy: &'a Occupancy,
-        settled: &'a [bool],
+        settled_cells: &'a [u64],
         goals: &'a [CellId],
     ) -> Self {
         RouteGuide {
             costs: MoveCosts::new(grid),
             agents,
-            occupancy,
-            settled,
+            settled_cells,
             goals,
             rotate: false,
         }
@@ -379,9 +385,9 @@ impl<'a> RouteGuide<'a> {
 
     /// Whether an agent that has reached its goal stands on `cell`.
     fn settled(&self, cell: CellId) -> bool {
-        self.occupancy
-            .agent_at(cell)
-            .is_some_and(|slot| self.settled.get(slot as usize) == Some(&true))
+        self.settled_cells
+            .get(cell as usize / 64)
+            .is_some_and(|w| w >> (cell % 64) & 1 == 1)
     }
 
     /// Values of `cells` against the first `window` route cells (see the module docs);
