@@ -370,6 +370,53 @@ impl Pibt {
         guide: &impl Guidance,
         salt: u64,
     ) -> &[CellId] {
+        self.decide_step(grid, positions, candidates, order, guide, salt, false)
+    }
+
+    /// [`Pibt::step`] with the caller's table of which agent stands on each cell
+    /// (`occupied[cell]`: the agent in `positions` on that cell, [`NO_AGENT`] where none), lent
+    /// for the step and given back unchanged: the step then neither fills nor clears its own,
+    /// two writes per agent into a table as large as the grid.
+    ///
+    /// # Panics
+    /// As [`Pibt::step`], and when `occupied` is not one entry per cell.
+    #[allow(clippy::too_many_arguments)]
+    pub fn step_occupied(
+        &mut self,
+        occupied: &mut Vec<u32>,
+        grid: &Grid,
+        positions: &[CellId],
+        candidates: &[Candidates],
+        order: &[u32],
+        guide: &impl Guidance,
+        salt: u64,
+    ) -> &[CellId] {
+        assert_eq!(occupied.len(), grid.len(), "one entry per cell");
+        debug_assert!(
+            positions
+                .iter()
+                .enumerate()
+                .all(|(a, &c)| c == NO_CELL || occupied[c as usize] == a as u32),
+            "the table agrees with the positions"
+        );
+        std::mem::swap(&mut self.occupied_now, occupied);
+        self.decide_step(grid, positions, candidates, order, guide, salt, true);
+        std::mem::swap(&mut self.occupied_now, occupied);
+        &self.next
+    }
+
+    /// [`Pibt::step`]; `lent`: `occupied_now` is the caller's, already filled.
+    #[allow(clippy::too_many_arguments)]
+    fn decide_step(
+        &mut self,
+        grid: &Grid,
+        positions: &[CellId],
+        candidates: &[Candidates],
+        order: &[u32],
+        guide: &impl Guidance,
+        salt: u64,
+        lent: bool,
+    ) -> &[CellId] {
         assert_eq!(positions.len(), candidates.len());
         assert_eq!(
             self.occupied_now.len(),
@@ -380,10 +427,12 @@ impl Pibt {
         self.salt = salt;
         self.next.clear();
         self.next.resize(positions.len(), NO_CELL);
-        for (agent, &cell) in positions.iter().enumerate() {
-            if cell != NO_CELL {
-                debug_assert_eq!(self.occupied_now[cell as usize], NO_AGENT, "shared cell");
-                self.occupied_now[cell as usize] = agent as u32;
+        if !lent {
+            for (agent, &cell) in positions.iter().enumerate() {
+                if cell != NO_CELL {
+                    debug_assert_eq!(self.occupied_now[cell as usize], NO_AGENT, "shared cell");
+                    self.occupied_now[cell as usize] = agent as u32;
+                }
             }
         }
         for &agent in order {
@@ -401,7 +450,9 @@ impl Pibt {
         }
         for (agent, &cell) in positions.iter().enumerate() {
             if cell != NO_CELL {
-                self.occupied_now[cell as usize] = NO_AGENT;
+                if !lent {
+                    self.occupied_now[cell as usize] = NO_AGENT;
+                }
                 let next = self.next[agent];
                 debug_assert_ne!(next, NO_CELL, "agent {agent} missing from the order");
                 if next != NO_CELL {

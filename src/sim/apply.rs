@@ -50,6 +50,12 @@ impl<'a> Apply<'a> {
         self.occupancy.as_deref()
     }
 
+    /// The occupancy, to lend (`None` with conflicts `off`).
+    #[inline]
+    pub(crate) fn occupancy_mut(&mut self) -> Option<&mut Occupancy> {
+        self.occupancy.as_deref_mut()
+    }
+
     /// Agent `slot` moves onto `to`, which the phase found free for it (see
     /// [`crate::sim::Agent::take_move`] for `chosen`).
     pub(crate) fn moved(&mut self, agents: &mut AgentSet, slot: u32, to: CellId, chosen: Chosen) {

@@ -27,6 +27,12 @@ impl Occupancy {
         }
     }
 
+    /// The table itself, one entry per cell ([`NO_AGENT`] where free): lent to PIBT's step
+    /// ([`crate::mapf::Pibt::step_occupied`]), which gives it back unchanged.
+    pub(crate) fn table_mut(&mut self) -> &mut Vec<u32> {
+        &mut self.cells
+    }
+
     #[inline]
     pub(crate) fn set(&mut self, cell: CellId, slot: u32) {
         self.cells[cell as usize] = slot;

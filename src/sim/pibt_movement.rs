@@ -292,7 +292,12 @@ impl PibtMovement {
             );
             apply.swapped(swaps);
         } else {
-            let next = pibt.step(
+            let occupied = apply
+                .occupancy_mut()
+                .expect("conflicts pibt keep the occupancy")
+                .table_mut();
+            let next = pibt.step_occupied(
+                occupied,
                 grid,
                 positions,
                 &self.candidates,
