@@ -36,9 +36,12 @@
 //! movement phase's cost per tick: `docs/benchmarks.md`).
 //!
 //! # Determinism and threads
-//! Candidates are ranked in parallel (each agent's ranking depends only on its own route and
-//! cell, and on a per-tick salt); PIBT itself runs on one thread in priority order. The same
-//! state and seed give the same step on any number of threads.
+//! The priority keys are made and sorted, and the candidates ranked, on the pool (each
+//! agent's depends only on its own record, route and cell, and on a per-tick salt); PIBT itself
+//! runs on one thread in priority order, over tables of a bit per cell where it only tests
+//! them (reservations, settled cells) and over the simulation's occupancy, lent; the agents'
+//! moves are applied on the pool, the occupancy and events after them in slot order
+//! (`Apply::all`). The same state and seed give the same step on any number of threads.
 
 use rayon::prelude::*;
 
