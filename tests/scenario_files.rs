@@ -67,7 +67,7 @@ fn every_shipped_scenario_parses_and_builds() {
     for file in &files {
         let scenario = Scenario::load(file).unwrap_or_else(|e| panic!("{e}"));
         assert!(!scenario.description.is_empty(), "{}", file.display());
-        // crowd-1m needs about 10 GB and minutes to build: parsed only.
+        // crowd-1m needs about 3 GB and minutes of planning: parsed only.
         if scenario.agents > 200_000 {
             continue;
         }
