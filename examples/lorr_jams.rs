@@ -83,10 +83,7 @@ fn main() {
         })
         .collect();
     let names = ["open", "row aisle", "column aisle", "errand cell"];
-    let mut config = LorrConfig {
-        planner: throng::lorr::LorrPlanner::Pibt,
-        ..LorrConfig::default()
-    };
+    let mut config = LorrConfig::default();
     if let Some(c) = lane_cost {
         config.pibt.lane_cost = c;
     }

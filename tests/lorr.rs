@@ -212,7 +212,6 @@ fn the_same_run_on_one_thread_and_on_the_pool() {
         let mut run = LorrRun::new(
             &p,
             LorrConfig {
-                planner: LorrPlanner::Pibt,
                 parallel,
                 ..LorrConfig::default()
             },
@@ -377,43 +376,4 @@ fn letters_written_with_two_actions_swapped_are_caught() {
             Ok(other) => assert_ne!(other, end, "{swap:?} swapped went unnoticed"),
         }
     }
-}
-
-/// The default configuration's planner is resolved when the run is made, as the command
-/// line resolves it: window for a small team on an open floor, pibt for a floor nearly full,
-/// sim under the free model; the run and its report name the planner that plays, and it
-/// plays the same actions as that planner named.
-#[test]
-fn the_automatic_planner_is_resolved_when_the_run_is_made() {
-    let problem = random01();
-    let free = problem.grid.walkable_count();
-    for (agents, model, want) in [
-        (100, ActionModel::Rotate, LorrPlanner::Window),
-        (free * 9 / 10, ActionModel::Rotate, LorrPlanner::Pibt),
-        (100, ActionModel::Free, LorrPlanner::Sim),
-    ] {
-        let problem = problem.clone().with_agents(agents, 1).unwrap();
-        let config = LorrConfig {
-            action_model: model,
-            ..LorrConfig::default()
-        };
-        assert_eq!(config.planner, LorrPlanner::Auto);
-        let named = LorrConfig {
-            planner: want,
-            ..config
-        };
-        let mut auto = LorrRun::new(&problem, config).unwrap();
-        let mut by_name = LorrRun::new(&problem, named).unwrap();
-        assert_eq!(auto.planner(), want, "{agents} robots, {model:?}");
-        for _ in 0..20 {
-            auto.step();
-            by_name.step();
-        }
-        let report = auto.report();
-        assert_eq!(report.planner, want);
-        assert_eq!(report.tasks_finished, by_name.report().tasks_finished);
-        assert_eq!(auto.actions(), by_name.actions(), "{want} named or chosen");
-    }
-    assert_eq!("auto".parse::<LorrPlanner>(), Ok(LorrPlanner::Auto));
-    assert_eq!(LorrPlanner::Auto.to_string(), "auto");
 }

@@ -7,7 +7,7 @@ mod common;
 use std::path::PathBuf;
 
 use common::cli::{assert_one_line_error, ok, throng};
-use throng::lorr::{GuidanceConfig, LorrConfig, LorrPlanner, LorrRun, Problem};
+use throng::lorr::{GuidanceConfig, LorrConfig, LorrRun, Problem};
 
 /// A 64 x 64 "city": blocks of 3 to 12 cells a side dropped at random (fixed seed) until
 /// they cover 30% of the map, the largest connected area kept; `agents` robots and tasks of
@@ -68,7 +68,6 @@ fn city(agents: usize) -> Problem {
 
 fn guided(guidance: bool) -> LorrConfig {
     LorrConfig {
-        planner: LorrPlanner::Pibt,
         guidance: guidance.then(GuidanceConfig::default),
         ..LorrConfig::default()
     }

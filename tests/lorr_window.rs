@@ -78,10 +78,7 @@ fn the_window_planner_finishes_more_tasks_than_one_step_pibt_in_a_crowd() {
         run.validate().unwrap();
         run.report().tasks_finished
     };
-    let pibt = tasks(LorrConfig {
-        planner: LorrPlanner::Pibt,
-        ..LorrConfig::default()
-    });
+    let pibt = tasks(LorrConfig::default());
     let window = tasks(window(100));
     assert!(window > pibt, "window {window}, pibt {pibt}");
 }

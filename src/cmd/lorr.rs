@@ -34,10 +34,10 @@ pub struct LorrArgs {
     /// pibt (PIBT with rotations over distance tables shared by errand cell), window (pibt
     /// rolled out over a window of steps and improved by large neighbourhood search: more
     /// tasks in sparse crowds, dearer per robot) or sim (the general simulation with a turning A*
-    /// route per robot: the default, and the only planner, under the free model), or auto (the
-    /// default). Auto under the rotate model: window for teams of at most 1,600 robots on at
-    /// most 40% of the map's free cells, pibt for larger teams and denser floors (the report
-    /// names the planner that ran).
+    /// route per robot: the default, and the only planner, under the free model). Default under
+    /// the rotate model: window for teams of at most 1,600 robots on at most 40% of the map's
+    /// free cells, pibt for larger teams and denser floors (the report names the planner that
+    /// ran).
     #[arg(long, value_name = "PLANNER", value_parser = parse_planner)]
     planner: Option<LorrPlanner>,
     /// The time limit of a step in milliseconds, 0 to 60000 (0: none). A step of the pibt
@@ -140,11 +140,10 @@ pub fn run(args: LorrArgs) -> anyhow::Result<ExitCode> {
             "--planner {p} plans turning robots (--action-model rotate); the free model plays \
              with --planner sim"
         ),
-        (p, model) => p.unwrap_or_default().resolve(
-            model,
-            problem.starts.len(),
-            problem.grid.walkable_count(),
-        ),
+        (Some(p), _) => p,
+        (None, model) => {
+            LorrPlanner::automatic(model, problem.starts.len(), problem.grid.walkable_count())
+        }
     };
     for (flag, given) in [
         ("--window-steps", args.window_steps.is_some()),

@@ -18,8 +18,8 @@ pub use super::planner::window::WindowConfig;
 /// Settings of a run.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct LorrConfig {
-    /// The planner. Default: [`LorrPlanner::Auto`], the one [`LorrPlanner::automatic`] picks
-    /// for the action model, the team and the map (resolved by [`super::LorrRun::new`]).
+    /// The planner. Default: [`LorrPlanner::Pibt`] (rotate model only: the free model
+    /// needs [`LorrPlanner::Sim`]); the CLI picks [`LorrPlanner::automatic`] for the team.
     pub planner: LorrPlanner,
     /// The action model. Default: [`ActionModel::Rotate`], the competition's.
     pub action_model: ActionModel,
@@ -52,7 +52,7 @@ pub struct LorrConfig {
 impl Default for LorrConfig {
     fn default() -> Self {
         LorrConfig {
-            planner: LorrPlanner::Auto,
+            planner: LorrPlanner::Pibt,
             action_model: ActionModel::Rotate,
             seed: 0,
             parallel: true,

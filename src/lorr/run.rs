@@ -111,16 +111,6 @@ impl LorrRun {
     /// refused (not for a loaded [`Problem`]).
     pub fn new(problem: &Problem, config: LorrConfig) -> Result<LorrRun> {
         let agents = problem.starts.len();
-        // `LorrPlanner::Auto` made the planner it stands for, so that the report and every
-        // reader of the configuration see the planner that plays.
-        let config = LorrConfig {
-            planner: config.planner.resolve(
-                config.action_model,
-                agents,
-                problem.grid.walkable_count(),
-            ),
-            ..config
-        };
         let (planner, window_lanes) = build_planner(problem, &config)?;
         let board = TaskBoard::new(
             &problem.grid,
@@ -260,11 +250,6 @@ impl LorrRun {
         for _ in 0..steps {
             self.step();
         }
-    }
-
-    /// The planner that plays: the one named, or the one [`LorrPlanner::Auto`] stood for.
-    pub fn planner(&self) -> LorrPlanner {
-        self.config.planner
     }
 
     /// The figures so far.
@@ -496,11 +481,6 @@ fn build_planner(
             }
             let lanes = planner.lanes();
             (Box::new(planner), Some(lanes))
-        }
-        (LorrPlanner::Auto, _) => {
-            return Err(Error::Invalid(
-                "the automatic planner is resolved before the run is built".into(),
-            ));
         }
         (planner @ (LorrPlanner::Pibt | LorrPlanner::Window), ActionModel::Free) => {
             return Err(Error::Invalid(format!(

@@ -26,12 +26,8 @@ use crate::sim::{Heading, Simulation};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum LorrPlanner {
-    /// The one [`LorrPlanner::automatic`] picks for the run's action model, team and map,
-    /// resolved when the run is made ([`crate::lorr::LorrRun::new`]; its report names the
-    /// planner that played).
-    #[default]
-    Auto,
     /// PIBT with rotations over distance tables shared by goal (rotate model only).
+    #[default]
     Pibt,
     /// The general simulation: a turning A* route per robot, PIBT movement.
     Sim,
@@ -85,41 +81,16 @@ impl LorrPlanner {
     }
 }
 
-impl LorrPlanner {
-    /// This planner, or for [`LorrPlanner::Auto`] the one [`LorrPlanner::automatic`] picks for
-    /// `agents` robots on a map of `free_cells` free cells under `model`.
-    ///
-    /// ```
-    /// use throng::lorr::LorrPlanner;
-    /// use throng::sim::ActionModel;
-    ///
-    /// assert_eq!(LorrPlanner::Auto.resolve(ActionModel::Rotate, 800, 819), LorrPlanner::Pibt);
-    /// assert_eq!(LorrPlanner::Window.resolve(ActionModel::Rotate, 800, 819), LorrPlanner::Window);
-    /// ```
-    pub fn resolve(
-        self,
-        model: crate::sim::ActionModel,
-        agents: usize,
-        free_cells: usize,
-    ) -> LorrPlanner {
-        match self {
-            LorrPlanner::Auto => LorrPlanner::automatic(model, agents, free_cells),
-            named => named,
-        }
-    }
-}
-
 impl std::str::FromStr for LorrPlanner {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         match s {
-            "auto" => Ok(LorrPlanner::Auto),
             "pibt" => Ok(LorrPlanner::Pibt),
             "sim" => Ok(LorrPlanner::Sim),
             "window" => Ok(LorrPlanner::Window),
             other => Err(format!(
-                "unknown planner {other:?}: expected auto, pibt, window or sim"
+                "unknown planner {other:?}: expected pibt, window or sim"
             )),
         }
     }
@@ -128,7 +99,6 @@ impl std::str::FromStr for LorrPlanner {
 impl std::fmt::Display for LorrPlanner {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {
-            LorrPlanner::Auto => "auto",
             LorrPlanner::Pibt => "pibt",
             LorrPlanner::Sim => "sim",
             LorrPlanner::Window => "window",
