@@ -438,8 +438,8 @@ impl LorrRun {
     }
 }
 
-/// The planner `config` (resolved) names for `problem`, and whether its distance tables have lanes (the
-/// `window` planner's; `None` for the others).
+/// The planner `config` (resolved) names for `problem`, and whether its distance tables have
+/// lanes (the `window` planner's; `None` for the others).
 ///
 /// # Errors
 /// [`Error::Invalid`] for the `pibt` and `window` planners under the free action model (they

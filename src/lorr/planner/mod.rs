@@ -58,9 +58,9 @@ pub const WINDOW_MAX_DENSITY: f64 = 0.4;
 
 impl LorrPlanner {
     /// The planner for a team of `agents` robots on a map of `free_cells` free cells under
-    /// `model` when none is named ([`LorrPlanner::Auto`]): the window planner for at most [`WINDOW_MAX_AGENTS`]
-    /// turning robots on a floor at most [`WINDOW_MAX_DENSITY`] full, pibt for larger teams
-    /// and denser floors, sim under the free model.
+    /// `model` when none is named ([`LorrPlanner::Auto`]): the window planner for at most
+    /// [`WINDOW_MAX_AGENTS`] turning robots on a floor at most [`WINDOW_MAX_DENSITY`] full,
+    /// pibt for larger teams and denser floors, sim under the free model.
     ///
     /// ```
     /// use throng::lorr::LorrPlanner;
