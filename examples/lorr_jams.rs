@@ -12,7 +12,7 @@
 
 use std::io::Write;
 
-use throng::lorr::{LorrConfig, LorrRun, Problem};
+use throng::lorr::{LorrConfig, LorrPlanner, LorrRun, Problem};
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -83,7 +83,10 @@ fn main() {
         })
         .collect();
     let names = ["open", "row aisle", "column aisle", "errand cell"];
-    let mut config = LorrConfig::default();
+    let mut config = LorrConfig {
+        planner: LorrPlanner::Pibt,
+        ..LorrConfig::default()
+    };
     if let Some(c) = lane_cost {
         config.pibt.lane_cost = c;
     }

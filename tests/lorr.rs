@@ -212,6 +212,7 @@ fn the_same_run_on_one_thread_and_on_the_pool() {
         let mut run = LorrRun::new(
             &p,
             LorrConfig {
+                planner: LorrPlanner::Pibt,
                 parallel,
                 ..LorrConfig::default()
             },

@@ -1,13 +1,14 @@
 //! Congestion guidance of the `pibt` planner's distance tables (`--guidance`): more tasks on
 //! open ground where crowds form, steps replayed by the independent checker, the same
-//! actions on 1 and 2 threads, and the automatic choice and its flag.
+//! actions on 1 and 2 threads, and the automatic choice (the library's default settings, the
+//! command line's) and its flag.
 
 mod common;
 
 use std::path::PathBuf;
 
 use common::cli::{assert_one_line_error, ok, throng};
-use throng::lorr::{GuidanceConfig, LorrConfig, LorrRun, Problem};
+use throng::lorr::{GuidanceChoice, GuidanceConfig, LorrConfig, LorrPlanner, LorrRun, Problem};
 
 /// A 64 x 64 "city": blocks of 3 to 12 cells a side dropped at random (fixed seed) until
 /// they cover 30% of the map, the largest connected area kept; `agents` robots and tasks of
@@ -68,7 +69,8 @@ fn city(agents: usize) -> Problem {
 
 fn guided(guidance: bool) -> LorrConfig {
     LorrConfig {
-        guidance: guidance.then(GuidanceConfig::default),
+        planner: LorrPlanner::Pibt,
+        guidance: guidance.then(GuidanceConfig::default).into(),
         ..LorrConfig::default()
     }
 }
@@ -152,4 +154,55 @@ fn guidance_is_chosen_for_large_teams_on_open_ground_and_named_by_its_flag() {
     );
     let roomy = throng::grid::Grid::from_ascii(&vec![".".repeat(128); 128].join("\n")).unwrap();
     assert!(GuidanceConfig::automatic(&roomy, 3_000).is_some());
+}
+
+/// An open `side` x `side` floor with `agents` robots and tasks of two errands.
+fn open_floor(side: usize, agents: usize) -> Problem {
+    let map = format!(
+        "type octile\nheight {side}\nwidth {side}\nmap\n{}\n",
+        vec![".".repeat(side); side].join("\n")
+    );
+    let json = r#"{"mapFile": "o.map", "agentFile": "o.agents", "taskFile": "o.tasks",
+                  "teamSize": 1, "numTasksReveal": 1.5}"#;
+    let cells = (side * side) as u64;
+    let tasks: Vec<String> = (1..=100u64)
+        .map(|i| format!("{},{}", i * 7919 % cells, i * 104_729 % cells))
+        .collect();
+    let tasks = format!("{}\n{}\n", tasks.len(), tasks.join("\n"));
+    Problem::from_texts(json, &map, "1\n0\n", &tasks, "open/OPEN.json")
+        .unwrap()
+        .with_agents(agents, 1)
+        .unwrap()
+}
+
+#[test]
+fn the_default_settings_guide_the_tables_where_the_automatic_choice_says() {
+    // 16,384 free cells of open ground: 3,000 robots (pibt) guided, 1,000 (window) not.
+    for (agents, planner) in [(3_000, LorrPlanner::Pibt), (1_000, LorrPlanner::Window)] {
+        let problem = open_floor(128, agents);
+        let automatic = GuidanceConfig::automatic(&problem.grid, agents);
+        assert_eq!(automatic.is_some(), agents == 3_000);
+        assert_eq!(LorrConfig::default().guidance, GuidanceChoice::Auto);
+        let resolved = LorrConfig::default().resolved(&problem);
+        assert_eq!(resolved.guidance, GuidanceChoice::from(automatic));
+        assert_eq!(resolved.planner, planner);
+        let run = LorrRun::new(&problem, LorrConfig::default()).unwrap();
+        assert_eq!(run.report().guidance, automatic.is_some());
+        assert_eq!(run.report().planner, planner);
+    }
+    // Named, it is kept whatever the team.
+    let problem = open_floor(128, 3_000);
+    let off = LorrConfig {
+        guidance: GuidanceChoice::Off,
+        ..LorrConfig::default()
+    };
+    assert_eq!(off.resolved(&problem).guidance, GuidanceChoice::Off);
+    assert!(!LorrRun::new(&problem, off).unwrap().report().guidance);
+    let small = open_floor(128, 10);
+    let on = LorrConfig {
+        guidance: GuidanceChoice::On(GuidanceConfig::default()),
+        ..LorrConfig::default()
+    };
+    assert_eq!(on.resolved(&small).guidance, on.guidance);
+    assert!(LorrRun::new(&small, on).unwrap().report().guidance);
 }

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use common::cli::{assert_one_line_error, json_file, ok, stderr, throng};
 use common::reference_costs_from;
 use throng::lorr::distance::{FreeCells, UNREACHABLE};
-use throng::lorr::{LorrConfig, LorrRun, Problem};
+use throng::lorr::{LorrConfig, LorrPlanner, LorrRun, Problem};
 
 fn shipped(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -19,6 +19,14 @@ fn shipped(name: &str) -> PathBuf {
 
 fn random01() -> Problem {
     Problem::load(shipped("RANDOM-01.json")).expect("the shipped problem loads")
+}
+
+/// The library's defaults with the pibt planner named (the default lets the run choose).
+fn pibt() -> LorrConfig {
+    LorrConfig {
+        planner: LorrPlanner::Pibt,
+        ..LorrConfig::default()
+    }
 }
 
 #[test]
@@ -49,7 +57,7 @@ fn dense_teams_play_valid_steps() {
     // 600 robots on 819 free cells: PIBT's pushes, turns and waits in crowds, each step
     // replayed by the independent checker.
     let problem = random01().with_agents(600, 7).unwrap();
-    let mut run = LorrRun::new(&problem, LorrConfig::default()).unwrap();
+    let mut run = LorrRun::new(&problem, pibt()).unwrap();
     for _ in 0..60 {
         run.step();
         run.validate().expect("every step replays");
@@ -66,7 +74,7 @@ fn the_same_actions_on_one_thread_and_on_two() {
             .build()
             .unwrap()
             .install(|| {
-                let mut run = LorrRun::new(&problem, LorrConfig::default()).unwrap();
+                let mut run = LorrRun::new(&problem, pibt()).unwrap();
                 run.play(150);
                 (run.actions().to_vec(), run.report().tasks_finished)
             })
@@ -271,7 +279,7 @@ fn unopened_tasks_change_robots_and_the_checker_replays_the_schedule() {
     let play = |assignment| {
         let config = LorrConfig {
             assignment,
-            ..LorrConfig::default()
+            ..pibt()
         };
         let mut run = LorrRun::new(&problem, config).unwrap();
         run.play(150);
@@ -316,7 +324,7 @@ fn a_floor_98_percent_full_keeps_finishing_tasks() {
     // turned back and forth in each other's way and the floor locked up: 14 tasks in 300
     // steps, 2 of them in the last 150. Since: 170, 115 of them in the last 150.
     let problem = random01().with_agents(800, 0).unwrap();
-    let mut run = LorrRun::new(&problem, LorrConfig::default()).unwrap();
+    let mut run = LorrRun::new(&problem, pibt()).unwrap();
     run.play(150);
     let first = run.report().tasks_finished;
     run.play(150);
@@ -340,7 +348,7 @@ fn crowded_floors_finish_more_with_fewer_robots_on_errands() {
     // margin above the old figures' regression.
     for (agents, at_least) in [(400, 370), (800, 205)] {
         let problem = random01().with_agents(agents, 0).unwrap();
-        let mut run = LorrRun::new(&problem, LorrConfig::default()).unwrap();
+        let mut run = LorrRun::new(&problem, pibt()).unwrap();
         run.play(300);
         run.validate().expect("every step replays");
         let tasks = run.report().tasks_finished;

@@ -1,13 +1,13 @@
 //! The `window` planner of `throng lorr`: its steps replayed by the independent checker in a
 //! dense crowd, the same actions on 1 and 2 threads, at least the tasks of the one-step
-//! `pibt` planner on a fixed problem, and the automatic choices of planner and lanes and
-//! their flags.
+//! `pibt` planner on a fixed problem, and the automatic choices of planner and lanes (by the
+//! library's default settings as by the command line) and their flags.
 
 mod common;
 
 use std::path::PathBuf;
 
-use common::cli::{assert_one_line_error, ok, throng};
+use common::cli::{assert_one_line_error, json_file, ok, throng};
 use throng::lorr::{
     LorrConfig, LorrPlanner, LorrRun, Problem, WINDOW_MAX_AGENTS, WINDOW_MAX_DENSITY, WindowConfig,
 };
@@ -78,7 +78,10 @@ fn the_window_planner_finishes_more_tasks_than_one_step_pibt_in_a_crowd() {
         run.validate().unwrap();
         run.report().tasks_finished
     };
-    let pibt = tasks(LorrConfig::default());
+    let pibt = tasks(LorrConfig {
+        planner: LorrPlanner::Pibt,
+        ..LorrConfig::default()
+    });
     let window = tasks(window(100));
     assert!(window > pibt, "window {window}, pibt {pibt}");
 }
@@ -186,4 +189,53 @@ fn the_planner_is_chosen_by_team_size_and_density_and_window_flags_need_it() {
         "free",
     ]);
     assert_one_line_error(&o, "--planner window plans turning robots");
+}
+
+#[test]
+fn the_default_settings_let_the_run_choose_the_planner_as_the_command_line_does() {
+    // RANDOM-01's 32 x 32 map (819 free cells): 200 robots play window, 800 pibt, and the
+    // free model sim; the run and its report name the planner chosen, never auto.
+    let random01 = problem("RANDOM-01.json");
+    for (agents, model, chosen) in [
+        (200, ActionModel::Rotate, LorrPlanner::Window),
+        (800, ActionModel::Rotate, LorrPlanner::Pibt),
+        (200, ActionModel::Free, LorrPlanner::Sim),
+    ] {
+        let problem = random01.clone().with_agents(agents, 0).unwrap();
+        let config = LorrConfig {
+            action_model: model,
+            ..LorrConfig::default()
+        };
+        assert_eq!(config.planner, LorrPlanner::Auto);
+        assert_eq!(config.resolved(&problem).planner, chosen);
+        let mut run = LorrRun::new(&problem, config).unwrap();
+        assert_eq!(run.planner(), chosen, "{agents} robots, {model}");
+        run.play(2);
+        run.validate().expect("every step replays");
+        let report = serde_json::to_value(run.report()).unwrap();
+        assert_eq!(report["planner"], chosen.to_string());
+    }
+    // The name: parsed, printed and serialized as auto.
+    assert_eq!("auto".parse::<LorrPlanner>(), Ok(LorrPlanner::Auto));
+    assert_eq!(LorrPlanner::Auto.to_string(), "auto");
+    assert_eq!(serde_json::to_value(LorrPlanner::Auto).unwrap(), "auto");
+    // On the command line, `--planner auto` plays the same actions as no `--planner`, and
+    // reports the planner chosen.
+    let dir = tempfile::tempdir().unwrap();
+    let path = shipped("RANDOM-01.json");
+    let play = |extra: &[&str], out: &str| {
+        let out = dir.path().join(out);
+        let mut args = vec![path.to_str().unwrap(), "--steps", "5", "--step-ms", "0"];
+        args.extend_from_slice(extra);
+        let out_flag = ["--out", out.to_str().unwrap(), "--json"];
+        let report: serde_json::Value =
+            serde_json::from_str(&ok(&[&["lorr"], &args[..], &out_flag[..]].concat())).unwrap();
+        (
+            report["planner"].clone(),
+            json_file(&out)["actualPaths"].clone(),
+        )
+    };
+    let named = play(&["--planner", "auto"], "auto.json");
+    assert_eq!(named.0, "window");
+    assert_eq!(named, play(&[], "default.json"));
 }

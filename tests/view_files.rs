@@ -180,16 +180,8 @@ fn a_lorr_output_reads_back_as_the_run_played_it() {
     let (out, problem_path) = played_lorr_output(dir.path(), "rotate", steps);
     // The same run here, step by step: every robot's cell and heading.
     let problem = Problem::load(&problem_path).unwrap();
-    // The planner `throng lorr` chooses for this team (the library's default is pibt).
-    let config = LorrConfig {
-        planner: LorrPlanner::automatic(
-            ActionModel::Rotate,
-            problem.starts.len(),
-            problem.grid.walkable_count(),
-        ),
-        ..LorrConfig::default()
-    };
-    let mut run = LorrRun::new(&problem, config).unwrap();
+    // The library's defaults choose the planner as `throng lorr` does.
+    let mut run = LorrRun::new(&problem, LorrConfig::default()).unwrap();
     let state = |run: &LorrRun| -> (Vec<CellId>, Vec<u8>) {
         let headings = run.headings().iter().map(|h| h.index() as u8).collect();
         (run.positions().to_vec(), headings)

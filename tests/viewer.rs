@@ -18,9 +18,8 @@ use std::process::{Child, Command, Output, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use throng::lorr::{LorrConfig, LorrPlanner, LorrRun, Problem};
+use throng::lorr::{LorrConfig, LorrRun, Problem};
 use throng::scenario::Scenario;
-use throng::sim::ActionModel;
 use throng::trace::{TraceOptions, TraceRecorder};
 
 /// The moving agents' colour of group 0 in viewer.js (`COLOURS.moving`).
@@ -523,16 +522,8 @@ fn the_page_replays_a_mapf_plan_and_a_lorr_output_in_headless_chromium() {
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let problem = Problem::load(&problem_path).unwrap();
-    // The planner `throng lorr` chooses for this team (the library's default is pibt).
-    let config = LorrConfig {
-        planner: LorrPlanner::automatic(
-            ActionModel::Rotate,
-            problem.starts.len(),
-            problem.grid.walkable_count(),
-        ),
-        ..LorrConfig::default()
-    };
-    let mut run = LorrRun::new(&problem, config).unwrap();
+    // The library's defaults choose the planner as `throng lorr` does.
+    let mut run = LorrRun::new(&problem, LorrConfig::default()).unwrap();
     let t = 25;
     run.play(t);
     let robots: Vec<_> = run

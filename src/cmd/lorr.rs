@@ -9,7 +9,8 @@ use anyhow::Context;
 use indicatif::ProgressDrawTarget;
 use throng::cli::{Input, read_bytes};
 use throng::lorr::{
-    GuidanceConfig, LorrConfig, LorrPlanner, LorrRun, Problem, TaskAssignment, WindowConfig,
+    GuidanceChoice, GuidanceConfig, LorrConfig, LorrPlanner, LorrRun, Problem, TaskAssignment,
+    WindowConfig,
 };
 use throng::sim::ActionModel;
 
@@ -31,13 +32,13 @@ pub struct LorrArgs {
     /// moves).
     #[arg(long, default_value = "rotate", value_parser = parse_model)]
     action_model: ActionModel,
-    /// pibt (PIBT with rotations over distance tables shared by errand cell), window (pibt
-    /// rolled out over a window of steps and improved by large neighbourhood search: more
-    /// tasks in sparse crowds, dearer per robot) or sim (the general simulation with a turning A*
-    /// route per robot: the default, and the only planner, under the free model). Default under
-    /// the rotate model: window for teams of at most 1,600 robots on at most 40% of the map's
-    /// free cells, pibt for larger teams and denser floors (the report names the planner that
-    /// ran).
+    /// auto, pibt (PIBT with rotations over distance tables shared by errand cell), window
+    /// (pibt rolled out over a window of steps and improved by large neighbourhood search:
+    /// more tasks in sparse crowds, dearer per robot) or sim (the general simulation with a
+    /// turning A* route per robot: the only planner under the free model). Default: auto,
+    /// which under the rotate model plays window for teams of at most 1,600 robots on at most
+    /// 40% of the map's free cells, pibt for larger teams and denser floors, and sim under the
+    /// free model (the report names the planner that ran).
     #[arg(long, value_name = "PLANNER", value_parser = parse_planner)]
     planner: Option<LorrPlanner>,
     /// The time limit of a step in milliseconds, 0 to 60000 (0: none). A step of the pibt
@@ -135,16 +136,42 @@ pub fn run(args: LorrArgs) -> anyhow::Result<ExitCode> {
         write_problem(&problem, &args.problem, dir)?;
         return Ok(ExitCode::SUCCESS);
     }
-    let planner = match (args.planner, args.action_model) {
-        (Some(p @ (LorrPlanner::Pibt | LorrPlanner::Window)), ActionModel::Free) => anyhow::bail!(
+    if let (Some(p @ (LorrPlanner::Pibt | LorrPlanner::Window)), ActionModel::Free) =
+        (args.planner, args.action_model)
+    {
+        anyhow::bail!(
             "--planner {p} plans turning robots (--action-model rotate); the free model plays \
              with --planner sim"
-        ),
-        (Some(p), _) => p,
-        (None, model) => {
-            LorrPlanner::automatic(model, problem.starts.len(), problem.grid.walkable_count())
-        }
-    };
+        );
+    }
+    let defaults = LorrConfig::default();
+    // The planner and guidance not named are chosen here as the run will choose them, so that
+    // flags the run would ignore are refused before anything is written.
+    let config = LorrConfig {
+        planner: args.planner.unwrap_or_default(),
+        action_model: args.action_model,
+        seed: args.seed,
+        step_ms: args.step_ms as f64,
+        assignment: args.assignment,
+        window: WindowConfig {
+            steps: args
+                .window_steps
+                .map_or(defaults.window.steps, |n| n as usize),
+            iterations: args
+                .window_iterations
+                .map_or(defaults.window.iterations, |n| n as u32),
+            lanes: args.window_lanes,
+            ..defaults.window
+        },
+        guidance: match args.guidance {
+            Some(true) => GuidanceChoice::On(GuidanceConfig::default()),
+            Some(false) => GuidanceChoice::Off,
+            None => GuidanceChoice::Auto,
+        },
+        ..defaults
+    }
+    .resolved(&problem);
+    let planner = config.planner;
     for (flag, given) in [
         ("--window-steps", args.window_steps.is_some()),
         ("--window-iterations", args.window_iterations.is_some()),
@@ -178,30 +205,6 @@ pub fn run(args: LorrArgs) -> anyhow::Result<ExitCode> {
             Some(OutputFile::reserve("--out", file)?)
         }
         None => None,
-    };
-    let defaults = LorrConfig::default();
-    let config = LorrConfig {
-        planner,
-        action_model: args.action_model,
-        seed: args.seed,
-        step_ms: args.step_ms as f64,
-        assignment: args.assignment,
-        window: WindowConfig {
-            steps: args
-                .window_steps
-                .map_or(defaults.window.steps, |n| n as usize),
-            iterations: args
-                .window_iterations
-                .map_or(defaults.window.iterations, |n| n as u32),
-            lanes: args.window_lanes,
-            ..defaults.window
-        },
-        guidance: match args.guidance {
-            Some(true) => Some(GuidanceConfig::default()),
-            Some(false) => None,
-            None => GuidanceConfig::automatic(&problem.grid, problem.starts.len()),
-        },
-        ..defaults
     };
     let mut pool = rayon::ThreadPoolBuilder::new();
     if let Some(n) = args.threads {

@@ -1,15 +1,18 @@
 //! The settings of a League of Robot Runners run ([`LorrConfig`]): what every run has (the
 //! planner, the action model, the seed, the time limit, the task assignment), and one group of
 //! settings per planner ([`PibtConfig`], [`WindowConfig`], [`SimPlannerConfig`]), read only by
-//! that planner.
+//! that planner. The planner and the guidance may be left to the run ([`LorrPlanner::Auto`],
+//! [`GuidanceChoice::Auto`], the defaults): [`LorrConfig::resolved`] chooses them for the
+//! problem when the run starts, by the one rule the library and the command line share.
 
 use super::planner::LorrPlanner;
+use super::problem::Problem;
 use super::tasks::TaskAssignment;
 use crate::sim::ActionModel;
 
 pub use super::planner::guidance::{
-    GUIDANCE_MAX_CORRIDORS, GUIDANCE_MAX_DENSITY, GUIDANCE_MIN_AGENTS, GuidanceConfig,
-    corridor_share,
+    GUIDANCE_MAX_CORRIDORS, GUIDANCE_MAX_DENSITY, GUIDANCE_MIN_AGENTS, GuidanceChoice,
+    GuidanceConfig, corridor_share,
 };
 pub use super::planner::pibt::PibtConfig;
 pub use super::planner::sim::SimPlannerConfig;
@@ -18,8 +21,9 @@ pub use super::planner::window::WindowConfig;
 /// Settings of a run.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct LorrConfig {
-    /// The planner. Default: [`LorrPlanner::Pibt`] (rotate model only: the free model
-    /// needs [`LorrPlanner::Sim`]); the CLI picks [`LorrPlanner::automatic`] for the team.
+    /// The planner. Default: [`LorrPlanner::Auto`], the one [`LorrPlanner::automatic`] picks
+    /// for the action model, the team and the map (as `throng lorr` without `--planner`).
+    /// [`LorrPlanner::Pibt`] and [`LorrPlanner::Window`] plan for the rotate model only.
     pub planner: LorrPlanner,
     /// The action model. Default: [`ActionModel::Rotate`], the competition's.
     pub action_model: ActionModel,
@@ -45,14 +49,16 @@ pub struct LorrConfig {
     /// The `sim` planner's settings.
     pub sim: SimPlannerConfig,
     /// Congestion guidance of the `pibt` and `window` planners' distance tables (steps into
-    /// crowds made dearer, [`GuidanceConfig`]), or none. Default: none.
-    pub guidance: Option<GuidanceConfig>,
+    /// crowds made dearer, [`GuidanceConfig`]). Default: [`GuidanceChoice::Auto`], on where
+    /// [`GuidanceConfig::automatic`] says so for the team and the map (as `throng lorr`
+    /// without `--guidance`).
+    pub guidance: GuidanceChoice,
 }
 
 impl Default for LorrConfig {
     fn default() -> Self {
         LorrConfig {
-            planner: LorrPlanner::Pibt,
+            planner: LorrPlanner::Auto,
             action_model: ActionModel::Rotate,
             seed: 0,
             parallel: true,
@@ -62,7 +68,40 @@ impl Default for LorrConfig {
             pibt: PibtConfig::default(),
             window: WindowConfig::default(),
             sim: SimPlannerConfig::default(),
-            guidance: None,
+            guidance: GuidanceChoice::Auto,
+        }
+    }
+}
+
+impl LorrConfig {
+    /// These settings with the choices left to the run made for `problem`: the planner of
+    /// [`LorrPlanner::automatic`] for [`LorrPlanner::Auto`], the guidance of
+    /// [`GuidanceConfig::automatic`] for [`GuidanceChoice::Auto`]; settings named are kept.
+    /// [`super::LorrRun::new`] plays the settings resolved.
+    ///
+    /// ```
+    /// use throng::lorr::{GuidanceChoice, LorrConfig, LorrPlanner, Problem};
+    ///
+    /// let problem = Problem::load("sims/lorr/random.domain/RANDOM-01.json")?;
+    /// let config = LorrConfig::default().resolved(&problem.with_agents(200, 0)?);
+    /// assert_eq!(config.planner, LorrPlanner::Window);
+    /// assert_eq!(config.guidance, GuidanceChoice::Off);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn resolved(self, problem: &Problem) -> LorrConfig {
+        let (grid, agents) = (&problem.grid, problem.starts.len());
+        LorrConfig {
+            planner: match self.planner {
+                LorrPlanner::Auto => {
+                    LorrPlanner::automatic(self.action_model, agents, grid.walkable_count())
+                }
+                named => named,
+            },
+            guidance: match self.guidance {
+                GuidanceChoice::Auto => GuidanceConfig::automatic(grid, agents).into(),
+                named => named,
+            },
+            ..self
         }
     }
 }

@@ -11,9 +11,10 @@
 //! - `action`: a robot's action in a step ([`LorrAction`]), typed from the planner to the
 //!   run; letters only in the files.
 //! - `planner`: the planners behind one interface: `pibt` (PIBT with rotations over shared
-//!   distance tables, the default), `window` (that PIBT rolled out over a window of steps and
+//!   distance tables), `window` (that PIBT rolled out over a window of steps and
 //!   improved by large neighbourhood search over a space-time reservation table, on every
-//!   thread) and `sim` (the general [`crate::sim::Simulation`]).
+//!   thread) and `sim` (the general [`crate::sim::Simulation`]); by default the run picks one
+//!   for its team ([`LorrPlanner::Auto`]).
 //! - [`distance`]: distance tables by errand cell, shared read-only by the `pibt` and `window`
 //!   planners and the assignment.
 //! - [`lanes`]: the crisscross lanes that make a step against them dearer in those tables.
@@ -49,8 +50,8 @@ mod validate;
 pub use action::LorrAction;
 pub use checker::PlanChecker;
 pub use config::{
-    GUIDANCE_MAX_CORRIDORS, GUIDANCE_MAX_DENSITY, GUIDANCE_MIN_AGENTS, GuidanceConfig, LorrConfig,
-    PibtConfig, SimPlannerConfig, WindowConfig, corridor_share,
+    GUIDANCE_MAX_CORRIDORS, GUIDANCE_MAX_DENSITY, GUIDANCE_MIN_AGENTS, GuidanceChoice,
+    GuidanceConfig, LorrConfig, PibtConfig, SimPlannerConfig, WindowConfig, corridor_share,
 };
 pub use planner::{LorrPlanner, WINDOW_MAX_AGENTS, WINDOW_MAX_DENSITY};
 pub use problem::{MAX_ERRANDS, Problem};

@@ -1,5 +1,6 @@
 //! Playing a League of Robot Runners problem: the task board gives each robot its next errand,
-//! a planner ([`LorrPlanner`]: `pibt`, `window` or `sim`) chooses one [`LorrAction`] per robot,
+//! a planner ([`LorrPlanner`]: `pibt`, `window` or `sim`, named or chosen for the team when the
+//! run starts, [`LorrConfig::resolved`]) chooses one [`LorrAction`] per robot,
 //! and every step's actions are applied, timed and kept for the output file. The independent
 //! checker ([`PlanChecker`]) replays each step from its letters while the next is planned, a
 //! task the pool's other thread takes.
@@ -8,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use super::action::LorrAction;
 use super::checker::PlanChecker;
-use super::config::LorrConfig;
+use super::config::{GuidanceChoice, LorrConfig};
 use super::output;
 use super::planner::{self, LorrPlanner, PlannerFigures, StepInput, StepPlanner};
 use super::problem::Problem;
@@ -22,7 +23,7 @@ use crate::sim::{ActionModel, Heading, Simulation};
 /// Figures of a run so far.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
 pub struct LorrReport {
-    /// The planner that played.
+    /// The planner that played (never [`LorrPlanner::Auto`]: the one chosen).
     pub planner: LorrPlanner,
     /// How tasks went to robots.
     pub assignment: TaskAssignment,
@@ -65,14 +66,15 @@ pub struct LorrReport {
     /// `window` planner: whether its distance tables have lanes
     /// ([`super::WindowConfig::lanes`], or the map's choice); `None` for the other planners.
     pub window_lanes: Option<bool>,
-    /// Whether the distance tables were guided around crowds ([`LorrConfig::guidance`]; the
-    /// `pibt` and `window` planners).
+    /// Whether the distance tables were guided around crowds ([`LorrConfig::guidance`], as
+    /// chosen for the run; the `pibt` and `window` planners).
     pub guidance: bool,
 }
 
 /// A problem being played.
 #[derive(Debug)]
 pub struct LorrRun {
+    /// The settings, resolved ([`LorrConfig::resolved`]).
     config: LorrConfig,
     grid: Grid,
     starts: Vec<CellId>,
@@ -103,13 +105,16 @@ pub struct LorrRun {
 }
 
 impl LorrRun {
-    /// A run of `problem` at step 0, tasks revealed, none assigned yet.
+    /// A run of `problem` at step 0, tasks revealed, none assigned yet, with `config`
+    /// [resolved](LorrConfig::resolved) for the problem ([`LorrRun::planner`] names the
+    /// planner).
     ///
     /// # Errors
     /// [`crate::error::Error::Invalid`] for the `pibt` and `window` planners under the free
     /// action model (they plan turning robots only); the simulation's, should a start be
     /// refused (not for a loaded [`Problem`]).
     pub fn new(problem: &Problem, config: LorrConfig) -> Result<LorrRun> {
+        let config = config.resolved(problem);
         let agents = problem.starts.len();
         let (planner, window_lanes) = build_planner(problem, &config)?;
         let board = TaskBoard::new(
@@ -294,7 +299,7 @@ impl LorrRun {
             errands_done: self.board.events().len() as u64,
             moves: self.moves,
             window_lanes: self.window_lanes,
-            guidance: self.config.guidance.is_some()
+            guidance: matches!(self.config.guidance, GuidanceChoice::On(_))
                 && matches!(self.config.planner, LorrPlanner::Pibt | LorrPlanner::Window),
         }
     }
@@ -369,6 +374,12 @@ impl LorrRun {
         Ok(())
     }
 
+    /// The planner playing: the one named in the settings, or the one chosen for the team
+    /// for [`LorrPlanner::Auto`] (never `Auto`).
+    pub fn planner(&self) -> LorrPlanner {
+        self.config.planner
+    }
+
     /// Steps played.
     pub fn steps(&self) -> usize {
         self.steps
@@ -427,8 +438,8 @@ impl LorrRun {
     }
 }
 
-/// The planner `config` names for `problem`, and whether its distance tables have lanes (the
-/// `window` planner's; `None` for the others).
+/// The planner `config` (resolved) names for `problem`, and whether its distance tables have
+/// lanes (the `window` planner's; `None` for the others).
 ///
 /// # Errors
 /// [`Error::Invalid`] for the `pibt` and `window` planners under the free action model (they
@@ -441,6 +452,7 @@ fn build_planner(
     let (grid, agents) = (&problem.grid, problem.starts.len());
     let cache_bytes = config.table_cache_mib.saturating_mul(1 << 20);
     Ok(match (config.planner, config.action_model) {
+        (LorrPlanner::Auto, _) => unreachable!("LorrRun::new resolves the planner"),
         (LorrPlanner::Sim, model) => (
             Box::new(planner::sim::SimPlanner::new(
                 grid,
@@ -462,7 +474,7 @@ fn build_planner(
                 cache_bytes,
                 true,
             );
-            if let Some(guidance) = config.guidance {
+            if let GuidanceChoice::On(guidance) = config.guidance {
                 planner.guide(grid, config.pibt.lane_cost, guidance, true);
             }
             (Box::new(planner), None)
@@ -476,7 +488,7 @@ fn build_planner(
                 config.parallel,
                 cache_bytes,
             );
-            if let Some(guidance) = config.guidance {
+            if let GuidanceChoice::On(guidance) = config.guidance {
                 planner.guide(grid, guidance);
             }
             let lanes = planner.lanes();

@@ -14,7 +14,7 @@
 use crate::grid::{CellId, Grid};
 use crate::lorr::distance::DistanceTables;
 
-/// The congestion guidance's settings ([`crate::lorr::LorrConfig::guidance`]).
+/// The congestion guidance's settings ([`GuidanceChoice::On`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct GuidanceConfig {
     /// Steps between two updates of the step costs.
@@ -41,6 +41,28 @@ impl Default for GuidanceConfig {
             extra: 6,
             refresh: 20,
         }
+    }
+}
+
+/// Whether a run's distance tables are guided around crowds
+/// ([`crate::lorr::LorrConfig::guidance`]).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub enum GuidanceChoice {
+    /// Guided with the default settings where [`GuidanceConfig::automatic`] says so for the
+    /// run's team and map, chosen when the run starts (the report's `guidance` says which).
+    /// The default.
+    #[default]
+    Auto,
+    /// Not guided.
+    Off,
+    /// Guided with these settings.
+    On(GuidanceConfig),
+}
+
+impl From<Option<GuidanceConfig>> for GuidanceChoice {
+    /// [`GuidanceChoice::On`] with the settings given, [`GuidanceChoice::Off`] without.
+    fn from(config: Option<GuidanceConfig>) -> Self {
+        config.map_or(GuidanceChoice::Off, GuidanceChoice::On)
     }
 }
 

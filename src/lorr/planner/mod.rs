@@ -2,6 +2,8 @@
 //! ([`StepPlanner`]): the run keeps the robots, the task board and the actions; a planner
 //! turns the robots' targets into one [`LorrAction`] per robot each step.
 //!
+//! - [`LorrPlanner::Auto`] (`auto`, the default): one of the three below, chosen by
+//!   [`LorrPlanner::automatic`] for the team when the run starts.
 //! - [`LorrPlanner::Pibt`] (`pibt`): PIBT with rotations guided by shared distance tables, no
 //!   route searches.
 //! - [`LorrPlanner::Window`] (`window`): the `pibt` planner rolled out over a window of steps,
@@ -26,8 +28,12 @@ use crate::sim::{Heading, Simulation};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum LorrPlanner {
-    /// PIBT with rotations over distance tables shared by goal (rotate model only).
+    /// The planner [`LorrPlanner::automatic`] picks for the run's action model, team and map,
+    /// chosen when the run starts ([`crate::lorr::LorrRun::planner`] and the report name the
+    /// planner chosen, never `auto`). The default.
     #[default]
+    Auto,
+    /// PIBT with rotations over distance tables shared by goal (rotate model only).
     Pibt,
     /// The general simulation: a turning A* route per robot, PIBT movement.
     Sim,
@@ -52,9 +58,9 @@ pub const WINDOW_MAX_DENSITY: f64 = 0.4;
 
 impl LorrPlanner {
     /// The planner for a team of `agents` robots on a map of `free_cells` free cells under
-    /// `model` when none is named: the window planner for at most [`WINDOW_MAX_AGENTS`]
-    /// turning robots on a floor at most [`WINDOW_MAX_DENSITY`] full, pibt for larger teams
-    /// and denser floors, sim under the free model.
+    /// `model` when none is named ([`LorrPlanner::Auto`]): the window planner for at most
+    /// [`WINDOW_MAX_AGENTS`] turning robots on a floor at most [`WINDOW_MAX_DENSITY`] full,
+    /// pibt for larger teams and denser floors, sim under the free model.
     ///
     /// ```
     /// use throng::lorr::LorrPlanner;
@@ -86,11 +92,12 @@ impl std::str::FromStr for LorrPlanner {
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         match s {
+            "auto" => Ok(LorrPlanner::Auto),
             "pibt" => Ok(LorrPlanner::Pibt),
             "sim" => Ok(LorrPlanner::Sim),
             "window" => Ok(LorrPlanner::Window),
             other => Err(format!(
-                "unknown planner {other:?}: expected pibt, window or sim"
+                "unknown planner {other:?}: expected auto, pibt, window or sim"
             )),
         }
     }
@@ -99,6 +106,7 @@ impl std::str::FromStr for LorrPlanner {
 impl std::fmt::Display for LorrPlanner {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {
+            LorrPlanner::Auto => "auto",
             LorrPlanner::Pibt => "pibt",
             LorrPlanner::Sim => "sim",
             LorrPlanner::Window => "window",
