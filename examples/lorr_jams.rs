@@ -95,11 +95,19 @@ fn main() {
     let mut since = vec![0u64; n];
     let mut last_moves = 0;
     let mut last_tasks = 0;
+    let (mut holder_steps, mut holder_moves) = (0u64, 0u64);
     for t in 1..=steps {
         let before = run.positions().to_vec();
+        let holding: Vec<bool> = (0..n as u32)
+            .map(|a| run.board().target(a).is_some())
+            .collect();
         run.step();
         for (a, (&p, &q)) in before.iter().zip(run.positions()).enumerate() {
             since[a] = if p == q { since[a] + 1 } else { 0 };
+            if holding[a] {
+                holder_steps += 1;
+                holder_moves += u64::from(p != q);
+            }
         }
         if t % every == 0 || t == steps {
             let r = run.report();
@@ -124,8 +132,44 @@ fn main() {
                 since.iter().filter(|&&s| s >= still).count(),
                 per.join(", ")
             );
+            // Tasks finished in the window, and those not yet started: mean length
+            // (Manhattan, errand to errand) and age (steps since revealed).
+            let board = run.board();
+            let length = |line: u32| -> u64 {
+                board.lines()[line as usize]
+                    .windows(2)
+                    .map(|w| {
+                        let ((x0, y0), (x1, y1)) = (grid.coords(w[0]), grid.coords(w[1]));
+                        u64::from(x0.abs_diff(x1) + y0.abs_diff(y1))
+                    })
+                    .sum()
+            };
+            let (mut done, mut open) = ([0u64; 3], [0u64; 3]);
+            for task in board.tasks() {
+                let (sum, end) = match task.finished_at {
+                    Some(f) if f + every > t => (&mut done, f),
+                    None if task.done == 0 => (&mut open, t),
+                    _ => continue,
+                };
+                sum[0] += 1;
+                sum[1] += length(task.line);
+                sum[2] += end - task.revealed_at;
+            }
+            let mean = |s: [u64; 3], i: usize| s[i] as f64 / s[0].max(1) as f64;
+            println!(
+                "    holders {:.0} moving {:.0}%; finished: length {:.0}, age {:.0}; not \
+                 started: {} tasks, length {:.0}, age {:.0}",
+                holder_steps as f64 / every as f64,
+                100.0 * holder_moves as f64 / holder_steps.max(1) as f64,
+                mean(done, 1),
+                mean(done, 2),
+                open[0],
+                mean(open, 1),
+                mean(open, 2)
+            );
             last_moves = r.moves;
             last_tasks = r.tasks_finished;
+            (holder_steps, holder_moves) = (0, 0);
         }
     }
     if let Some(file) = picture {

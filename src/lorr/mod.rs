@@ -40,6 +40,7 @@ mod config;
 pub mod distance;
 pub mod lanes;
 mod output;
+mod parking;
 mod planner;
 mod problem;
 mod run;

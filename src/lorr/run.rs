@@ -11,6 +11,7 @@ use super::action::LorrAction;
 use super::checker::PlanChecker;
 use super::config::{GuidanceChoice, LorrConfig};
 use super::output;
+use super::parking;
 use super::planner::{self, LorrPlanner, PlannerFigures, StepInput, StepPlanner};
 use super::problem::Problem;
 use super::tasks::{AssignInput, TaskAssignment, TaskBoard};
@@ -476,6 +477,10 @@ fn build_planner(
             );
             if let GuidanceChoice::On(guidance) = config.guidance {
                 planner.guide(grid, config.pibt.lane_cost, guidance, true);
+            }
+            let busy = parking::busy_errands(grid, &problem.tasks);
+            if let Some(parking) = parking::Parking::new(grid, &busy) {
+                planner.park(parking);
             }
             (Box::new(planner), None)
         }

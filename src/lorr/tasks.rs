@@ -21,12 +21,16 @@
 //! On a crowded floor not every robot holds a task ([`active_cap`]): past about a third of
 //! the free cells, robots heading for errands block each other more than they add, and idle
 //! robots (which keep still unless pushed) make room. There, a task freed goes to the idle
-//! robot nearest a free task, not to the first idle robot by id.
+//! robot nearest a free task, not to the first idle robot by id. On a map whose tasks all
+//! visit a few busy errand cells ([`busy_errands`]) the cap is lower still
+//! ([`BUSY_MAP_SHARE_OF_FREE`]), and the `pibt` planner parks the idle robots away from those
+//! cells (`super::parking`).
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use super::distance::DistanceTables;
+use super::parking::busy_errands;
 use super::task_index::TaskIndex;
 use crate::grid::{CellId, Grid, NO_CELL};
 use crate::mapf::NO_AGENT;
@@ -95,6 +99,10 @@ pub const MAX_TAKEOVER_PLACEMENTS: usize = 1024;
 /// for that). An eighth finished the most tasks of the weights tried (`docs/performance.md`).
 pub const LENGTH_WEIGHT: u32 = 8;
 
+/// When the cap binds, the idle agents looked at a step for the tasks freed
+/// ([`TaskBoard::assign`]).
+pub(crate) const IDLE_CANDIDATES: usize = 512;
+
 /// Under [`TaskAssignment::Reassign`], robots hold tasks up to this share of the map's free
 /// cells (or [`ACTIVE_SHARE_OF_TEAM`] of the team, whichever is more; [`active_cap`]).
 pub(crate) const ACTIVE_SHARE_OF_FREE: f64 = 0.33;
@@ -103,16 +111,28 @@ pub(crate) const ACTIVE_SHARE_OF_FREE: f64 = 0.33;
 /// ([`active_cap`]): with most of a team idle, the idle robots stand in the way.
 pub(crate) const ACTIVE_SHARE_OF_TEAM: f64 = 0.6;
 
+/// Under [`TaskAssignment::Reassign`], on a map whose tasks all visit a few busy errand cells
+/// ([`busy_errands`]), robots hold tasks up to this share of the free cells at most: the robots
+/// queueing for those cells fill the floor around them and the queue moves ever slower
+/// (`docs/performance.md`).
+pub(crate) const BUSY_MAP_SHARE_OF_FREE: f64 = 0.13;
+
 /// How many of `agents` robots on a map of `free_cells` free cells hold tasks at once under
 /// [`TaskAssignment::Reassign`]: all of them up to [`ACTIVE_SHARE_OF_FREE`] of the free cells,
 /// then the larger of that share and [`ACTIVE_SHARE_OF_TEAM`] of the team. On the 32 x 32
 /// random map (819 free cells, 500 steps, the `pibt` planner) 400 robots finished 1,550 tasks
 /// with it (and robots keeping their cells from the first step), 1,229 before; 700 robots
-/// 1,211 and 879 (`docs/performance.md`).
-pub(crate) fn active_cap(agents: usize, free_cells: usize) -> usize {
+/// 1,211 and 879 (`docs/performance.md`). With `busy_errands` (the map has busy errand
+/// cells), at most [`BUSY_MAP_SHARE_OF_FREE`] of the free cells.
+pub(crate) fn active_cap(agents: usize, free_cells: usize, busy_errands: bool) -> usize {
     let by_floor = (ACTIVE_SHARE_OF_FREE * free_cells as f64).ceil() as usize;
     let by_team = (ACTIVE_SHARE_OF_TEAM * agents as f64).ceil() as usize;
-    agents.min(by_floor.max(by_team))
+    let cap = agents.min(by_floor.max(by_team));
+    if busy_errands {
+        cap.min((BUSY_MAP_SHARE_OF_FREE * free_cells as f64).ceil() as usize)
+    } else {
+        cap
+    }
 }
 
 /// Where the agents stand when tasks are assigned, and how far they are from errands.
@@ -177,6 +197,8 @@ pub struct TaskBoard {
     idle: BinaryHeap<Reverse<(u32, u32)>>,
     /// Per task line: the Manhattan length of its legs from errand to errand.
     line_length: Vec<u32>,
+    /// The first agent [`TaskBoard::assign`] looks at among the idle ones when the cap binds.
+    idle_cursor: usize,
     /// The next agent to reconsider its unopened task.
     cursor: usize,
     /// Unopened tasks taken from their agent, or given up for a nearer one.
@@ -216,6 +238,7 @@ impl TaskBoard {
                     .sum()
             })
             .collect();
+        let busy = !busy_errands(grid, &lines).is_empty();
         let mut board = TaskBoard {
             line_length,
             lines,
@@ -224,10 +247,11 @@ impl TaskBoard {
             free: 0,
             mode,
             cap: match mode {
-                TaskAssignment::Reassign => active_cap(agents, grid.walkable_count()),
+                TaskAssignment::Reassign => active_cap(agents, grid.walkable_count(), busy),
                 TaskAssignment::Nearest => agents,
             },
             idle: BinaryHeap::new(),
+            idle_cursor: 0,
             cursor: 0,
             reassignments: 0,
             width: grid.width(),
@@ -406,10 +430,22 @@ impl TaskBoard {
         }
         let mut idle = std::mem::take(&mut self.idle);
         idle.clear();
-        for agent in 0..self.agent_task.len().min(input.positions.len()) {
-            if self.agent_task[agent] == NO_TASK
-                && let Some((_, cost)) = self.best_for(agent, NO_TASK, false, input)
-            {
+        // At most IDLE_CANDIDATES idle agents a step are looked at, in turn from where the
+        // last step stopped: looking at every one (6,000 idle robots on sortation_large) took
+        // longer than the step.
+        let agents = self.agent_task.len().min(input.positions.len());
+        let mut looked = 0;
+        for k in 0..agents {
+            let agent = (self.idle_cursor + k) % agents;
+            if self.agent_task[agent] != NO_TASK {
+                continue;
+            }
+            if looked == IDLE_CANDIDATES {
+                self.idle_cursor = agent;
+                break;
+            }
+            looked += 1;
+            if let Some((_, cost)) = self.best_for(agent, NO_TASK, false, input) {
                 idle.push(Reverse((cost, agent as u32)));
             }
         }
@@ -611,10 +647,13 @@ mod tests {
 
     #[test]
     fn a_crowded_floor_gives_tasks_to_the_idle_agents_nearest_them() {
-        assert_eq!(active_cap(200, 819), 200);
-        assert_eq!(active_cap(400, 819), 271);
-        assert_eq!(active_cap(800, 819), 480);
-        assert_eq!(active_cap(10_000, 38_586), 10_000);
+        assert_eq!(active_cap(200, 819, false), 200);
+        assert_eq!(active_cap(400, 819, false), 271);
+        assert_eq!(active_cap(800, 819, false), 480);
+        assert_eq!(active_cap(10_000, 38_586, false), 10_000);
+        // warehouse_large's busy errand cells: from 5,017 robots on.
+        assert_eq!(active_cap(5_000, 38_586, true), 5_000);
+        assert_eq!(active_cap(10_000, 38_586, true), 5_017);
         // Five agents on eight free cells: three hold tasks, those nearest the free tasks
         // (agents 4 and 3 on their errands, agent 2 three cells from cell 5), not agents 0-2.
         let grid = Grid::from_ascii("........").unwrap();

@@ -28,8 +28,9 @@
 //! The tables cost a step against a crisscross lane ([`crate::lorr::lanes`]) more, so that
 //! robots going opposite ways keep to different corridors. Robots that turn cannot always make
 //! room in one step and dense crowds lock up: a robot that has not moved for
-//! [`RESTLESS_AFTER`] steps ranks its neighbours at random until it moves. The figures behind
-//! these choices are in `docs/performance.md` (League of Robot Runners).
+//! [`RESTLESS_AFTER`] steps ranks its neighbours at random until it moves. A robot without a
+//! task ranks its moves by [`Parking`] where the map has busy errand cells (out of their way).
+//! The figures behind these choices are in `docs/performance.md` (League of Robot Runners).
 
 mod rotate;
 
@@ -41,6 +42,7 @@ use crate::grid::{CellId, Grid, NO_CELL};
 use crate::hash::splitmix64_first;
 use crate::lorr::action::LorrAction;
 use crate::lorr::distance::DistanceTables;
+use crate::lorr::parking::Parking;
 use crate::sim::Heading;
 use rotate::{RankedCells, Robots, RotatePibt};
 
@@ -131,6 +133,8 @@ pub(crate) struct PibtPlanner {
     jammed: bool,
     /// The congestion guidance of its tables, if any ([`PibtPlanner::guide`]).
     guidance: Option<Guidance>,
+    /// Where robots without a task wait, if anywhere in particular ([`PibtPlanner::park`]).
+    parking: Option<Parking>,
     /// Whether [`StepPlanner::plan`] updates the guidance (else the caller does, with
     /// [`PibtPlanner::update_guidance`]).
     guide_in_plan: bool,
@@ -178,6 +182,7 @@ impl PibtPlanner {
             jammed: commit && dense(grid, agents),
             guidance: None,
             guide_in_plan: false,
+            parking: None,
         }
     }
 
@@ -194,6 +199,12 @@ impl PibtPlanner {
         let lanes = (lane_cost > 1).then(|| crate::lorr::lanes::crisscross(grid, lane_cost));
         self.guidance = Some(Guidance::new(grid, lanes.as_deref(), config));
         self.guide_in_plan = in_plan;
+    }
+
+    /// Sends its robots without a task out of the ring around busy errand cells
+    /// ([`Parking`]).
+    pub(crate) fn park(&mut self, parking: Parking) {
+        self.parking = Some(parking);
     }
 
     /// Updates the guidance, if any, for the robots at `positions` at `step`.
@@ -290,7 +301,7 @@ impl PibtPlanner {
                 None if goal != NO_CELL => {
                     u64::from(self.tables.free_cells().manhattan(cell, goal))
                 }
-                None => 0,
+                None => self.parking.as_ref().map_or(0, |p| u64::from(p.cost(cell))),
             }
         };
         let noise =
@@ -302,7 +313,10 @@ impl PibtPlanner {
         let stay = if restless {
             1 << 20
         } else if goal == NO_CELL {
-            0
+            match left(at, heading) {
+                0 => 0,
+                park => 1 + park,
+            }
         } else {
             1 + left(at, heading)
         };
