@@ -29,6 +29,8 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
+use rayon::prelude::*;
+
 use super::distance::DistanceTables;
 use super::parking::busy_errands;
 use super::task_index::TaskIndex;
@@ -199,6 +201,10 @@ pub struct TaskBoard {
     line_length: Vec<u32>,
     /// The first agent [`TaskBoard::assign`] looks at among the idle ones when the cap binds.
     idle_cursor: usize,
+    /// The idle agents looked at in a step (scratch of [`TaskBoard::assign`]).
+    idle_candidates: Vec<u32>,
+    /// Their best task's cost, if any (scratch of [`TaskBoard::assign`]).
+    idle_costs: Vec<Option<Reverse<(u32, u32)>>>,
     /// The next agent to reconsider its unopened task.
     cursor: usize,
     /// Unopened tasks taken from their agent, or given up for a nearer one.
@@ -252,6 +258,8 @@ impl TaskBoard {
             },
             idle: BinaryHeap::new(),
             idle_cursor: 0,
+            idle_candidates: Vec::new(),
+            idle_costs: Vec::new(),
             cursor: 0,
             reassignments: 0,
             width: grid.width(),
@@ -433,22 +441,33 @@ impl TaskBoard {
         // At most IDLE_CANDIDATES idle agents a step are looked at, in turn from where the
         // last step stopped: looking at every one (6,000 idle robots on sortation_large) took
         // longer than the step.
+        // Their best tasks are looked up on the rayon pool (each reads only the board).
         let agents = self.agent_task.len().min(input.positions.len());
-        let mut looked = 0;
+        let mut candidates = std::mem::take(&mut self.idle_candidates);
+        candidates.clear();
         for k in 0..agents {
             let agent = (self.idle_cursor + k) % agents;
             if self.agent_task[agent] != NO_TASK {
                 continue;
             }
-            if looked == IDLE_CANDIDATES {
+            if candidates.len() == IDLE_CANDIDATES {
                 self.idle_cursor = agent;
                 break;
             }
-            looked += 1;
-            if let Some((_, cost)) = self.best_for(agent, NO_TASK, false, input) {
-                idle.push(Reverse((cost, agent as u32)));
-            }
+            candidates.push(agent as u32);
         }
+        let mut costs = std::mem::take(&mut self.idle_costs);
+        candidates
+            .par_iter()
+            .with_min_len(32)
+            .map(|&agent| {
+                self.best_for(agent as usize, NO_TASK, false, input)
+                    .map(|(_, cost)| Reverse((cost, agent)))
+            })
+            .collect_into_vec(&mut costs);
+        idle.extend(costs.iter().flatten());
+        self.idle_candidates = candidates;
+        self.idle_costs = costs;
         while holders < self.cap && self.free > 0 {
             let Some(Reverse((cost, agent))) = idle.pop() else {
                 break;
