@@ -2,7 +2,9 @@
 //! and every `--every K` steps prints the tasks finished, the share of robots that moved in
 //! the last K steps, and the robots that have not moved for `--still S` steps, counted by the
 //! kind of cell they stand on (one-cell aisle across or along, open ground, errand cell) and
-//! by whether they have a task; `--picture FILE.ppm` writes the map at the end (walls black,
+//! by whether they have a task; then the robots holding tasks and the share of their steps
+//! with a move, and the mean Manhattan length and age of the tasks finished in the window and
+//! of those not started yet; `--picture FILE.ppm` writes the map at the end (walls black,
 //! robots still for S steps red, moving robots green, robots without a task blue);
 //! `--lane-cost C` sets `PibtConfig::lane_cost`.
 //!
