@@ -11,7 +11,7 @@ use super::action::LorrAction;
 use super::checker::PlanChecker;
 use super::config::{GuidanceChoice, LorrConfig};
 use super::output;
-use super::parking;
+use super::parking::Parking;
 use super::planner::{self, LorrPlanner, PlannerFigures, StepInput, StepPlanner};
 use super::problem::Problem;
 use super::tasks::{AssignInput, TaskAssignment, TaskBoard};
@@ -117,7 +117,6 @@ impl LorrRun {
     pub fn new(problem: &Problem, config: LorrConfig) -> Result<LorrRun> {
         let config = config.resolved(problem);
         let agents = problem.starts.len();
-        let (planner, window_lanes) = build_planner(problem, &config)?;
         let board = TaskBoard::new(
             &problem.grid,
             problem.tasks.clone(),
@@ -125,6 +124,7 @@ impl LorrRun {
             problem.reveal,
             config.assignment,
         );
+        let (planner, window_lanes) = build_planner(problem, &config, board.busy_errands())?;
         let checker = PlanChecker::new(
             &problem.grid,
             &problem.starts,
@@ -440,7 +440,8 @@ impl LorrRun {
 }
 
 /// The planner `config` (resolved) names for `problem`, and whether its distance tables have
-/// lanes (the `window` planner's; `None` for the others).
+/// lanes (the `window` planner's; `None` for the others); the `pibt` planner parks idle robots
+/// away from `busy_errands`.
 ///
 /// # Errors
 /// [`Error::Invalid`] for the `pibt` and `window` planners under the free action model (they
@@ -449,6 +450,7 @@ impl LorrRun {
 fn build_planner(
     problem: &Problem,
     config: &LorrConfig,
+    busy_errands: &[CellId],
 ) -> Result<(Box<dyn StepPlanner>, Option<bool>)> {
     let (grid, agents) = (&problem.grid, problem.starts.len());
     let cache_bytes = config.table_cache_mib.saturating_mul(1 << 20);
@@ -478,8 +480,7 @@ fn build_planner(
             if let GuidanceChoice::On(guidance) = config.guidance {
                 planner.guide(grid, config.pibt.lane_cost, guidance, true);
             }
-            let busy = parking::busy_errands(grid, &problem.tasks);
-            if let Some(parking) = parking::Parking::new(grid, &busy) {
+            if let Some(parking) = Parking::new(grid, busy_errands) {
                 planner.park(parking);
             }
             (Box::new(planner), None)

@@ -199,6 +199,8 @@ pub struct TaskBoard {
     idle: BinaryHeap<Reverse<(u32, u32)>>,
     /// Per task line: the Manhattan length of its legs from errand to errand.
     line_length: Vec<u32>,
+    /// The busy errand cells of the map ([`busy_errands`]), in cell order.
+    busy: Vec<CellId>,
     /// The first agent [`TaskBoard::assign`] looks at among the idle ones when the cap binds.
     idle_cursor: usize,
     /// The idle agents looked at in a step (scratch of [`TaskBoard::assign`]).
@@ -244,7 +246,7 @@ impl TaskBoard {
                     .sum()
             })
             .collect();
-        let busy = !busy_errands(grid, &lines).is_empty();
+        let busy = busy_errands(grid, &lines);
         let mut board = TaskBoard {
             line_length,
             lines,
@@ -253,10 +255,13 @@ impl TaskBoard {
             free: 0,
             mode,
             cap: match mode {
-                TaskAssignment::Reassign => active_cap(agents, grid.walkable_count(), busy),
+                TaskAssignment::Reassign => {
+                    active_cap(agents, grid.walkable_count(), !busy.is_empty())
+                }
                 TaskAssignment::Nearest => agents,
             },
             idle: BinaryHeap::new(),
+            busy,
             idle_cursor: 0,
             idle_candidates: Vec::new(),
             idle_costs: Vec::new(),
@@ -439,9 +444,8 @@ impl TaskBoard {
         let mut idle = std::mem::take(&mut self.idle);
         idle.clear();
         // At most IDLE_CANDIDATES idle agents a step are looked at, in turn from where the
-        // last step stopped: looking at every one (6,000 idle robots on sortation_large) took
-        // longer than the step.
-        // Their best tasks are looked up on the rayon pool (each reads only the board).
+        // last step stopped (looking at every one, 6,000 idle robots on sortation_large, took
+        // longer than the step), their best tasks on the rayon pool (each reads the board only).
         let agents = self.agent_task.len().min(input.positions.len());
         let mut candidates = std::mem::take(&mut self.idle_candidates);
         candidates.clear();
@@ -599,6 +603,12 @@ impl TaskBoard {
     /// Tasks finished so far.
     pub fn finished(&self) -> u64 {
         self.finished
+    }
+
+    /// The map's busy errand cells, in cell order: those the task lines visit at least 4 times
+    /// as often as the mean errand cell (where idle robots should not wait).
+    pub(crate) fn busy_errands(&self) -> &[CellId] {
+        &self.busy
     }
 
     /// Every task revealed so far, by id.
