@@ -6,7 +6,9 @@
 //! with a move, and the mean Manhattan length and age of the tasks finished in the window and
 //! of those not started yet; `--picture FILE.ppm` writes the map at the end (walls black,
 //! robots still for S steps red, moving robots green, robots without a task blue);
-//! `--lane-cost C` sets `PibtConfig::lane_cost`.
+//! `--lane-cost C` sets `PibtConfig::lane_cost`; `--guidance on|off` the congestion guidance
+//! (default: the run's choice), `--guidance-floor F` its `GuidanceConfig::floor`. Each window
+//! also counts the holders by tenth of the map's width, where they stand and where they head.
 //!
 //! ```sh
 //! cargo run --release --example lorr_jams -- PROBLEM.json --agents 10000 --steps 1000
@@ -14,7 +16,7 @@
 
 use std::io::Write;
 
-use throng::lorr::{LorrConfig, LorrPlanner, LorrRun, Problem};
+use throng::lorr::{GuidanceChoice, GuidanceConfig, LorrConfig, LorrPlanner, LorrRun, Problem};
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -22,6 +24,8 @@ fn main() {
         (None, None, 1000u64, 100u64, 20u64);
     let mut picture = None;
     let mut lane_cost = None;
+    let mut guidance: Option<String> = None;
+    let mut guidance_floor: Option<f32> = None;
     let number = |s: Option<String>| s.and_then(|s| s.parse::<u64>().ok());
     while let Some(a) = args.next() {
         match a.as_str() {
@@ -31,13 +35,15 @@ fn main() {
             "--still" => still = number(args.next()).unwrap_or(still),
             "--picture" => picture = args.next(),
             "--lane-cost" => lane_cost = number(args.next()).map(|n| n as u8),
+            "--guidance" => guidance = args.next(),
+            "--guidance-floor" => guidance_floor = args.next().and_then(|f| f.parse().ok()),
             _ => path = Some(a),
         }
     }
     let Some(path) = path else {
         eprintln!(
             "usage: lorr_jams PROBLEM.json [--agents N] [--steps N] [--every K] [--still S] \
-             [--picture FILE.ppm] [--lane-cost C]"
+             [--picture FILE.ppm] [--lane-cost C] [--guidance on|off] [--guidance-floor F]"
         );
         std::process::exit(2);
     };
@@ -89,6 +95,21 @@ fn main() {
         planner: LorrPlanner::Pibt,
         ..LorrConfig::default()
     };
+    match guidance.as_deref() {
+        None => {}
+        Some("on") => {
+            let mut g = GuidanceConfig::for_map(problem.has_busy_errands());
+            if let Some(f) = guidance_floor {
+                g.floor = f;
+            }
+            config.guidance = GuidanceChoice::On(g)
+        }
+        Some("off") => config.guidance = GuidanceChoice::Off,
+        Some(other) => {
+            eprintln!("--guidance {other}: on or off");
+            std::process::exit(2)
+        }
+    }
     if let Some(c) = lane_cost {
         config.pibt.lane_cost = c;
     }
@@ -169,6 +190,16 @@ fn main() {
                 mean(open, 1),
                 mean(open, 2)
             );
+            // Where the holders stand and where they head, by tenths of the map's width.
+            let (mut at_x, mut to_x) = ([0usize; 10], [0usize; 10]);
+            let tenth = |c: u32| (grid.coords(c).0 as usize * 10 / grid.width() as usize).min(9);
+            for (a, &p) in run.positions().iter().enumerate() {
+                if let Some(target) = run.board().target(a as u32) {
+                    at_x[tenth(p)] += 1;
+                    to_x[tenth(target)] += 1;
+                }
+            }
+            println!("    holders by tenth of the width: at {at_x:?}, heading for {to_x:?}");
             last_moves = r.moves;
             last_tasks = r.tasks_finished;
             (holder_steps, holder_moves) = (0, 0);

@@ -73,7 +73,9 @@ pub struct LorrArgs {
     /// computed from then on; the pibt planner computes the tables of the robots' errands
     /// again in the step's spare time). Default: on for teams of at least 2,000 robots on at
     /// most 40% of the free cells of a map of open ground (at most 10% of its free cells in
-    /// one-cell corridors: the 256 x 256 city, not the warehouses); the report says which
+    /// one-cell corridors: the 256 x 256 city), and for teams of at least 2,000 on any floor
+    /// whose tasks all visit a few busy errand cells (the warehouses' stations; there a part
+    /// of the map is crowded from half its cells held, not 30%); the report says which
     /// (`guidance`).
     #[arg(long, value_name = "on|off", value_parser = parse_on_off)]
     guidance: Option<bool>,
@@ -164,7 +166,7 @@ pub fn run(args: LorrArgs) -> anyhow::Result<ExitCode> {
             ..defaults.window
         },
         guidance: match args.guidance {
-            Some(true) => GuidanceChoice::On(GuidanceConfig::default()),
+            Some(true) => GuidanceChoice::On(GuidanceConfig::for_map(problem.has_busy_errands())),
             Some(false) => GuidanceChoice::Off,
             None => GuidanceChoice::Auto,
         },

@@ -11,8 +11,8 @@ use super::tasks::TaskAssignment;
 use crate::sim::ActionModel;
 
 pub use super::planner::guidance::{
-    GUIDANCE_MAX_CORRIDORS, GUIDANCE_MAX_DENSITY, GUIDANCE_MIN_AGENTS, GuidanceChoice,
-    GuidanceConfig, corridor_share,
+    GUIDANCE_BUSY_FLOOR, GUIDANCE_MAX_CORRIDORS, GUIDANCE_MAX_DENSITY, GUIDANCE_MIN_AGENTS,
+    GuidanceChoice, GuidanceConfig, corridor_share,
 };
 pub use super::planner::pibt::PibtConfig;
 pub use super::planner::sim::SimPlannerConfig;
@@ -98,7 +98,9 @@ impl LorrConfig {
                 named => named,
             },
             guidance: match self.guidance {
-                GuidanceChoice::Auto => GuidanceConfig::automatic(grid, agents).into(),
+                GuidanceChoice::Auto => {
+                    GuidanceConfig::automatic(grid, agents, problem.has_busy_errands()).into()
+                }
                 named => named,
             },
             ..self

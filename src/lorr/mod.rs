@@ -51,8 +51,9 @@ mod validate;
 pub use action::LorrAction;
 pub use checker::PlanChecker;
 pub use config::{
-    GUIDANCE_MAX_CORRIDORS, GUIDANCE_MAX_DENSITY, GUIDANCE_MIN_AGENTS, GuidanceChoice,
-    GuidanceConfig, LorrConfig, PibtConfig, SimPlannerConfig, WindowConfig, corridor_share,
+    GUIDANCE_BUSY_FLOOR, GUIDANCE_MAX_CORRIDORS, GUIDANCE_MAX_DENSITY, GUIDANCE_MIN_AGENTS,
+    GuidanceChoice, GuidanceConfig, LorrConfig, PibtConfig, SimPlannerConfig, WindowConfig,
+    corridor_share,
 };
 pub use planner::{LorrPlanner, WINDOW_MAX_AGENTS, WINDOW_MAX_DENSITY};
 pub use problem::{MAX_ERRANDS, Problem};

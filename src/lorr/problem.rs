@@ -301,6 +301,21 @@ impl Problem {
         )
     }
 
+    /// Whether every task visits one of a few busy errand cells (errand cells visited at least
+    /// four times as often as the mean one: the stations of the warehouse maps), where the
+    /// task board holds fewer robots on errands and idle robots park away from those cells.
+    ///
+    /// ```
+    /// use throng::lorr::Problem;
+    ///
+    /// let problem = Problem::load("sims/lorr/random.domain/RANDOM-01.json")?;
+    /// assert!(!problem.has_busy_errands());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn has_busy_errands(&self) -> bool {
+        !super::parking::busy_errands(&self.grid, &self.tasks).is_empty()
+    }
+
     /// Writes the agents file of this problem (`.agents`: a count line, then each robot's start
     /// cell a line), so that a team made by [`Problem::with_agents`] can be played by other
     /// programs (the start kit's planner).

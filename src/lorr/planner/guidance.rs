@@ -71,16 +71,24 @@ impl From<Option<GuidanceConfig>> for GuidanceChoice {
 /// teams play the `window` planner, whose search settles crowds within its window.
 pub const GUIDANCE_MIN_AGENTS: usize = 2_000;
 
+/// The share of a square's free cells held by robots from which a step into it costs more
+/// ([`GuidanceConfig::floor`]) on a map whose tasks all visit a few busy errand cells
+/// ([`GuidanceConfig::busy_floor`]). In one-cell aisles a square is a third full with the
+/// aisles' ordinary traffic; counted from half full, the queues that build towards the busy
+/// cells are routed around and the traffic is not (`docs/performance.md`).
+pub const GUIDANCE_BUSY_FLOOR: f32 = 0.5;
+
 /// The densest floor (robots over free cells) on which [`GuidanceConfig::automatic`] guides
 /// the tables: on a floor fuller than this everything is a crowd, and its costs only stretch
 /// every table alike.
 pub const GUIDANCE_MAX_DENSITY: f64 = 0.4;
 
 /// The largest share of a map's free cells in one-cell corridors ([`corridor_share`]) on
-/// which [`GuidanceConfig::automatic`] guides the tables. Guidance pays on open ground, where
-/// a crowd has ways around it (the city: 0.6% of its cells in corridors), and costs tasks on
-/// warehouse floors of one-cell aisles (63%: 16,542 tasks against 18,916 with 5,000 robots,
-/// `docs/performance.md`), where the crowds it counts are the aisles' ordinary traffic.
+/// which [`GuidanceConfig::automatic`] guides the tables with the default settings. They pay
+/// on open ground, where a crowd has ways around it (the city: 0.6% of its cells in
+/// corridors), and cost tasks on warehouse floors of one-cell aisles (63%: 92,366 tasks
+/// against 93,937 with 5,000 robots on `warehouse_large`), where squares a third full are the
+/// aisles' ordinary traffic; there [`GuidanceConfig::busy_floor`] applies.
 pub const GUIDANCE_MAX_CORRIDORS: f64 = 0.1;
 
 /// The share of `grid`'s free cells in a one-cell corridor (blocked on both sides, north and
@@ -118,24 +126,52 @@ pub fn corridor_share(grid: &Grid) -> f64 {
 }
 
 impl GuidanceConfig {
-    /// The guidance for a team of `agents` robots on `grid` when none is named: the default
-    /// one for at least [`GUIDANCE_MIN_AGENTS`] robots on a floor at most
-    /// [`GUIDANCE_MAX_DENSITY`] full, on a map of open ground (at most
-    /// [`GUIDANCE_MAX_CORRIDORS`] of its free cells in one-cell corridors), else none.
+    /// The guidance for a team of `agents` robots on `grid` when none is named: on a map of
+    /// open ground (at most [`GUIDANCE_MAX_CORRIDORS`] of its free cells in one-cell
+    /// corridors), the default one for at least [`GUIDANCE_MIN_AGENTS`] robots on a floor at
+    /// most [`GUIDANCE_MAX_DENSITY`] full; on a map whose tasks all visit a few busy errand
+    /// cells (`busy_errands`: the warehouses' stations), [`GuidanceConfig::busy_floor`] for at
+    /// least [`GUIDANCE_MIN_AGENTS`] robots, however full; else none.
     ///
     /// ```
     /// use throng::grid::Grid;
     /// use throng::lorr::GuidanceConfig;
     ///
     /// let open = Grid::from_ascii(&vec![".".repeat(100); 100].join("\n")).unwrap();
-    /// assert_eq!(GuidanceConfig::automatic(&open, 3_000), Some(GuidanceConfig::default()));
-    /// assert_eq!(GuidanceConfig::automatic(&open, 1_000), None);
-    /// assert_eq!(GuidanceConfig::automatic(&open, 5_000), None);
+    /// assert_eq!(GuidanceConfig::automatic(&open, 3_000, false), Some(GuidanceConfig::default()));
+    /// assert_eq!(GuidanceConfig::automatic(&open, 1_000, false), None);
+    /// assert_eq!(GuidanceConfig::automatic(&open, 5_000, false), None);
+    /// assert_eq!(GuidanceConfig::automatic(&open, 5_000, true), Some(GuidanceConfig::busy_floor()));
     /// ```
-    pub fn automatic(grid: &Grid, agents: usize) -> Option<GuidanceConfig> {
+    pub fn automatic(grid: &Grid, agents: usize, busy_errands: bool) -> Option<GuidanceConfig> {
+        if agents < GUIDANCE_MIN_AGENTS {
+            return None;
+        }
+        if busy_errands {
+            return Some(GuidanceConfig::busy_floor());
+        }
         let sparse = agents as f64 <= GUIDANCE_MAX_DENSITY * grid.walkable_count() as f64;
-        let open = || corridor_share(grid) <= GUIDANCE_MAX_CORRIDORS;
-        (agents >= GUIDANCE_MIN_AGENTS && sparse && open()).then(GuidanceConfig::default)
+        (sparse && corridor_share(grid) <= GUIDANCE_MAX_CORRIDORS).then(GuidanceConfig::default)
+    }
+
+    /// The guidance of a map whose tasks all visit a few busy errand cells (warehouse floors):
+    /// the default one, counting a square as crowded from [`GUIDANCE_BUSY_FLOOR`] of its free
+    /// cells held instead of 30%.
+    pub fn busy_floor() -> GuidanceConfig {
+        GuidanceConfig {
+            floor: GUIDANCE_BUSY_FLOOR,
+            ..GuidanceConfig::default()
+        }
+    }
+
+    /// The guidance `--guidance on` plays on a map: [`GuidanceConfig::busy_floor`] where the
+    /// tasks all visit a few busy errand cells, else the default one.
+    pub fn for_map(busy_errands: bool) -> GuidanceConfig {
+        if busy_errands {
+            GuidanceConfig::busy_floor()
+        } else {
+            GuidanceConfig::default()
+        }
     }
 }
 
@@ -288,9 +324,9 @@ mod tests {
     #[test]
     fn the_automatic_choice_is_large_sparse_teams_on_open_ground() {
         let grid = open(100, 100);
-        assert!(GuidanceConfig::automatic(&grid, GUIDANCE_MIN_AGENTS).is_some());
-        assert!(GuidanceConfig::automatic(&grid, GUIDANCE_MIN_AGENTS - 1).is_none());
-        assert!(GuidanceConfig::automatic(&grid, 4_001).is_none());
+        assert!(GuidanceConfig::automatic(&grid, GUIDANCE_MIN_AGENTS, false).is_some());
+        assert!(GuidanceConfig::automatic(&grid, GUIDANCE_MIN_AGENTS - 1, false).is_none());
+        assert!(GuidanceConfig::automatic(&grid, 4_001, false).is_none());
         // Aisles: every other row blocked, all free cells in corridors.
         let rows: Vec<String> = (0..200)
             .map(|y| {
@@ -303,6 +339,12 @@ mod tests {
             .collect();
         let aisles = Grid::from_ascii(&rows.join("\n")).unwrap();
         assert_eq!(corridor_share(&aisles), 1.0);
-        assert!(GuidanceConfig::automatic(&aisles, GUIDANCE_MIN_AGENTS).is_none());
+        assert!(GuidanceConfig::automatic(&aisles, GUIDANCE_MIN_AGENTS, false).is_none());
+        // A map of busy errand cells is guided, with the busy floor's settings, at any density.
+        assert_eq!(
+            GuidanceConfig::automatic(&aisles, 9_000, true),
+            Some(GuidanceConfig::busy_floor())
+        );
+        assert!(GuidanceConfig::automatic(&aisles, GUIDANCE_MIN_AGENTS - 1, true).is_none());
     }
 }
