@@ -149,11 +149,11 @@ fn guidance_is_chosen_for_large_teams_on_open_ground_and_named_by_its_flag() {
     // The automatic choice: large sparse teams on open ground only.
     let open = city(10).grid;
     assert!(
-        GuidanceConfig::automatic(&open, 2_000).is_none(),
+        GuidanceConfig::automatic(&open, 2_000, false).is_none(),
         "too dense"
     );
     let roomy = throng::grid::Grid::from_ascii(&vec![".".repeat(128); 128].join("\n")).unwrap();
-    assert!(GuidanceConfig::automatic(&roomy, 3_000).is_some());
+    assert!(GuidanceConfig::automatic(&roomy, 3_000, false).is_some());
 }
 
 /// An open `side` x `side` floor with `agents` robots and tasks of two errands.
@@ -180,7 +180,8 @@ fn the_default_settings_guide_the_tables_where_the_automatic_choice_says() {
     // 16,384 free cells of open ground: 3,000 robots (pibt) guided, 1,000 (window) not.
     for (agents, planner) in [(3_000, LorrPlanner::Pibt), (1_000, LorrPlanner::Window)] {
         let problem = open_floor(128, agents);
-        let automatic = GuidanceConfig::automatic(&problem.grid, agents);
+        let automatic =
+            GuidanceConfig::automatic(&problem.grid, agents, problem.has_busy_errands());
         assert_eq!(automatic.is_some(), agents == 3_000);
         assert_eq!(LorrConfig::default().guidance, GuidanceChoice::Auto);
         let resolved = LorrConfig::default().resolved(&problem);
