@@ -5,6 +5,9 @@
 //! (`--svg`, both planners). Each run is one process after the other, so that a time limit
 //! per step means the same on both sides: run it on an idle machine.
 //!
+//! Each team's problem, throng's JSON report (`throng-report.json`) and the peer's output are
+//! kept in a folder of `--work DIR` (default: the system's temporary folder).
+//!
 //! `--peer` is a command template: `{problem}` becomes the written problem's JSON, `{out}` a
 //! file for the peer's output JSON (its `numTaskFinished` is read), `{steps}` the steps and
 //! `{ms}` the time limit of a step. For the 2024 start kit, built separately:
@@ -112,7 +115,11 @@ fn main() {
         if let Some(p) = &planner {
             play.args(["--planner", p]);
         }
-        let report: serde_json::Value = serde_json::from_str(&run(&mut play))
+        let text = run(&mut play);
+        // Kept beside the written problem: the report has more than the table (p99 and
+        // longest step, memory, the guidance chosen).
+        let _ = std::fs::write(dir.join("throng-report.json"), &text);
+        let report: serde_json::Value = serde_json::from_str(&text)
             .unwrap_or_else(|e| fail(format!("throng lorr --json: {e}")));
         let number = |key: &str| report.get(key).and_then(|v| v.as_f64());
         let played = number("steps").unwrap_or(0.0) as u64;
