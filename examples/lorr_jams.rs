@@ -36,7 +36,13 @@ fn main() {
             "--picture" => picture = args.next(),
             "--lane-cost" => lane_cost = number(args.next()).map(|n| n as u8),
             "--guidance" => guidance = args.next(),
-            "--guidance-floor" => guidance_floor = args.next().and_then(|f| f.parse().ok()),
+            "--guidance-floor" => match args.next().map(|f| f.parse::<f32>()) {
+                Some(Ok(f)) if (0.0..1.0).contains(&f) => guidance_floor = Some(f),
+                _ => {
+                    eprintln!("--guidance-floor: a share from 0 to under 1");
+                    std::process::exit(2)
+                }
+            },
             _ => path = Some(a),
         }
     }
@@ -95,6 +101,10 @@ fn main() {
         planner: LorrPlanner::Pibt,
         ..LorrConfig::default()
     };
+    if guidance_floor.is_some() && guidance.as_deref() != Some("on") {
+        eprintln!("--guidance-floor applies with --guidance on only");
+        std::process::exit(2)
+    }
     match guidance.as_deref() {
         None => {}
         Some("on") => {

@@ -118,7 +118,8 @@ fn main() {
         let text = run(&mut play);
         // Kept beside the written problem: the report has more than the table (p99 and
         // longest step, memory, the guidance chosen).
-        let _ = std::fs::write(dir.join("throng-report.json"), &text);
+        let kept = dir.join("throng-report.json");
+        std::fs::write(&kept, &text).unwrap_or_else(|e| fail(format!("{}: {e}", kept.display())));
         let report: serde_json::Value = serde_json::from_str(&text)
             .unwrap_or_else(|e| fail(format!("throng lorr --json: {e}")));
         let number = |key: &str| report.get(key).and_then(|v| v.as_f64());

@@ -148,7 +148,7 @@ impl GuidanceConfig {
             return None;
         }
         if busy_errands {
-            return Some(GuidanceConfig::busy_floor());
+            return Some(GuidanceConfig::for_map(true));
         }
         let sparse = agents as f64 <= GUIDANCE_MAX_DENSITY * grid.walkable_count() as f64;
         (sparse && corridor_share(grid) <= GUIDANCE_MAX_CORRIDORS).then(GuidanceConfig::default)
