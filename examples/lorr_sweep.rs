@@ -8,6 +8,9 @@
 //! Each team's problem, throng's JSON report (`throng-report.json`) and the peer's output are
 //! kept in a folder of `--work DIR` (default: the system's temporary folder).
 //!
+//! `--from-csv FILE` (repeatable) plays nothing: it reads the rows of earlier `--csv` tables
+//! (points run one at a time, say) and writes their table and plot, rows ordered by robots.
+//!
 //! `--peer` is a command template: `{problem}` becomes the written problem's JSON, `{out}` a
 //! file for the peer's output JSON (its `numTaskFinished` is read), `{steps}` the steps and
 //! `{ms}` the time limit of a step. For the 2024 start kit, built separately:
@@ -25,6 +28,7 @@ use std::process::Command;
 /// One team size's results.
 struct Row {
     robots: usize,
+    step_ms: u64,
     throng_tasks: u64,
     planner: String,
     step_ms_mean: f64,
@@ -43,6 +47,7 @@ fn main() {
     let (mut csv, mut svg, mut peer, mut planner) = (None, None, None, None);
     let mut throng = PathBuf::from("target/release/throng");
     let mut work = std::env::temp_dir().join("throng-lorr-sweep");
+    let mut from_csv = Vec::new();
     while let Some(a) = args.next() {
         let mut value = || {
             args.next()
@@ -74,14 +79,31 @@ fn main() {
             "--peer" => peer = Some(value()),
             "--throng" => throng = PathBuf::from(value()),
             "--work" => work = PathBuf::from(value()),
+            "--from-csv" => from_csv.push(PathBuf::from(value())),
             _ if a.starts_with("--") => fail(format!("unknown option {a}")),
             _ => problem = Some(PathBuf::from(a)),
         }
     }
+    if !from_csv.is_empty() {
+        if problem.is_some()
+            || !teams.is_empty()
+            || steps.is_some()
+            || peer.is_some()
+            || planner.is_some()
+        {
+            fail(
+                "--from-csv plays nothing: give no problem, --agents, --steps, --planner or --peer with it",
+            );
+        }
+        let (name, rows) = read_tables(&from_csv);
+        write_outputs(&name, &rows, csv, svg);
+        return;
+    }
     let Some(problem) = problem else {
         fail(
             "usage: lorr_sweep PROBLEM.json --agents N,N,... [--steps N] [--step-ms MS] \
-             [--planner NAME] [--peer CMD] [--csv FILE] [--svg FILE] [--throng BIN] [--work DIR]",
+             [--planner NAME] [--peer CMD] [--csv FILE] [--svg FILE] [--throng BIN] [--work DIR]\n\
+             \x20      lorr_sweep --from-csv FILE [--from-csv FILE ...] [--csv FILE] [--svg FILE]",
         )
     };
     if teams.is_empty() {
@@ -143,6 +165,7 @@ fn main() {
         });
         let row = Row {
             robots,
+            step_ms,
             throng_tasks: number("tasks_finished").unwrap_or(0.0) as u64,
             planner: report
                 .get("planner")
@@ -165,23 +188,91 @@ fn main() {
         );
         rows.push(row);
     }
+    write_outputs(&name, &rows, csv, svg);
+}
+
+/// Writes the table (`csv`) and the plot (`svg`) of `rows`, where asked.
+fn write_outputs(name: &str, rows: &[Row], csv: Option<PathBuf>, svg: Option<PathBuf>) {
     if let Some(path) = csv {
-        let mut text = String::from(
-            "problem,robots,step_ms,planner,throng_tasks,throng_step_ms_mean,throng_cores,peer_tasks\n",
-        );
-        for r in &rows {
+        let mut text = String::from(CSV_HEADER);
+        text.push('\n');
+        for r in rows {
             let peer = r.peer_tasks.map(|t| t.to_string()).unwrap_or_default();
             let _ = writeln!(
                 text,
-                "{name},{},{step_ms},{},{},{:.2},{:.2},{peer}",
-                r.robots, r.planner, r.throng_tasks, r.step_ms_mean, r.cores
+                "{name},{},{},{},{},{:.2},{:.2},{peer}",
+                r.robots, r.step_ms, r.planner, r.throng_tasks, r.step_ms_mean, r.cores
             );
         }
         write_file(&path, &text);
     }
     if let Some(path) = svg {
-        write_file(&path, &plot(&name, &rows));
+        write_file(&path, &plot(name, rows));
     }
+}
+
+/// The columns of a table, as `--csv` writes them and `--from-csv` reads them.
+const CSV_HEADER: &str =
+    "problem,robots,step_ms,planner,throng_tasks,throng_step_ms_mean,throng_cores,peer_tasks";
+
+/// The rows of the tables in `paths` (written by `--csv`), ordered by robots, and their
+/// problem's name (one problem only); a file or line that is not such a table is refused.
+fn read_tables(paths: &[PathBuf]) -> (String, Vec<Row>) {
+    let mut name: Option<String> = None;
+    let mut rows = Vec::new();
+    for path in paths {
+        let text = std::fs::read_to_string(path)
+            .unwrap_or_else(|e| fail(format!("{}: {e}", path.display())));
+        let mut lines = text.lines().enumerate();
+        if lines.next().map(|(_, l)| l.trim()) != Some(CSV_HEADER) {
+            fail(format!(
+                "{}:1: not a lorr_sweep table (header {CSV_HEADER})",
+                path.display()
+            ));
+        }
+        for (i, line) in lines.filter(|(_, l)| !l.trim().is_empty()) {
+            let at = || format!("{}:{}", path.display(), i + 1);
+            let cells: Vec<&str> = line.split(',').map(str::trim).collect();
+            if cells.len() != 8 {
+                fail(format!("{}: {} columns, a table has 8", at(), cells.len()));
+            }
+            match &name {
+                Some(n) if n != cells[0] => {
+                    fail(format!("{}: problem {} in a plot of {n}", at(), cells[0]))
+                }
+                Some(_) => {}
+                None => name = Some(cells[0].to_string()),
+            }
+            let number = |c: usize, what: &str| -> f64 {
+                cells[c]
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|v| v.is_nan() || (v.is_finite() && *v >= 0.0))
+                    .unwrap_or_else(|| {
+                        fail(format!("{}: {what} {:?} is not a number", at(), cells[c]))
+                    })
+            };
+            let whole = |c: usize, what: &str| -> u64 {
+                cells[c].parse::<u64>().unwrap_or_else(|_| {
+                    fail(format!("{}: {what} {:?} is not a count", at(), cells[c]))
+                })
+            };
+            rows.push(Row {
+                robots: whole(1, "robots") as usize,
+                step_ms: whole(2, "step_ms"),
+                planner: cells[3].to_string(),
+                throng_tasks: whole(4, "throng_tasks"),
+                step_ms_mean: number(5, "throng_step_ms_mean"),
+                cores: number(6, "throng_cores"),
+                peer_tasks: (!cells[7].is_empty()).then(|| whole(7, "peer_tasks")),
+            });
+        }
+    }
+    let Some(name) = name else {
+        fail("--from-csv: the tables hold no rows")
+    };
+    rows.sort_by_key(|r| r.robots);
+    (name, rows)
 }
 
 /// Runs `command`, returning its standard output; exits on failure.
