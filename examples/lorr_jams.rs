@@ -121,7 +121,7 @@ fn main() {
         }
     }
     if let Some(c) = lane_cost {
-        config.pibt.lane_cost = c;
+        config.pibt.lane_cost = Some(c);
     }
     let mut run = LorrRun::new(&problem, config).expect("a pibt run");
     let n = problem.starts.len();

@@ -283,6 +283,14 @@ pub fn run(args: LorrArgs) -> anyhow::Result<ExitCode> {
                 if lanes { "on" } else { "off" }
             )?;
         }
+        if let Some(cost) = report.pibt_lane_cost {
+            writeln!(
+                out,
+                "lanes          a step against one costs {cost} (the map's choice: a way around \
+                 a crowd on {:.0}% of its trips)",
+                100.0 * throng::lorr::ways_around(&problem.grid)
+            )?;
+        }
         if report.guidance {
             let why = match args.guidance {
                 Some(_) => "--guidance",

@@ -12,9 +12,10 @@ use crate::sim::ActionModel;
 
 pub use super::planner::guidance::{
     GUIDANCE_BUSY_FLOOR, GUIDANCE_MAX_CORRIDORS, GUIDANCE_MAX_DENSITY, GUIDANCE_MIN_AGENTS,
-    GuidanceChoice, GuidanceConfig, corridor_share,
+    GuidanceChoice, GuidanceConfig, MIN_WAYS_AROUND, WAYS_AROUND_RADIUS, corridor_share,
+    ways_around,
 };
-pub use super::planner::pibt::PibtConfig;
+pub use super::planner::pibt::{PIBT_CORRIDOR_LANE_COST, PIBT_LANE_COST, PibtConfig};
 pub use super::planner::sim::SimPlannerConfig;
 pub use super::planner::window::WindowConfig;
 
@@ -76,32 +77,53 @@ impl Default for LorrConfig {
 impl LorrConfig {
     /// These settings with the choices left to the run made for `problem`: the planner of
     /// [`LorrPlanner::automatic`] for [`LorrPlanner::Auto`], the guidance of
-    /// [`GuidanceConfig::automatic`] for [`GuidanceChoice::Auto`]; settings named are kept.
+    /// [`GuidanceConfig::automatic`] for [`GuidanceChoice::Auto`], and for the `pibt` planner
+    /// the lane cost of [`PibtConfig::lane_cost_for`] when none is named; settings named are
+    /// kept.
     /// [`super::LorrRun::new`] plays the settings resolved.
     ///
     /// ```
     /// use throng::lorr::{GuidanceChoice, LorrConfig, LorrPlanner, Problem};
     ///
     /// let problem = Problem::load("sims/lorr/random.domain/RANDOM-01.json")?;
-    /// let config = LorrConfig::default().resolved(&problem.with_agents(200, 0)?);
+    /// let config = LorrConfig::default().resolved(&problem.clone().with_agents(200, 0)?);
     /// assert_eq!(config.planner, LorrPlanner::Window);
     /// assert_eq!(config.guidance, GuidanceChoice::Off);
+    /// assert_eq!(config.pibt.lane_cost, None); // not the pibt planner
+    /// let config = LorrConfig::default().resolved(&problem.with_agents(700, 0)?);
+    /// assert_eq!(config.pibt.lane_cost, Some(throng::lorr::PIBT_LANE_COST));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn resolved(self, problem: &Problem) -> LorrConfig {
         let (grid, agents) = (&problem.grid, problem.starts.len());
+        // Measured once, only if a choice needs it (some 50 ms on a large map).
+        let ways = std::cell::OnceCell::new();
+        let ways_around = || *ways.get_or_init(|| super::ways_around(grid));
+        let planner = match self.planner {
+            LorrPlanner::Auto => {
+                LorrPlanner::automatic(self.action_model, agents, grid.walkable_count())
+            }
+            named => named,
+        };
         LorrConfig {
-            planner: match self.planner {
-                LorrPlanner::Auto => {
-                    LorrPlanner::automatic(self.action_model, agents, grid.walkable_count())
-                }
+            planner,
+            guidance: match self.guidance {
+                GuidanceChoice::Auto => GuidanceConfig::automatic_with(
+                    grid,
+                    agents,
+                    problem.has_busy_errands(),
+                    ways_around,
+                )
+                .into(),
                 named => named,
             },
-            guidance: match self.guidance {
-                GuidanceChoice::Auto => {
-                    GuidanceConfig::automatic(grid, agents, problem.has_busy_errands()).into()
-                }
-                named => named,
+            pibt: PibtConfig {
+                lane_cost: match self.pibt.lane_cost {
+                    None if planner == LorrPlanner::Pibt => {
+                        Some(PibtConfig::lane_cost_for(ways_around()))
+                    }
+                    chosen => chosen,
+                },
             },
             ..self
         }

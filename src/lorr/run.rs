@@ -67,6 +67,9 @@ pub struct LorrReport {
     /// `window` planner: whether its distance tables have lanes
     /// ([`super::WindowConfig::lanes`], or the map's choice); `None` for the other planners.
     pub window_lanes: Option<bool>,
+    /// `pibt` planner: what a step against a lane costs in its distance tables
+    /// ([`super::PibtConfig::lane_cost`], or the map's choice); `None` for the other planners.
+    pub pibt_lane_cost: Option<u8>,
     /// Whether the distance tables were guided around crowds ([`LorrConfig::guidance`], as
     /// chosen for the run; the `pibt` and `window` planners).
     pub guidance: bool,
@@ -300,6 +303,11 @@ impl LorrRun {
             errands_done: self.board.events().len() as u64,
             moves: self.moves,
             window_lanes: self.window_lanes,
+            pibt_lane_cost: self
+                .config
+                .pibt
+                .lane_cost
+                .filter(|_| self.config.planner == LorrPlanner::Pibt),
             guidance: matches!(self.config.guidance, GuidanceChoice::On(_))
                 && matches!(self.config.planner, LorrPlanner::Pibt | LorrPlanner::Window),
         }
@@ -468,17 +476,19 @@ fn build_planner(
             None,
         ),
         (LorrPlanner::Pibt, ActionModel::Rotate) => {
+            // `LorrRun::new` resolves the lane cost for the pibt planner.
+            let lane_cost = config.pibt.lane_cost.unwrap_or(super::PIBT_LANE_COST);
             let mut planner = planner::pibt::PibtPlanner::new(
                 grid,
                 agents,
                 config.seed,
                 config.parallel,
-                config.pibt.lane_cost,
+                lane_cost,
                 cache_bytes,
                 true,
             );
             if let GuidanceChoice::On(guidance) = config.guidance {
-                planner.guide(grid, config.pibt.lane_cost, guidance, true);
+                planner.guide(grid, lane_cost, guidance, true);
             }
             if let Some(parking) = Parking::new(grid, busy_errands) {
                 planner.park(parking);

@@ -125,10 +125,128 @@ pub fn corridor_share(grid: &Grid) -> f64 {
     }
 }
 
+/// Trips sampled by [`ways_around`].
+const WAYS_AROUND_TRIPS: u64 = 64;
+
+/// Half the side of the square [`ways_around`] blocks at a trip's middle (8: 17 x 17 cells, a
+/// crowd wider than the corridors of a game map and narrower than a city's blocks).
+pub const WAYS_AROUND_RADIUS: u32 = 8;
+
+/// The smallest share of trips with a way around ([`ways_around`]) of a map of open ground:
+/// there [`GuidanceConfig::automatic`] guides the tables, elsewhere (rooms joined by
+/// corridors) it does not and the `pibt` planner's lanes cost more
+/// ([`crate::lorr::PibtConfig::lane_cost_for`]). The test round's maps: the 256 x 256 city
+/// 0.97, the random and warehouse maps 1, brc202d 0.34, where guidance cost tasks at every
+/// team size (`docs/performance.md`).
+pub const MIN_WAYS_AROUND: f64 = 0.75;
+
+/// The share of trips across `grid` that have a way around a crowd at their middle: for
+/// [`WAYS_AROUND_TRIPS`] trips between free cells (drawn by a fixed hash, at least four times
+/// the blocked square's side long), whether a way remains, at most twice as long, once the
+/// square of [`WAYS_AROUND_RADIUS`] around a shortest way's middle cell is blocked. About 1 on
+/// open ground and street grids, low on a map of rooms joined by single corridors, where a
+/// crowd in a corridor has no way around it. 1 when no trip can be drawn. Some 50 ms on a
+/// 481 x 530 map.
+///
+/// ```
+/// use throng::grid::Grid;
+/// use throng::lorr::ways_around;
+///
+/// let open = Grid::from_ascii(&vec![".".repeat(120); 120].join("\n")).unwrap();
+/// assert_eq!(ways_around(&open), 1.0);
+/// // Two open rooms joined by one corridor three cells wide: trips that cross it have no way
+/// // around.
+/// let mut rows = vec![".".repeat(60) + &"@".repeat(40) + &".".repeat(60); 60];
+/// for row in &mut rows[28..31] {
+///     *row = ".".repeat(160);
+/// }
+/// assert!(ways_around(&Grid::from_ascii(&rows.join("\n")).unwrap()) < 0.75);
+/// ```
+pub fn ways_around(grid: &Grid) -> f64 {
+    let radius = WAYS_AROUND_RADIUS;
+    use crate::sim::Heading;
+    use std::collections::VecDeque;
+    let free: Vec<CellId> = (0..grid.len() as CellId)
+        .filter(|&c| grid.is_walkable(c))
+        .collect();
+    if free.is_empty() {
+        return 1.0;
+    }
+    let mut distance = vec![u32::MAX; grid.len()];
+    let mut queue = VecDeque::new();
+    let mut blocked = vec![false; grid.len()];
+    let mut bfs = |from: CellId, blocked: &[bool], distance: &mut [u32]| {
+        distance.fill(u32::MAX);
+        distance[from as usize] = 0;
+        queue.clear();
+        queue.push_back(from);
+        while let Some(c) = queue.pop_front() {
+            let d = distance[c as usize];
+            for n in Heading::ALL.into_iter().filter_map(|h| h.ahead(grid, c)) {
+                if distance[n as usize] == u32::MAX && !blocked[n as usize] {
+                    distance[n as usize] = d + 1;
+                    queue.push_back(n);
+                }
+            }
+        }
+    };
+    let shortest = 4 * (2 * radius + 1);
+    let (mut trips, mut around) = (0u32, 0u32);
+    for i in 0..WAYS_AROUND_TRIPS {
+        let hash = crate::hash::splitmix64_first(i ^ 0x7761_7973);
+        let from = free[(hash % free.len() as u64) as usize];
+        bfs(from, &blocked, &mut distance);
+        // The trip's far end: the first cell at least `shortest` steps away in free-cell
+        // order from a second hashed start.
+        let start = (crate::hash::splitmix64_first(hash) % free.len() as u64) as usize;
+        let Some(to) = (0..free.len())
+            .map(|k| free[(start + k) % free.len()])
+            .find(|&c| distance[c as usize] != u32::MAX && distance[c as usize] >= shortest)
+        else {
+            continue;
+        };
+        let length = distance[to as usize];
+        // Walk back to the middle of a shortest way.
+        let mut middle = to;
+        while distance[middle as usize] > length / 2 {
+            middle = Heading::ALL
+                .into_iter()
+                .filter_map(|h| h.ahead(grid, middle))
+                .find(|&n| distance[n as usize] == distance[middle as usize] - 1)
+                .expect("a shortest way leads back");
+        }
+        let (mx, my) = grid.coords(middle);
+        let r = radius as i64;
+        let square: Vec<CellId> = (-r..=r)
+            .flat_map(|dy| (-r..=r).map(move |dx| (i64::from(mx) + dx, i64::from(my) + dy)))
+            .filter_map(|(x, y)| {
+                (x >= 0 && y >= 0)
+                    .then(|| grid.cell(x as u32, y as u32))
+                    .flatten()
+            })
+            .collect();
+        for &c in &square {
+            blocked[c as usize] = true;
+        }
+        bfs(from, &blocked, &mut distance);
+        trips += 1;
+        around += u32::from(distance[to as usize] <= 2 * length);
+        for &c in &square {
+            blocked[c as usize] = false;
+        }
+    }
+    if trips == 0 {
+        1.0
+    } else {
+        f64::from(around) / f64::from(trips)
+    }
+}
+
 impl GuidanceConfig {
     /// The guidance for a team of `agents` robots on `grid` when none is named: on a map of
     /// open ground (at most [`GUIDANCE_MAX_CORRIDORS`] of its free cells in one-cell
-    /// corridors), the default one for at least [`GUIDANCE_MIN_AGENTS`] robots on a floor at
+    /// corridors, and ways around a crowd on at least [`MIN_WAYS_AROUND`] of its
+    /// trips, [`ways_around`]), the default one for at least [`GUIDANCE_MIN_AGENTS`] robots on a floor at
     /// most [`GUIDANCE_MAX_DENSITY`] full; on a map whose tasks all visit a few busy errand
     /// cells (`busy_errands`: the warehouses' stations), [`GuidanceConfig::busy_floor`] for at
     /// least [`GUIDANCE_MIN_AGENTS`] robots, however full; else none.
@@ -144,6 +262,17 @@ impl GuidanceConfig {
     /// assert_eq!(GuidanceConfig::automatic(&open, 5_000, true), Some(GuidanceConfig::busy_floor()));
     /// ```
     pub fn automatic(grid: &Grid, agents: usize, busy_errands: bool) -> Option<GuidanceConfig> {
+        GuidanceConfig::automatic_with(grid, agents, busy_errands, || ways_around(grid))
+    }
+
+    /// [`GuidanceConfig::automatic`], with the map's [`ways_around`] from `ways_around` (asked
+    /// only when needed).
+    pub(crate) fn automatic_with(
+        grid: &Grid,
+        agents: usize,
+        busy_errands: bool,
+        ways_around: impl FnOnce() -> f64,
+    ) -> Option<GuidanceConfig> {
         if agents < GUIDANCE_MIN_AGENTS {
             return None;
         }
@@ -151,7 +280,10 @@ impl GuidanceConfig {
             return Some(GuidanceConfig::for_map(true));
         }
         let sparse = agents as f64 <= GUIDANCE_MAX_DENSITY * grid.walkable_count() as f64;
-        (sparse && corridor_share(grid) <= GUIDANCE_MAX_CORRIDORS).then(GuidanceConfig::default)
+        (sparse
+            && corridor_share(grid) <= GUIDANCE_MAX_CORRIDORS
+            && ways_around() >= MIN_WAYS_AROUND)
+            .then(GuidanceConfig::default)
     }
 
     /// The guidance of a map whose tasks all visit a few busy errand cells (warehouse floors):

@@ -25,8 +25,9 @@
 //! robots that replan every step go round each other (warehouse_large_5000: 93,937 tasks,
 //! 70,780 with commitments from the start).
 //!
-//! The tables cost a step against a crisscross lane ([`crate::lorr::lanes`]) more, so that
-//! robots going opposite ways keep to different corridors. Robots that turn cannot always make
+//! The tables cost a step against a crisscross lane ([`crate::lorr::lanes`]) more (more still
+//! on a map of rooms joined by corridors, [`PibtConfig::lane_cost_for`]), so that robots going
+//! opposite ways keep to different corridors. Robots that turn cannot always make
 //! room in one step and dense crowds lock up: a robot that has not moved for
 //! [`RESTLESS_AFTER`] steps ranks its neighbours at random until it moves. A robot without a
 //! task ranks its moves by [`Parking`] where the map has busy errand cells (out of their way).
@@ -70,17 +71,43 @@ const AGENT_MASK: u128 = (1 << 30) - 1;
 const RANK_CHUNK: usize = 256;
 
 /// The `pibt` planner's settings ([`crate::lorr::LorrConfig::pibt`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct PibtConfig {
     /// What a step against a lane costs in the distance tables, in steps (1: no lanes; see
-    /// [`crate::lorr::lanes`]). Default: 2 (tasks finished at other values:
-    /// `docs/performance.md`).
-    pub lane_cost: u8,
+    /// [`crate::lorr::lanes`]). Default: `None`, chosen for the map when the run starts
+    /// ([`PibtConfig::lane_cost_for`]; the report's `pibt_lane_cost` says which).
+    pub lane_cost: Option<u8>,
 }
 
-impl Default for PibtConfig {
-    fn default() -> Self {
-        PibtConfig { lane_cost: 2 }
+/// What a step against a lane costs in the `pibt` planner's tables on a map with ways around
+/// its crowds ([`PibtConfig::lane_cost_for`]; tasks finished at other values:
+/// `docs/performance.md`).
+pub const PIBT_LANE_COST: u8 = 2;
+
+/// What a step against a lane costs in the `pibt` planner's tables on a map of rooms joined by
+/// corridors ([`PibtConfig::lane_cost_for`]): where a crowd has no way around, the lanes are
+/// what keeps opposite streams apart in the corridors. brc202d, 4,000 robots, 1,000 steps,
+/// unguided: 3,660 tasks at 2, 3,832 at 3, 3,986 at 4; 6,500 robots, 2,000 steps: 6,388 / 6,769
+/// / 7,041 (`docs/performance.md`).
+pub const PIBT_CORRIDOR_LANE_COST: u8 = 4;
+
+impl PibtConfig {
+    /// The lane cost of a map where `ways_around` of the trips have a way around a crowd
+    /// ([`crate::lorr::ways_around`]): [`PIBT_CORRIDOR_LANE_COST`] below
+    /// [`crate::lorr::MIN_WAYS_AROUND`], else [`PIBT_LANE_COST`].
+    ///
+    /// ```
+    /// use throng::lorr::{PIBT_CORRIDOR_LANE_COST, PIBT_LANE_COST, PibtConfig};
+    ///
+    /// assert_eq!(PibtConfig::lane_cost_for(0.97), PIBT_LANE_COST);
+    /// assert_eq!(PibtConfig::lane_cost_for(0.34), PIBT_CORRIDOR_LANE_COST);
+    /// ```
+    pub fn lane_cost_for(ways_around: f64) -> u8 {
+        if ways_around < crate::lorr::MIN_WAYS_AROUND {
+            PIBT_CORRIDOR_LANE_COST
+        } else {
+            PIBT_LANE_COST
+        }
     }
 }
 
