@@ -3,6 +3,9 @@
 //! placement rules of the [module docs](super). Placement is where a scenario meets its map,
 //! so the "does not fit" errors (too many agents, a crowd too dense, a `.scen` line on a
 //! blocked cell) are found here and point at the key or `.scen` line responsible.
+//! Random and crowd placements number the agents in the order of their starts along the map
+//! (Morton order, [`Grid::morton`](crate::grid::Grid::morton)): neighbours on the map are
+//! neighbours in memory.
 
 use std::path::{Path, PathBuf};
 
@@ -127,6 +130,10 @@ impl Scenario {
             Placement::Scen { .. } => unreachable!("handled above"),
         };
         avoid_own_start(&mut pairs, distinct_goals, &component, &mut rng);
+        // Agents in the order of their starts along the map (Morton order): agents that stand
+        // near each other get neighbouring slots, so that the movement phase, sweeping the map,
+        // reads neighbouring records (`docs/performance.md`).
+        pairs.sort_by_key(|&(start, _)| grid.morton(start));
         Ok(pairs)
     }
 
@@ -531,9 +538,25 @@ mod tests {
         starts.sort_unstable();
         starts.dedup();
         assert_eq!(starts.len(), 10);
-        // Group 0 starts on the left half and heads right.
-        for (s, g) in pairs.iter().step_by(2) {
-            assert!(grid.coords(*s).0 < 8 && grid.coords(*g).0 >= 8);
+        // Group 0 starts on the left half and heads right, group 1 the other way.
+        for &(s, g) in &pairs {
+            assert_eq!(grid.coords(s).0 < 8, grid.coords(g).0 >= 8);
+        }
+        assert_eq!(pairs.iter().filter(|p| grid.coords(p.0).0 < 8).count(), 5);
+    }
+
+    #[test]
+    fn agents_are_numbered_in_the_order_of_their_starts_along_the_map() {
+        for kind in [
+            "kind = \"random\"",
+            "kind = \"crowds\"\ngroups = 2\ndensity = 0.8",
+        ] {
+            let text = format!("{SMALL}[placement]\n{kind}\n");
+            let s = Scenario::parse(&text, "t.toml", Path::new(".")).unwrap();
+            let grid = s.load_grid().unwrap();
+            let pairs = s.place(&grid).unwrap();
+            let codes: Vec<u64> = pairs.iter().map(|p| grid.morton(p.0)).collect();
+            assert!(codes.is_sorted(), "{kind}: {codes:?}");
         }
     }
 }
