@@ -23,6 +23,7 @@ use super::metrics::PhaseTimes;
 use super::move_context::{Forced, MoveContext};
 use super::occupancy::Occupancy;
 use super::pibt_movement::PibtMovement;
+pub(crate) use super::pibt_movement::SpatialTies;
 use crate::grid::{CellId, Grid};
 
 const UNSEEN: u8 = 0;
@@ -45,6 +46,17 @@ impl MovementStage {
     /// An empty stage.
     pub(crate) fn new() -> Self {
         Self::default()
+    }
+
+    /// PIBT's tie-breaks that follow the map, if drawn (a snapshot keeps them: they were drawn
+    /// from the cells of an earlier tick).
+    pub(crate) fn spatial_ties(&self) -> Option<&SpatialTies> {
+        self.pibt.spatial_ties()
+    }
+
+    /// Takes `ties` (from a snapshot) as PIBT's tie-breaks.
+    pub(crate) fn set_spatial_ties(&mut self, ties: SpatialTies) {
+        self.pibt.set_spatial_ties(ties);
     }
 
     /// Takes the actions chosen from outside for the next [`run`](Self::run) (checked by the

@@ -71,17 +71,23 @@ type SlotKeys<'a> = ((&'a mut bool, &'a mut CellId), &'a mut (u64, u32));
 /// no longer fits the caches, and a pass that sweeps the map reads its tables in order.
 pub(crate) const SPATIAL_TIES_MIN_AGENTS: usize = 4096;
 
-/// Per slot: the agent's fixed tie-break among equal urgencies, drawn once (again when the
-/// slots change): the higher, the earlier it moves. Below [`SPATIAL_TIES_MIN_AGENTS`] agents a
-/// hash of the seed and the slot. From there on, by the Morton code of the cell the agent
-/// stands on ([`Grid::morton`]; equal codes, agents sharing a cell, by that hash), the lowest
-/// code first: PIBT's pass then sweeps the map, and where the agents' slots follow the map too
-/// (the scenario's placements store them so) it reads their records in order: crowd-100k's
-/// pass 324 -> 241 ns an agent. Not for small crowds: one side of the map always ahead of the
-/// other, two crowds crossing through doorways (`sims/doors.toml`, 300 agents) cost 5% more.
-/// Fixed per agent, as PIBT's guarantee needs (ties by the cell stood on each tick left 167 of
-/// the default scenario's agents short of their goals). Figures: `docs/performance.md`.
-fn ties(grid: &Grid, positions: &[CellId], seed: u64) -> Vec<u32> {
+/// Ticks between two draws of tie-breaks that follow the map ([`ties`]).
+pub(crate) const SPATIAL_TIES_TICKS: u64 = 256;
+
+/// Per slot: the agent's tie-break among equal urgencies (the higher, the earlier it moves),
+/// and whether it follows the map. Below [`SPATIAL_TIES_MIN_AGENTS`] agents a hash of the seed
+/// and the slot, fixed for the run. From there on, by the Morton code of the cell the agent
+/// stands on when they are drawn ([`Grid::morton`]; equal codes, agents sharing a cell, by
+/// that hash), the lowest code first, drawn again every [`SPATIAL_TIES_TICKS`] ticks: PIBT's
+/// pass then sweeps the map, and where the agents' slots follow the map too (the scenario's
+/// placements store them so) it reads their records in order (crowd-100k's pass: 324 -> 241
+/// ns an agent). Fixed for a while, as PIBT's progress needs (drawn every tick from the cells
+/// stood on, they left 167 of the default scenario's agents short of their goals); drawn
+/// again, so that no part of the map stays last (drawn once, crowd-100k's last agent arrived
+/// 11% later). Not for small crowds: with one side of the map ahead of the other, two crowds
+/// crossing through doorways (`sims/doors.toml`, 300 agents) cost 5% more. Figures:
+/// `docs/performance.md`.
+fn ties(grid: &Grid, positions: &[CellId], seed: u64) -> (Vec<u32>, bool) {
     let hash = |slot: usize| {
         let mut h = StableHasher::default();
         h.write_u64(seed);
@@ -90,7 +96,7 @@ fn ties(grid: &Grid, positions: &[CellId], seed: u64) -> Vec<u32> {
     };
     let live = positions.iter().filter(|&&p| p != NO_CELL).count();
     if live < SPATIAL_TIES_MIN_AGENTS {
-        return (0..positions.len()).map(hash).collect();
+        return ((0..positions.len()).map(hash).collect(), false);
     }
     let mut by_cell: Vec<(u64, u32, u32)> = positions
         .iter()
@@ -109,7 +115,20 @@ fn ties(grid: &Grid, positions: &[CellId], seed: u64) -> Vec<u32> {
     for (rank, &(_, _, slot)) in by_cell.iter().enumerate() {
         ties[slot as usize] = u32::MAX - rank as u32;
     }
-    ties
+    (ties, true)
+}
+
+/// PIBT's tie-breaks ([`ties`]) and when they were drawn.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct SpatialTies {
+    /// Per slot: the tie-break (the higher, the earlier the agent moves).
+    pub(crate) ties: Vec<u32>,
+    /// The seed they were drawn with.
+    pub(crate) seed: u64,
+    /// The [`SPATIAL_TIES_TICKS`] period they were drawn in.
+    pub(crate) epoch: u64,
+    /// Whether they follow the map (else a hash of the seed and the slot).
+    pub(crate) spatial: bool,
 }
 
 /// Scratch memory of the PIBT movement phase, reused every tick.
@@ -126,10 +145,9 @@ pub(crate) struct PibtMovement {
     /// Per slot: the agent's goal (`NO_CELL` for none), read by PIBT's swap test for every
     /// neighbour of a pushed agent: a flat copy instead of a fetch of each neighbour's record.
     goals: Vec<CellId>,
-    /// Per slot: the agent's fixed tie-break among equal urgencies ([`ties`]), and
-    /// the seed they were drawn with.
-    ties: Vec<u32>,
-    ties_seed: u64,
+    /// Per slot: the agent's tie-break among equal urgencies ([`ties`]), with when and how
+    /// they were drawn.
+    ties: SpatialTies,
     /// Per slot: the agent's priority key and slot (slot `u32::MAX` for a free slot), before
     /// the live ones are sorted into `order`.
     keys: Vec<(u64, u32)>,
@@ -144,6 +162,16 @@ pub(crate) struct PibtMovement {
 }
 
 impl PibtMovement {
+    /// The tie-breaks drawn, when they follow the map (a hash otherwise: drawn again alike).
+    pub(crate) fn spatial_ties(&self) -> Option<&SpatialTies> {
+        self.ties.spatial.then_some(&self.ties)
+    }
+
+    /// Takes `ties` (from a snapshot) as the tie-breaks.
+    pub(crate) fn set_spatial_ties(&mut self, ties: SpatialTies) {
+        self.ties = ties;
+    }
+
     /// Moves every agent one step (or not) as PIBT decides, through `apply`; returns the time
     /// of its parts.
     pub(crate) fn run(
@@ -169,9 +197,18 @@ impl PibtMovement {
 
         // Positions and priority order.
         let rotate = config.action_model == ActionModel::Rotate;
-        if self.ties.len() != slots || self.ties_seed != config.seed {
-            self.ties_seed = config.seed;
-            self.ties = ties(grid, agents.positions(), config.seed);
+        // Drawn again when the slots or the seed change, and every `SPATIAL_TIES_TICKS` ticks
+        // where they follow the map (see `ties`).
+        let epoch = ctx.tick / SPATIAL_TIES_TICKS;
+        let t = &self.ties;
+        if t.ties.len() != slots || t.seed != config.seed || (t.epoch != epoch && t.spatial) {
+            let (ties, spatial) = ties(grid, agents.positions(), config.seed);
+            self.ties = SpatialTies {
+                ties,
+                seed: config.seed,
+                epoch,
+                spatial,
+            };
         }
         // The flat positions array, copied whole (a free slot's entry is `NO_CELL`).
         self.positions.clear();
@@ -194,7 +231,7 @@ impl PibtMovement {
         self.settled.resize(slots, false);
         self.goals.resize(slots, NO_CELL);
         self.keys.resize(slots, (0, u32::MAX));
-        let ties = &self.ties;
+        let ties = &self.ties.ties;
         let key = |(slot, ((settled, goal), key)): (usize, SlotKeys)| {
             let Some(agent) = agents.at(slot as u32) else {
                 (*settled, *goal, *key) = (false, NO_CELL, (0, u32::MAX));
@@ -592,7 +629,8 @@ mod tests {
         let mut positions: Vec<CellId> = (0..grid.len() as CellId).rev().step_by(2).collect();
         positions.push(NO_CELL);
         assert!(positions.len() > SPATIAL_TIES_MIN_AGENTS);
-        let drawn = ties(&grid, &positions, 7);
+        let (drawn, spatial) = ties(&grid, &positions, 7);
+        assert!(spatial);
         // Ranked by Morton code: the lower the code, the higher the tie (the earlier it moves).
         let mut by_tie: Vec<usize> = (0..positions.len() - 1).collect();
         by_tie.sort_unstable_by_key(|&s| std::cmp::Reverse(drawn[s]));
@@ -608,9 +646,10 @@ mod tests {
         assert_eq!(distinct.len(), drawn.len());
         // A small crowd: a hash of the seed and the slot, another for another seed.
         let few = &positions[..100];
-        let small = ties(&grid, few, 7);
+        let (small, spatial) = ties(&grid, few, 7);
+        assert!(!spatial);
         assert!(!small.windows(2).all(|w| w[0] > w[1]));
-        assert_ne!(small, ties(&grid, few, 8));
-        assert_eq!(small, ties(&grid, few, 7));
+        assert_ne!(small, ties(&grid, few, 8).0);
+        assert_eq!(small, ties(&grid, few, 7).0);
     }
 }

@@ -27,8 +27,9 @@ use crate::sim::events::{ArrivalKind, PlanReason};
 pub(crate) const MAGIC: &[u8; 8] = b"THRONGSS";
 
 /// Version of the layout written by [`crate::sim::Simulation::snapshot`]; any other is refused.
-/// Version 2 stores agent routes as step codes (4 bits a step) instead of cells.
-pub(crate) const FORMAT_VERSION: u32 = 2;
+/// Version 2 stores agent routes as step codes (4 bits a step) instead of cells; version 3
+/// PIBT's tie-breaks where they follow the map.
+pub(crate) const FORMAT_VERSION: u32 = 3;
 
 /// The crate version written into, and required of, every snapshot.
 pub(crate) const CRATE_VERSION: &str = env!("CARGO_PKG_VERSION");

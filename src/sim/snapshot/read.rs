@@ -14,7 +14,7 @@ use crate::sim::command::Command;
 use crate::sim::config::SimConfig;
 use crate::sim::events::{Arrival, GoalChange, Move, PlanMade, TickEvents};
 use crate::sim::metrics::{EndStatus, Metrics, PhaseNanos, PhaseTimes, RunSummary};
-use crate::sim::movement::MovementStage;
+use crate::sim::movement::{MovementStage, SpatialTies};
 use crate::sim::occupancy::Occupancy;
 use crate::sim::planning::PlanningStage;
 use crate::sim::simulation::Simulation;
@@ -96,6 +96,26 @@ pub(super) fn simulation(envelope: &Envelope<'_>) -> Result<Simulation, Snapshot
     let calls = read_events(&mut r)?;
     let events = read_events(&mut r)?;
     let stuck = read_stuck(&mut r, &grid)?;
+    let ties = if r.bool()? {
+        let seed = r.u64()?;
+        let epoch = r.u64()?;
+        let ties = r.u32s("tie-breaks")?;
+        if ties.len() != agents.slot_count() {
+            return Err(corrupt(format!(
+                "{} tie-breaks for {} agent slots",
+                ties.len(),
+                agents.slot_count()
+            )));
+        }
+        Some(SpatialTies {
+            ties,
+            seed,
+            epoch,
+            spatial: true,
+        })
+    } else {
+        None
+    };
     let metrics = read_metrics(&mut r)?;
     let nav = if r.bool()? {
         let bytes = r.bytes("navigation graph")?;
@@ -134,7 +154,13 @@ pub(super) fn simulation(envelope: &Envelope<'_>) -> Result<Simulation, Snapshot
         commands,
         occupancy,
         planning: PlanningStage::new(),
-        movement: MovementStage::new(),
+        movement: {
+            let mut movement = MovementStage::new();
+            if let Some(ties) = ties {
+                movement.set_spatial_ties(ties);
+            }
+            movement
+        },
         metrics,
         component_cells: Vec::new(),
         nav,

@@ -81,6 +81,15 @@ fn write_payload(w: &mut Writer<'_>, sim: &Simulation) {
     write_events(w, &sim.calls);
     write_events(w, &sim.events);
     write_stuck(w, &sim.stuck);
+    // PIBT's tie-breaks when they follow the map: drawn from the cells of an earlier tick, so
+    // not to be drawn again on restore.
+    let ties = sim.movement.spatial_ties();
+    w.bool(ties.is_some());
+    if let Some(t) = ties {
+        w.u64(t.seed);
+        w.u64(t.epoch);
+        w.u32s(&t.ties);
+    }
     write_metrics(w, &sim.metrics);
     w.bool(sim.nav.is_some());
     if let Some(nav) = &sim.nav {
