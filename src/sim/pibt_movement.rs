@@ -23,7 +23,9 @@
 //!
 //! # Priorities
 //! An agent's urgency counts the ticks since it last stood on its goal (reset when it arrives);
-//! ties go to a fixed per-agent hash of the run seed. Agents at their goal therefore rank last
+//! ties go to a fixed per-agent hash of the run seed in small crowds, and in large ones to the
+//! Morton order of the agents' cells, drawn every 256 ticks, so that the pass sweeps the map
+//! (`ties`). Agents at their goal therefore rank last
 //! and are pushed aside by travellers; pushed off, they head back and their urgency grows. A
 //! cell holding an agent at its goal is worth half a step more to others (`SETTLED_PENALTY`):
 //! in one-shot runs a settled agent pushed off its goal puts its arrival back, so a traveller
