@@ -141,7 +141,7 @@ pub const WAYS_AROUND_RADIUS: u32 = 8;
 pub const MIN_WAYS_AROUND: f64 = 0.75;
 
 /// The share of trips across `grid` that have a way around a crowd at their middle: for
-/// [`WAYS_AROUND_TRIPS`] trips between free cells (drawn by a fixed hash, at least four times
+/// 64 trips between free cells (drawn by a fixed hash, at least four times
 /// the blocked square's side long), whether a way remains, at most twice as long, once the
 /// square of [`WAYS_AROUND_RADIUS`] around a shortest way's middle cell is blocked. About 1 on
 /// open ground and street grids, low on a map of rooms joined by single corridors, where a
