@@ -75,17 +75,20 @@ fn guided(guidance: bool) -> LorrConfig {
     }
 }
 
+/// Tasks `problem` finishes in `steps` steps under `config`, every step replayed by the checker.
+fn tasks_finished(problem: &Problem, config: LorrConfig, steps: u64) -> u64 {
+    let mut run = LorrRun::new(problem, config).unwrap();
+    run.play(steps);
+    run.validate().expect("every step replays");
+    run.report().tasks_finished
+}
+
 #[test]
 fn guided_tables_finish_more_tasks_where_crowds_form() {
     // 800 robots on the city's ~2,850 free cells, 400 steps, no time limit (the same on any
     // machine): crowds jam where shortest ways cross unless new tables route around them.
     let problem = city(800);
-    let tasks = |config: LorrConfig| {
-        let mut run = LorrRun::new(&problem, config).unwrap();
-        run.play(400);
-        run.validate().expect("every step replays");
-        run.report().tasks_finished
-    };
+    let tasks = |config| tasks_finished(&problem, config, 400);
     let (plain, guided) = (tasks(guided(false)), tasks(guided(true)));
     assert!(
         guided as f64 >= 1.2 * plain as f64,
@@ -303,12 +306,7 @@ fn on_rooms_joined_by_corridors_the_chosen_settings_finish_more_than_guided_tabl
     // (unguided, lanes at PIBT_CORRIDOR_LANE_COST) against those of open ground (guided, lanes
     // at PIBT_LANE_COST). 600 steps measured: 1,681 tasks against 1,325.
     let problem = rooms(2_000);
-    let tasks = |config: LorrConfig| {
-        let mut run = LorrRun::new(&problem, config).unwrap();
-        run.play(300);
-        run.validate().expect("every step replays");
-        run.report().tasks_finished
-    };
+    let tasks = |config| tasks_finished(&problem, config, 300);
     let chosen = tasks(LorrConfig::default());
     let open_ground = tasks(LorrConfig {
         planner: LorrPlanner::Pibt,

@@ -215,25 +215,22 @@ pub fn ways_around(grid: &Grid) -> f64 {
                 .find(|&n| distance[n as usize] == distance[middle as usize] - 1)
                 .expect("a shortest way leads back");
         }
+        // The square around it, clipped to the map, blocked for the second search.
         let (mx, my) = grid.coords(middle);
-        let r = radius as i64;
-        let square: Vec<CellId> = (-r..=r)
-            .flat_map(|dy| (-r..=r).map(move |dx| (i64::from(mx) + dx, i64::from(my) + dy)))
-            .filter_map(|(x, y)| {
-                (x >= 0 && y >= 0)
-                    .then(|| grid.cell(x as u32, y as u32))
-                    .flatten()
-            })
-            .collect();
-        for &c in &square {
-            blocked[c as usize] = true;
-        }
+        let (x0, y0) = (mx.saturating_sub(radius), my.saturating_sub(radius));
+        let x1 = (mx + radius).min(grid.width() - 1);
+        let y1 = (my + radius).min(grid.height() - 1);
+        let mark = |blocked: &mut [bool], value: bool| {
+            for y in y0..=y1 {
+                let row = (y * grid.width()) as usize;
+                blocked[row + x0 as usize..=row + x1 as usize].fill(value);
+            }
+        };
+        mark(&mut blocked, true);
         bfs(from, &blocked, &mut distance);
         trips += 1;
         around += u32::from(distance[to as usize] <= 2 * length);
-        for &c in &square {
-            blocked[c as usize] = false;
-        }
+        mark(&mut blocked, false);
     }
     if trips == 0 {
         1.0
