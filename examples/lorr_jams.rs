@@ -7,7 +7,8 @@
 //! of those not started yet; `--picture FILE.ppm` writes the map at the end (walls black,
 //! robots still for S steps red, moving robots green, robots without a task blue);
 //! `--lane-cost C` sets `PibtConfig::lane_cost`; `--guidance on|off` the congestion guidance
-//! (default: the run's choice), `--guidance-floor F` its `GuidanceConfig::floor`. Each window
+//! (default: the run's choice), `--guidance-floor F` its `GuidanceConfig::floor`; `--seed N`
+//! places the `--agents` team and seeds the run (default 0). Each window
 //! also counts the holders by tenth of the map's width, where they stand and where they head.
 //!
 //! ```sh
@@ -26,6 +27,7 @@ fn main() {
     let mut lane_cost = None;
     let mut guidance: Option<String> = None;
     let mut guidance_floor: Option<f32> = None;
+    let mut seed = 0u64;
     let number = |s: Option<String>| s.and_then(|s| s.parse::<u64>().ok());
     while let Some(a) = args.next() {
         match a.as_str() {
@@ -34,6 +36,13 @@ fn main() {
             "--every" => every = number(args.next()).unwrap_or(every).max(1),
             "--still" => still = number(args.next()).unwrap_or(still),
             "--picture" => picture = args.next(),
+            "--seed" => match number(args.next()) {
+                Some(n) => seed = n,
+                None => {
+                    eprintln!("--seed: a whole number");
+                    std::process::exit(2)
+                }
+            },
             "--lane-cost" => lane_cost = number(args.next()).map(|n| n as u8),
             "--guidance" => guidance = args.next(),
             "--guidance-floor" => match args.next().map(|f| f.parse::<f32>()) {
@@ -49,7 +58,8 @@ fn main() {
     let Some(path) = path else {
         eprintln!(
             "usage: lorr_jams PROBLEM.json [--agents N] [--steps N] [--every K] [--still S] \
-             [--picture FILE.ppm] [--lane-cost C] [--guidance on|off] [--guidance-floor F]"
+             [--picture FILE.ppm] [--lane-cost C] [--guidance on|off] [--guidance-floor F] \
+             [--seed N]"
         );
         std::process::exit(2);
     };
@@ -58,7 +68,7 @@ fn main() {
         std::process::exit(2)
     });
     if let Some(n) = agents {
-        problem = problem.with_agents(n, 0).unwrap_or_else(|e| {
+        problem = problem.with_agents(n, seed).unwrap_or_else(|e| {
             eprintln!("--agents {n}: {e}");
             std::process::exit(2)
         });
@@ -99,6 +109,7 @@ fn main() {
     let names = ["open", "row aisle", "column aisle", "errand cell"];
     let mut config = LorrConfig {
         planner: LorrPlanner::Pibt,
+        seed,
         ..LorrConfig::default()
     };
     if guidance_floor.is_some() && guidance.as_deref() != Some("on") {

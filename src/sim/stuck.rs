@@ -67,6 +67,20 @@ const NODE_BYTES_PER_AGENT: usize = 24;
 /// The least node budget, whatever the crowd (240 MB at 100,000 agents).
 const MIN_NODES: usize = 100;
 
+/// The most bytes of LaCAM's distance tables (4 bytes a cell per distinct goal,
+/// [`crate::mapf::GoalDistances`]) a resolution may take: 25,000 agents on a 512 x 512 map
+/// would need 26 GB (the run was killed for memory before this bound).
+const TABLE_BYTES: usize = 1 << 30;
+
+/// Whether LaCAM's distance tables for `goals` on a grid of `cells` cells fit
+/// [`TABLE_BYTES`].
+fn goal_tables_fit(cells: usize, goals: &[CellId]) -> bool {
+    let mut distinct = goals.to_vec();
+    distinct.sort_unstable();
+    distinct.dedup();
+    distinct.len().saturating_mul(cells).saturating_mul(4) <= TABLE_BYTES
+}
+
 /// Detection and resolution of a stuck crowd (see the module docs).
 #[derive(Debug, Default)]
 pub(crate) struct StuckResolution {
@@ -349,6 +363,13 @@ impl StuckResolution {
             self.slots.clear();
             return;
         }
+        if !goal_tables_fit(grid.len(), &goals) {
+            // LaCAM's distance tables (a grid's worth per distinct goal) would not fit: no
+            // plan this time, as for a search cut short.
+            self.slots.clear();
+            self.window = self.window.saturating_mul(2);
+            return;
+        }
         let n = starts.len().max(1);
         let options = LacamOptions {
             node_limit: Some((NODE_BYTES / (NODE_BYTES_PER_AGENT * n)).max(MIN_NODES)),
@@ -378,5 +399,26 @@ impl StuckResolution {
                 self.window = self.window.saturating_mul(2);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lacam_tables_are_bounded_by_distinct_goals_times_cells() {
+        // 1,024 distinct goals on a 512 x 512 grid: exactly 1 GiB.
+        let cells = 512 * 512;
+        let goals: Vec<CellId> = (0..1024).collect();
+        assert!(goal_tables_fit(cells, &goals));
+        // Shared goals count once.
+        let shared: Vec<CellId> = (0..5000).map(|i| i % 1024).collect();
+        assert!(goal_tables_fit(cells, &shared));
+        // One more distinct goal does not fit; 25,000 (26 GB) far from it.
+        let more: Vec<CellId> = (0..1025).collect();
+        assert!(!goal_tables_fit(cells, &more));
+        let crowd: Vec<CellId> = (0..25_000).collect();
+        assert!(!goal_tables_fit(cells, &crowd));
     }
 }
