@@ -339,13 +339,19 @@ impl RouteCode {
     }
 
     /// A route from the parts [`parts`](Self::parts) gave, in a buffer of `capacity` bytes;
-    /// `None` when they do not make a route whose every cell is below `cells`.
+    /// `None` when they do not make a route on a grid `grid_width` wide whose every cell is
+    /// below `cells`.
     pub(crate) fn from_parts(
         (first, steps, width, nibbles, codes): (CellId, u32, u32, u32, &[u8]),
         capacity: usize,
         cells: usize,
+        grid_width: u32,
     ) -> Option<RouteCode> {
-        if codes.len() != nibbles.div_ceil(2) as usize
+        // Every step takes at least one nibble (which also bounds the decoding below), and a
+        // route with steps is coded for the grid's own width.
+        if steps > nibbles
+            || (steps > 0 && width != grid_width)
+            || codes.len() != nibbles.div_ceil(2) as usize
             || (nibbles % 2 == 1 && codes.last().is_some_and(|b| b >> 4 != 0))
             || (first == NO_CELL && (steps != 0 || nibbles != 0))
             || capacity < codes.len()
@@ -376,7 +382,7 @@ impl RouteCode {
                 it.next();
                 count += 1;
             }
-            if it.top != 0 || count != steps + 1 {
+            if it.top != 0 || u64::from(count) != u64::from(steps) + 1 {
                 return None;
             }
         }
@@ -547,21 +553,35 @@ mod tests {
     #[test]
     fn parts_round_trip_and_bad_parts_are_refused() {
         let route = RouteCode::from_cells(&[5, 6, 16, 90, 91], 10);
-        let back = RouteCode::from_parts(route.parts(), 8, 100).unwrap();
+        let back = RouteCode::from_parts(route.parts(), 8, 100, 10).unwrap();
         assert_eq!(cells(&back), [5, 6, 16, 90, 91]);
         assert_eq!(back.bytes(), 8);
         assert!(
-            RouteCode::from_parts(route.parts(), 8, 91).is_none(),
+            RouteCode::from_parts(route.parts(), 8, 91, 10).is_none(),
             "off the grid"
         );
         let (first, steps, width, nibbles, codes) = route.parts();
-        assert!(RouteCode::from_parts((first, steps + 1, width, nibbles, codes), 8, 100).is_none());
-        assert!(RouteCode::from_parts((first, steps - 1, width, nibbles, codes), 8, 100).is_none());
-        assert!(RouteCode::from_parts((first, steps, width, nibbles, codes), 1, 100).is_none());
+        let parts = |steps, width| (first, steps, width, nibbles, codes);
+        assert!(RouteCode::from_parts(parts(steps + 1, width), 8, 100, 10).is_none());
+        assert!(RouteCode::from_parts(parts(steps - 1, width), 8, 100, 10).is_none());
+        assert!(RouteCode::from_parts(parts(steps, width), 1, 100, 10).is_none());
+        // The fuzzer's case: steps so many that their count wrapped (it panicked).
+        assert!(RouteCode::from_parts(parts(u32::MAX, width), 8, 100, 10).is_none());
+        assert!(
+            RouteCode::from_parts(parts(steps, width), 8, 100, 11).is_none(),
+            "coded for another width"
+        );
         let empty = RouteCode::default();
         assert_eq!(
-            RouteCode::from_parts(empty.parts(), 0, 100).unwrap().len(),
+            RouteCode::from_parts(empty.parts(), 0, 100, 10)
+                .unwrap()
+                .len(),
             0
+        );
+        let one = RouteCode::from_cells(&[7], 0);
+        assert_eq!(
+            cells(&RouteCode::from_parts(one.parts(), 1, 100, 10).unwrap()),
+            [7]
         );
     }
 }

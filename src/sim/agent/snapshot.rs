@@ -131,8 +131,13 @@ impl Agent {
         let codes = r.bytes("agent route")?;
         let capacity = r.index(usize::MAX / 8, "agent route capacity")?;
         allowance.reserve(codes.len(), capacity, 1)?;
-        let route = RouteCode::from_parts((first, steps, width, nibbles, codes), capacity, cells)
-            .ok_or_else(|| corrupt("an agent route that does not decode onto the grid"))?;
+        let route = RouteCode::from_parts(
+            (first, steps, width, nibbles, codes),
+            capacity,
+            cells,
+            grid.width(),
+        )
+        .ok_or_else(|| corrupt("an agent route that does not decode onto the grid"))?;
         let state = code::to_state(r.u8()?)?;
         let plan_request = if r.bool()? {
             Some((code::to_reason(r.u8()?)?, r.u64()?))
