@@ -11,7 +11,7 @@ use common::TestRng;
 use throng::grid::NO_CELL;
 use throng::grid::procgen::MapGenerator;
 use throng::grid::{CellId, Grid, Neighborhood};
-use throng::mapf::{Guidance, Pibt, check_step, rank_candidates};
+use throng::mapf::{Claim, Guidance, Pibt, check_step, rank_candidates};
 use throng::sim::{AgentId, AgentState, ConflictMode, SimConfig, Simulation};
 
 /// Breadth-first step counts from `goal` over the grid's legal moves (written here, apart from
@@ -83,9 +83,81 @@ fn random_free_cells(grid: &Grid, n: usize, rng: &mut TestRng) -> Vec<CellId> {
     pool
 }
 
+/// One PIBT step decided in `parts` parts ([`Pibt::step_part`]): the map cut into `parts`
+/// columns of equal width, each part starting the agents standing in its column (in priority
+/// order), every agent present in each, with the claims of the agents not decided yet; agents
+/// no part decided stay.
+fn step_in_parts(
+    pibt: &mut Pibt,
+    grid: &Grid,
+    positions: &[CellId],
+    (candidates, order): (&[throng::mapf::Candidates], &[u32]),
+    fields: &Fields,
+    salt: u64,
+    parts: u32,
+) -> Vec<CellId> {
+    let mut ranks = vec![0u32; positions.len()];
+    for (r, &a) in order.iter().enumerate() {
+        ranks[a as usize] = r as u32;
+    }
+    let column = |a: u32| grid.coords(positions[a as usize]).0 * parts / grid.width();
+    let mut decided = vec![NO_CELL; positions.len()];
+    // The columns from east to west: against the map's order.
+    for part in (0..parts).rev() {
+        let part_order: Vec<u32> = order
+            .iter()
+            .copied()
+            .filter(|&a| column(a) == part)
+            .collect();
+        let claims: Vec<Claim> = (0..positions.len() as u32)
+            .filter(|&a| column(a) != part && decided[a as usize] == NO_CELL)
+            .filter_map(|a| {
+                let first = *candidates[a as usize].as_slice().first()?;
+                (first != positions[a as usize]).then_some(Claim {
+                    cell: first,
+                    rank: ranks[a as usize],
+                    agent: a,
+                })
+            })
+            .collect();
+        decided = pibt
+            .step_part(
+                grid,
+                positions,
+                &decided,
+                &[],
+                candidates,
+                &part_order,
+                &ranks,
+                &claims,
+                fields,
+                salt,
+            )
+            .to_vec();
+    }
+    decided
+        .iter()
+        .zip(positions)
+        .map(|(&d, &p)| if d == NO_CELL { p } else { d })
+        .collect()
+}
+
 /// Plays `steps` lifelong PIBT steps (a new random goal on arrival, priorities growing while
 /// away from the goal), checking every joint step; returns the goals reached per agent.
 fn lifelong_pibt(grid: &Grid, agents: usize, steps: u64, seed: u64, swap: bool) -> Vec<u32> {
+    lifelong_pibt_in_parts(grid, agents, steps, seed, swap, 1)
+}
+
+/// [`lifelong_pibt`] with each step decided in `parts` parts ([`step_in_parts`]; one part:
+/// [`Pibt::step`]).
+fn lifelong_pibt_in_parts(
+    grid: &Grid,
+    agents: usize,
+    steps: u64,
+    seed: u64,
+    swap: bool,
+    parts: u32,
+) -> Vec<u32> {
     let mut rng = TestRng::new(seed);
     let mut positions = random_free_cells(grid, agents, &mut rng);
     let goals = random_free_cells(grid, agents, &mut rng);
@@ -101,9 +173,20 @@ fn lifelong_pibt(grid: &Grid, agents: usize, steps: u64, seed: u64, swap: bool) 
             .collect();
         let mut order: Vec<u32> = (0..agents as u32).collect();
         order.sort_by_key(|&a| std::cmp::Reverse((urgency[a as usize], tie[a as usize])));
-        let next = pibt
-            .step(grid, &positions, &candidates, &order, &fields, step)
-            .to_vec();
+        let next = if parts > 1 {
+            step_in_parts(
+                &mut pibt,
+                grid,
+                &positions,
+                (&candidates, &order),
+                &fields,
+                step,
+                parts,
+            )
+        } else {
+            pibt.step(grid, &positions, &candidates, &order, &fields, step)
+                .to_vec()
+        };
         if let Err(e) = check_step(grid, &positions, &next) {
             panic!("step {step}: {e}");
         }
@@ -150,6 +233,111 @@ fn pibt_steps_are_legal_and_every_agent_keeps_reaching_goals() {
             least >= 10,
             "{neighbourhood:?}: every agent reaches goals, the least reached {least}"
         );
+    }
+}
+
+#[test]
+fn pibt_in_parts_keeps_steps_legal_and_every_agent_reaching_goals() {
+    // `Pibt::step_part`, as the simulation's regions use it: four columns decided one after
+    // another, not in the map's order, where an agent does not push one ranked before the
+    // part's root nor take a cell such an agent wants first, and staying is decided last.
+    let mut text = String::new();
+    for y in 0..16 {
+        let row: String = (0..16)
+            .map(|x| if x % 4 == 2 && y % 4 == 2 { '#' } else { '.' })
+            .collect();
+        text.push_str(&row);
+        text.push('\n');
+    }
+    for neighbourhood in [Neighborhood::Four, Neighborhood::Eight] {
+        let grid = Grid::from_ascii(text.trim_end())
+            .unwrap()
+            .with_neighborhood(neighbourhood);
+        let whole = lifelong_pibt(&grid, 120, 1000, 7, true);
+        let parts = lifelong_pibt_in_parts(&grid, 120, 1000, 7, true, 4);
+        let least = *parts.iter().min().unwrap();
+        let (sum, whole_sum) = (parts.iter().sum::<u32>(), whole.iter().sum::<u32>());
+        assert!(
+            least >= 10 && 10 * sum >= 9 * whole_sum,
+            "{neighbourhood:?}: the least reached {least}, {sum} goals in parts, {whole_sum} whole"
+        );
+    }
+    let dense = MapGenerator::Random {
+        width: 24,
+        height: 24,
+        density: 0.2,
+    }
+    .generate(5)
+    .unwrap();
+    let reached = lifelong_pibt_in_parts(&dense, 200, 300, 3, true, 3);
+    assert!(reached.iter().sum::<u32>() > 200, "{reached:?}");
+}
+
+#[test]
+fn a_part_leaves_agents_ranked_before_its_root_to_their_own_turn() {
+    // One row; agent 0 ranks first. Decided in two parts, agent 1's first, the step is the
+    // one a single pass gives: agent 1 neither pushes agent 0 nor takes the cell agent 0
+    // wants first, and its stay is not final.
+    let grid = Grid::from_ascii(".....")
+        .unwrap()
+        .with_neighborhood(Neighborhood::Four);
+    let c = |x| grid.cell(x, 0).unwrap();
+    for (positions, goals) in [
+        // Head on: 0 at x=2 heading west, 1 at x=1 heading east.
+        (vec![c(2), c(1)], vec![c(0), c(4)]),
+        // Both want x=2 first.
+        (vec![c(1), c(3)], vec![c(4), c(0)]),
+    ] {
+        let fields = Fields::new(&grid, goals);
+        let candidates: Vec<_> = (0..2)
+            .map(|a| rank_candidates(&grid, &fields, a, positions[a as usize], 9))
+            .collect();
+        let mut pibt = Pibt::new(grid.len());
+        let whole = pibt
+            .step(&grid, &positions, &candidates, &[0, 1], &fields, 9)
+            .to_vec();
+        let ranks = [0, 1];
+        let claim = Claim {
+            cell: candidates[0].as_slice()[0],
+            rank: 0,
+            agent: 0,
+        };
+        let first = pibt
+            .step_part(
+                &grid,
+                &positions,
+                &[NO_CELL, NO_CELL],
+                &[],
+                &candidates,
+                &[1],
+                &ranks,
+                &[claim],
+                &fields,
+                9,
+            )
+            .to_vec();
+        assert_eq!(first[0], NO_CELL, "agent 0 is left to its own part");
+        let second = pibt
+            .step_part(
+                &grid,
+                &positions,
+                &first,
+                &[],
+                &candidates,
+                &[0],
+                &ranks,
+                &[],
+                &fields,
+                9,
+            )
+            .to_vec();
+        let parts: Vec<CellId> = second
+            .iter()
+            .zip(&positions)
+            .map(|(&d, &p)| if d == NO_CELL { p } else { d })
+            .collect();
+        assert_eq!(parts, whole, "{positions:?}");
+        check_step(&grid, &positions, &parts).unwrap();
     }
 }
 

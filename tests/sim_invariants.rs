@@ -991,10 +991,9 @@ fn no_two_detours_in_a_row() {
 #[test]
 fn region_by_region_movement_keeps_the_invariants() {
     // `SimConfig::regions`: the crowd decided in 16 x 16 regions (shifted by 8 on odd ticks),
-    // then the border pass moves agents held at a border onto cells left free across it.
-    // Every tick's invariants; moves across borders come only from the border pass, so they
-    // are fewer than those inside; the crowd still flows: lifelong goals keep being reached,
-    // a one-shot crowd arrives.
+    // four phases of regions, each pass moving agents within its region and a margin around
+    // it. Every tick's invariants; agents cross borders, fewer than move inside; the crowd
+    // still flows: lifelong goals keep being reached, a one-shot crowd arrives.
     let grid = MapGenerator::Random {
         width: 64,
         height: 64,

@@ -295,6 +295,21 @@ pub struct Pibt {
     swap_needs_room: bool,
     /// Swaps made in the last step.
     swaps: u32,
+    /// [`Pibt::step_part`]: cells an agent decided later wants first, a bit each (sized on
+    /// first use), and the claims themselves, by cell.
+    claimed: CellBits,
+    claims: Vec<Claim>,
+}
+
+/// A cell that an agent not decided yet ranks first ([`Pibt::step_part`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Claim {
+    /// The cell.
+    pub cell: CellId,
+    /// The agent's place in the priority order (lower first).
+    pub rank: u32,
+    /// The agent, in the part's numbering, or [`NO_AGENT`] when it is not in the part.
+    pub agent: u32,
 }
 
 impl Pibt {
@@ -310,6 +325,8 @@ impl Pibt {
             yield_way: true,
             swap_needs_room: true,
             swaps: 0,
+            claimed: CellBits(Vec::new()),
+            claims: Vec::new(),
         }
     }
 
@@ -405,6 +422,96 @@ impl Pibt {
         &self.next
     }
 
+    /// [`Pibt::step`] over part of a step: `decided[a]` is agent `a`'s next cell where an
+    /// earlier part decided it ([`NO_CELL`] where not), kept as it is; `reserved` are cells
+    /// that agents not in `positions` end the step on. The agents of `order` are decided as in
+    /// a step, except those whose candidates rank their own cell first
+    /// ([`Candidates::stay_first`]); the others, and those, stay undecided ([`NO_CELL`] in the
+    /// result) unless an agent decided pushes them: the caller keeps them on their cells when
+    /// no part did. Every candidate must be a cell this part may give (the caller drops the others,
+    /// and [`Guidance::allows`] those ranked on demand).
+    ///
+    /// # Panics
+    /// As [`Pibt::step`], and when `decided` is not one entry per agent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn step_part(
+        &mut self,
+        grid: &Grid,
+        positions: &[CellId],
+        decided: &[CellId],
+        reserved: &[CellId],
+        candidates: &[Candidates],
+        order: &[u32],
+        ranks: &[u32],
+        claims: &[Claim],
+        guide: &impl Guidance,
+        salt: u64,
+    ) -> &[CellId] {
+        assert_eq!(positions.len(), candidates.len());
+        assert_eq!(positions.len(), decided.len());
+        assert_eq!(positions.len(), ranks.len());
+        if self.claimed.0.len() != self.occupied_now.len().div_ceil(64) {
+            self.claimed = CellBits::new(self.occupied_now.len());
+        }
+        self.claims.clear();
+        self.claims.extend_from_slice(claims);
+        self.claims.sort_unstable();
+        for c in claims {
+            self.claimed.set(c.cell);
+        }
+        assert_eq!(
+            self.occupied_now.len(),
+            grid.len(),
+            "tables of another grid"
+        );
+        self.swaps = 0;
+        self.salt = salt;
+        self.next.clear();
+        self.next.extend_from_slice(decided);
+        for (agent, &cell) in positions.iter().enumerate() {
+            if cell != NO_CELL {
+                debug_assert_eq!(self.occupied_now[cell as usize], NO_AGENT, "shared cell");
+                self.occupied_now[cell as usize] = agent as u32;
+            }
+        }
+        for &cell in decided.iter().chain(reserved) {
+            if cell != NO_CELL {
+                self.occupied_next.set(cell);
+            }
+        }
+        for &agent in order {
+            if self.next[agent as usize] != NO_CELL {
+                continue;
+            }
+            if candidates[agent as usize].lazy {
+                // Its own cell ranks first: it stays undecided, for a later part to push.
+                continue;
+            }
+            self.decide(grid, positions, candidates, guide, agent, ranks);
+        }
+        for &cell in positions {
+            if cell != NO_CELL {
+                self.occupied_now[cell as usize] = NO_AGENT;
+            }
+        }
+        for &cell in self.next.iter().chain(reserved) {
+            if cell != NO_CELL {
+                self.occupied_next.clear(cell);
+            }
+        }
+        for c in claims {
+            self.claimed.clear(c.cell);
+        }
+        self.claims.clear();
+        // Staying is not final: an agent of higher rank in a later part may still push it.
+        for ((next, &before), &at) in self.next.iter_mut().zip(decided).zip(positions) {
+            if before == NO_CELL && *next == at {
+                *next = NO_CELL;
+            }
+        }
+        &self.next
+    }
+
     /// [`Pibt::step`]; `lent`: `occupied_now` is the caller's, already filled.
     #[allow(clippy::too_many_arguments)]
     fn decide_step(
@@ -446,7 +553,7 @@ impl Pibt {
                 self.next[agent as usize] = at;
                 continue;
             }
-            self.decide(grid, positions, candidates, guide, agent);
+            self.decide(grid, positions, candidates, guide, agent, &[]);
         }
         for (agent, &cell) in positions.iter().enumerate() {
             if cell != NO_CELL {
@@ -473,7 +580,12 @@ impl Pibt {
         candidates: &[Candidates],
         guide: &impl Guidance,
         root: u32,
+        ranks: &[u32],
     ) {
+        // With `ranks` (a part of a step): an agent not decided yet that ranks before the
+        // root is not pushed, nor pulled into a swap; its own turn comes in its part.
+        let root_rank = ranks.get(root as usize).copied().unwrap_or(0);
+        let before_root = |a: u32| ranks.get(a as usize).is_some_and(|&r| r < root_rank);
         self.push_frame(grid, positions, candidates, guide, root);
         // Outcome of the frame just popped, for its parent.
         let mut returned: Option<bool> = None;
@@ -487,7 +599,7 @@ impl Pibt {
             match returned.take() {
                 Some(true) => {
                     // The agent on the chosen cell found a place: this agent is done.
-                    self.finish(grid, positions);
+                    self.finish(grid, positions, &before_root);
                     returned = Some(true);
                     continue;
                 }
@@ -512,6 +624,18 @@ impl Pibt {
                     k += 1;
                     continue;
                 }
+                if there != NO_AGENT
+                    && there != agent
+                    && self.next[there as usize] == NO_CELL
+                    && before_root(there)
+                {
+                    k += 1;
+                    continue;
+                }
+                if to != from && !ranks.is_empty() && self.contested(to, root_rank) {
+                    k += 1; // an agent before the root, decided later, wants it first
+                    continue;
+                }
                 self.occupied_next.set(to);
                 self.next[agent as usize] = to;
                 if there != NO_AGENT && there != agent && self.next[there as usize] == NO_CELL {
@@ -525,7 +649,7 @@ impl Pibt {
             if let Some(child) = child {
                 self.push_frame(grid, positions, candidates, guide, child);
             } else if done {
-                self.finish(grid, positions);
+                self.finish(grid, positions, &before_root);
                 returned = Some(true);
             } else {
                 // Nowhere to go: stay (nobody reserved this cell: only a descendant of this
@@ -538,11 +662,27 @@ impl Pibt {
         }
     }
 
+    /// Whether an agent not decided yet that ranks before `root_rank` claims `cell`
+    /// ([`Pibt::step_part`]).
+    fn contested(&self, cell: CellId, root_rank: u32) -> bool {
+        if self.claimed.0.is_empty() || !self.claimed.get(cell) {
+            return false;
+        }
+        let start = self.claims.partition_point(|c| c.cell < cell);
+        self.claims[start..]
+            .iter()
+            .take_while(|c| c.cell == cell)
+            .any(|c| {
+                c.rank < root_rank
+                    && (c.agent == NO_AGENT || self.next[c.agent as usize] == NO_CELL)
+            })
+    }
+
     /// Pops a frame whose agent found its cell, pulling its swap partner after it.
-    fn finish(&mut self, grid: &Grid, positions: &[CellId]) {
+    fn finish(&mut self, grid: &Grid, positions: &[CellId], before_root: &impl Fn(u32) -> bool) {
         let frame = self.frames.pop().expect("a frame");
         let other = frame.swap_with;
-        if other == NO_AGENT || self.next[other as usize] != NO_CELL {
+        if other == NO_AGENT || self.next[other as usize] != NO_CELL || before_root(other) {
             return;
         }
         let agent = frame.agent;

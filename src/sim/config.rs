@@ -91,10 +91,11 @@ pub struct SimConfig {
     /// apply (other conflict modes, action model `rotate`).
     pub resolve_stuck: Option<bool>,
     /// Conflict mode `pibt`: the side, in cells, of the square regions the movement phase
-    /// decides apart, each on its own worker (see `sim::regions`); 0 (the default) decides
-    /// the whole crowd in one PIBT pass on one thread. An agent moves only within its region
-    /// in a tick; the regions shift by half a side every other tick, so that no border stays.
-    /// The same run on any number of threads; not the same run as with 0. At least 8 when set.
+    /// decides apart, in four phases of regions a region apart, those of a phase on the pool
+    /// (see `sim::regions`); 0 (the default) decides the whole crowd in one PIBT pass on one
+    /// thread. A region's pass moves agents within the region and a margin around it; the
+    /// regions shift by half a side every other tick. The same run on any number of threads;
+    /// not the same run as with 0. At least 8 when set.
     pub regions: u32,
 }
 

@@ -285,9 +285,6 @@ impl PibtMovement {
         // Candidates, ranked in parallel, from the agents' route windows (decoded again on the
         // pool where a change made them stale).
         agents.refresh_windows(config.parallel);
-        let occupancy = apply
-            .occupancy()
-            .expect("conflicts pibt keep the occupancy");
         self.settled_cells.clear();
         self.settled_cells.resize(grid.len().div_ceil(64), 0);
         for (&settled, &cell) in self.settled.iter().zip(&self.positions) {
@@ -360,7 +357,6 @@ impl PibtMovement {
                     positions,
                     candidates: &self.candidates,
                     order: &self.order_slots,
-                    occupancy,
                     guide: &guide,
                     salt,
                     side: config.regions,

@@ -1,81 +1,104 @@
-//! The PIBT movement phase decided region by region, each region on its own worker
+//! The PIBT movement phase decided region by region, the regions of one phase on the pool
 //! ([`SimConfig::regions`](crate::sim::SimConfig::regions)).
 //!
 //! # Why
 //! PIBT decides one agent after another in priority order: with every agent in one pass, the
 //! movement phase of a large crowd runs on one core whatever the machine has (at 100,000
 //! agents it is most of a tick; `docs/performance.md`). Agents far apart do not interact within
-//! a tick, so the map is cut into square regions and each region's agents are decided by a
-//! PIBT pass of their own, the regions spread over the pool.
+//! a tick, so the map is cut into square regions, coloured in four like the squares of two
+//! chessboards (column and row parity), and a tick is decided in four phases, one colour each:
+//! the regions of a phase, a region apart from each other, run PIBT passes of their own on the
+//! pool ([`Pibt::step_part`]).
 //!
-//! # The rules that keep it correct and deterministic
-//! - In a tick an agent ends on a cell of the region it starts in: cells outside are dropped
-//!   from its candidates (those ranked up front here, those ranked when it is pushed through
-//!   [`Guidance::allows`]). So no two regions ever reserve one cell, and a diagonal move, whose
-//!   2 x 2 block then lies in one region, is checked for crossings by that region's pass.
-//! - A region's agents are taken in the crowd's priority order, and a region's pass reads only
-//!   its own agents, their candidates and the guidance: its result does not depend on which
-//!   worker runs it or on how many there are. The same seed gives the same run on any number
-//!   of threads.
-//! - Borders move: regions are offset by half a side every other tick, so an agent held at a
-//!   border one tick is inside a region the next.
-//! - Then the border pass, on one thread, in priority order: an agent the regions left on its
-//!   cell whose better candidate lies across the border takes it when no agent ends the tick
-//!   there and the move crosses no other diagonally (no swap can arise: the agent on that cell,
-//!   if any, leaves it for another). It only adds moves onto cells left free, so the tick's
-//!   rules still hold.
+//! # Close to one pass
+//! - A region's pass starts its own agents, in the crowd's priority order, and may move and
+//!   push every agent standing in the region or within [`MARGIN`] cells of it: an agent at a
+//!   border steps across and pushes the agents there, as in one pass. Those margins never
+//!   overlap within a phase, so the passes of a phase touch disjoint agents and cells.
+//! - What a pass cannot know is how the agents of later phases would have moved had they gone
+//!   first, as their priority may say. So it does not push an agent not decided yet that ranks
+//!   before its root, nor take a cell that such an agent ranks first (its claim), and an agent
+//!   that stays is decided last: an agent of higher rank in a later phase may still push it.
+//!   Agents nobody moved stay.
+//! - Borders move: regions are offset by half a side every other tick.
+//!
+//! # Correct and deterministic
+//! Moves decided by earlier phases are fixed: their cells are reserved for the later passes,
+//! which check swaps and crossing diagonals against them. A region's result depends only on
+//! the tick's state and the earlier phases, not on which worker runs it or how many there are:
+//! the same seed gives the same run on any number of threads.
 //!
 //! # What it costs
-//! Pushes do not cross borders, and an agent whose way across is taken waits; PIBT's promise
-//! that the agent of highest priority moves holds region by region. Each worker keeps PIBT's
-//! per-cell tables for the whole grid (8 bytes a cell), the border pass one more table (4
-//! bytes a cell).
+//! Pushes stop at the margin's edge, and an agent of a later phase finds the cells chosen by
+//! earlier ones taken. On the default scenario, regions of 256 cost nothing and regions of 128
+//! 0.3% of the sum of costs; on crowd-100k regions of 256 cost 1.4% (`docs/performance.md`).
+//! Each worker keeps PIBT's per-cell tables for the whole grid (about 8.25 bytes a cell).
 
 use std::sync::Mutex;
 
 use rayon::prelude::*;
 
-use super::occupancy::Occupancy;
 use crate::grid::{CellId, Grid, NO_CELL};
-use crate::mapf::{Candidates, Guidance, NO_AGENT, Pibt};
+use crate::mapf::{Candidates, Claim, Guidance, NO_AGENT, Pibt};
 
-/// One region's agents and what its pass decided, reused tick after tick.
+/// Cells around a region that its pass may move agents onto (at most half a side): an agent at
+/// the region's border steps across it and pushes the agents there (module docs).
+pub(crate) const MARGIN: u32 = 16;
+
+/// One region: its cells, colour and agents (read by the passes of its neighbours too).
 #[derive(Debug, Default)]
-struct Region {
+struct Core {
     /// Its cells: columns `x0..x1`, rows `y0..y1`.
     x0: u32,
     x1: u32,
     y0: u32,
     y1: u32,
+    /// Which of the four phases decides it: regions of one colour are a region apart.
+    colour: u8,
     /// Its agents' slots, in priority order.
     slots: Vec<u32>,
-    /// Their cells, candidates (inside the region) and decided next cells, by position in
-    /// `slots`.
+}
+
+/// The scratch of one region's pass, reused tick after tick.
+#[derive(Debug, Default)]
+struct Pass {
+    /// The agents of the pass: the region's own (in priority order), then those standing in
+    /// its margin.
+    local: Vec<u32>,
+    /// By position in `local`: cells, moves decided by earlier phases, candidates (inside the
+    /// region and its margin).
     positions: Vec<CellId>,
+    decided: Vec<CellId>,
+    ranks: Vec<u32>,
     candidates: Vec<Candidates>,
     order: Vec<u32>,
-    next: Vec<CellId>,
+    /// Cells inside taken for the end of the tick by agents outside (decided earlier).
+    reserved: Vec<CellId>,
+    /// Cells inside that agents of other regions not decided yet rank first.
+    claims: Vec<Claim>,
+    /// (slot, cell) of the moves the pass decided.
+    out: Vec<(u32, CellId)>,
     swaps: u32,
 }
 
 /// The movement phase's regions (see the module docs).
 #[derive(Debug, Default)]
 pub(crate) struct Regions {
-    regions: Vec<Region>,
+    cores: Vec<Core>,
+    passes: Vec<Pass>,
     /// PIBT's tables, one per worker, each for the whole grid.
     workers: Vec<Mutex<Pibt>>,
-    /// The border pass: per cell, the agent that ends the tick there (`NO_AGENT` between
-    /// ticks).
-    ending: Vec<u32>,
+    /// Per slot: its place in the priority order.
+    ranks: Vec<u32>,
 }
 
-/// A region's view of the crowd's guidance: its agents by position in the region's list, and
-/// only its own cells allowed.
+/// A region's view of the crowd's guidance: its agents by position in the pass's list, and
+/// only the cells of the region and its margin allowed.
 struct RegionGuide<'a, G: Guidance> {
     inner: &'a G,
     slots: &'a [u32],
     width: u32,
-    rect: (u32, u32, u32, u32),
+    rect: Rect,
 }
 
 impl<G: Guidance> Guidance for RegionGuide<'_, G> {
@@ -93,13 +116,34 @@ impl<G: Guidance> Guidance for RegionGuide<'_, G> {
     }
 
     fn allows(&self, cell: CellId) -> bool {
-        inside(self.rect, cell % self.width, cell / self.width)
+        self.rect.holds(cell % self.width, cell / self.width)
     }
 }
 
-#[inline]
-fn inside((x0, x1, y0, y1): (u32, u32, u32, u32), x: u32, y: u32) -> bool {
-    (x0..x1).contains(&x) && (y0..y1).contains(&y)
+/// Columns `x0..x1`, rows `y0..y1`.
+#[derive(Debug, Clone, Copy)]
+struct Rect {
+    x0: u32,
+    x1: u32,
+    y0: u32,
+    y1: u32,
+}
+
+impl Rect {
+    #[inline]
+    fn holds(&self, x: u32, y: u32) -> bool {
+        (self.x0..self.x1).contains(&x) && (self.y0..self.y1).contains(&y)
+    }
+
+    /// The rectangle grown by `by` cells on every side, within a `w` x `h` map.
+    fn grown(&self, by: u32, w: u32, h: u32) -> Rect {
+        Rect {
+            x0: self.x0.saturating_sub(by),
+            x1: (self.x1 + by).min(w),
+            y0: self.y0.saturating_sub(by),
+            y1: (self.y1 + by).min(h),
+        }
+    }
 }
 
 /// How a tick's decision is set up: the settings PIBT runs with, shared by every region.
@@ -111,8 +155,6 @@ pub(crate) struct RegionStep<'a, G: Guidance> {
     pub(crate) candidates: &'a [Candidates],
     /// Every live slot, highest priority first.
     pub(crate) order: &'a [u32],
-    /// Who stands where at the start of the tick.
-    pub(crate) occupancy: &'a Occupancy,
     pub(crate) guide: &'a G,
     pub(crate) salt: u64,
     /// The side of a region, cells.
@@ -135,32 +177,32 @@ impl Regions {
         let grid = step.grid;
         let (w, h) = (grid.width(), grid.height());
         let side = step.side.max(1);
+        let margin = MARGIN.min(side / 2);
         let shift = if step.tick % 2 == 1 { side / 2 } else { 0 };
         let across = (w + shift).div_ceil(side);
         let down = (h + shift).div_ceil(side);
         let count = (across * down) as usize;
-        self.regions.resize_with(count, Region::default);
-        for (i, r) in self.regions.iter_mut().enumerate() {
+        self.cores.resize_with(count, Core::default);
+        self.passes.resize_with(count, Pass::default);
+        for (i, r) in self.cores.iter_mut().enumerate() {
             let (rx, ry) = (i as u32 % across, i as u32 / across);
             r.x0 = (rx * side).saturating_sub(shift);
             r.x1 = ((rx + 1) * side - shift).min(w);
             r.y0 = (ry * side).saturating_sub(shift);
             r.y1 = ((ry + 1) * side - shift).min(h);
+            r.colour = (rx % 2 + 2 * (ry % 2)) as u8;
             r.slots.clear();
-            r.positions.clear();
-            r.candidates.clear();
-            r.next.clear();
-            r.swaps = 0;
         }
-        // Each agent to its region, in priority order (its candidates are kept to the region
-        // by the region's own pass, on the pool).
+        // Each agent to its region, in priority order.
+        self.ranks.resize(step.positions.len(), u32::MAX);
+        for (rank, &slot) in step.order.iter().enumerate() {
+            self.ranks[slot as usize] = rank as u32;
+        }
         for &slot in step.order {
             let at = step.positions[slot as usize];
             let (x, y) = (at % w, at / w);
             let i = ((y + shift) / side * across + (x + shift) / side) as usize;
-            let r = &mut self.regions[i];
-            r.slots.push(slot);
-            r.positions.push(at);
+            self.cores[i].slots.push(slot);
         }
         let workers = if step.parallel {
             rayon::current_num_threads().max(1)
@@ -177,106 +219,131 @@ impl Regions {
                 .map(|_| Mutex::new(Pibt::new(grid.len())))
                 .collect();
         }
-        let pass = |r: &mut Region| {
-            // One worker's tables: which worker does not change the result.
-            let index = rayon::current_thread_index().unwrap_or(0) % self.workers.len();
-            let rect = (r.x0, r.x1, r.y0, r.y1);
-            r.candidates.extend(r.slots.iter().map(|&slot| {
-                let mut cands = step.candidates[slot as usize];
-                cands.retain(|c| inside(rect, c % w, c / w));
-                cands
-            }));
-            let mut pibt = self.workers[index].lock().expect("not poisoned");
-            pibt.set_swap_needs_room(step.swap_needs_room);
-            r.order.clear();
-            r.order.extend(0..r.slots.len() as u32);
-            let guide = RegionGuide {
-                inner: step.guide,
-                slots: &r.slots,
-                width: w,
-                rect,
-            };
-            let decided = pibt.step(
-                grid,
-                &r.positions,
-                &r.candidates,
-                &r.order,
-                &guide,
-                step.salt,
-            );
-            r.next.clear();
-            r.next.extend_from_slice(decided);
-            r.swaps = pibt.swaps();
-        };
-        if step.parallel {
-            self.regions
-                .par_iter_mut()
-                .filter(|r| !r.slots.is_empty())
-                .for_each(pass);
-        } else {
-            self.regions
-                .iter_mut()
-                .filter(|r| !r.slots.is_empty())
-                .for_each(pass);
-        }
         next.clear();
         next.resize(step.positions.len(), NO_CELL);
         let mut swaps = 0;
-        for r in &self.regions {
-            for (&slot, &cell) in r.slots.iter().zip(&r.next) {
-                next[slot as usize] = cell;
-            }
-            swaps += r.swaps;
-        }
-        self.border_pass(step, next);
-        swaps
-    }
-
-    /// Moves agents held at a border across it where the cell they want is left free (see
-    /// the module docs).
-    fn border_pass<G: Guidance>(&mut self, step: &RegionStep<'_, G>, next: &mut [CellId]) {
-        let grid = step.grid;
-        let w = grid.width();
-        if self.ending.len() != grid.len() {
-            self.ending = vec![NO_AGENT; grid.len()];
-        }
-        for &slot in step.order {
-            self.ending[next[slot as usize] as usize] = slot;
-        }
-        for &slot in step.order {
-            let at = step.positions[slot as usize];
-            if next[slot as usize] != at {
-                continue;
-            }
-            // Its cells better than staying, best first (lazy lists rank staying first).
-            for &to in step.candidates[slot as usize].as_slice() {
-                if to == at {
-                    break;
+        for colour in 0..4u8 {
+            let (cores, workers, ranks, decided) =
+                (&self.cores, &self.workers, &self.ranks, &*next);
+            let pass = |(i, p): (usize, &mut Pass)| {
+                let core = &cores[i];
+                p.out.clear();
+                p.swaps = 0;
+                if core.colour != colour || core.slots.is_empty() {
+                    return;
                 }
-                if self.ending[to as usize] != NO_AGENT {
-                    continue;
+                let rect = Rect {
+                    x0: core.x0,
+                    x1: core.x1,
+                    y0: core.y0,
+                    y1: core.y1,
                 }
-                let (fx, fy, tx, ty) = (at % w, at / w, to % w, to / w);
-                if fx != tx && fy != ty {
-                    // The block's other diagonal, walked by another agent this tick.
-                    let (c1, c2) = (ty * w + fx, fy * w + tx);
-                    let crossing = |a: CellId, b: CellId| {
-                        step.occupancy
-                            .agent_at(a)
-                            .is_some_and(|other| next[other as usize] == b)
-                    };
-                    if crossing(c1, c2) || crossing(c2, c1) {
-                        continue;
+                .grown(margin, w, h);
+                let edge = rect.grown(1, w, h);
+                p.local.clear();
+                p.reserved.clear();
+                p.claims.clear();
+                p.local.extend_from_slice(&core.slots);
+                // The agents of the neighbouring regions in the margin, and the cells inside
+                // taken by those just outside it.
+                let (rx, ry) = (i as u32 % across, i as u32 / across);
+                for ny in ry.saturating_sub(1)..(ry + 2).min(down) {
+                    for nx in rx.saturating_sub(1)..(rx + 2).min(across) {
+                        if (nx, ny) == (rx, ry) {
+                            continue;
+                        }
+                        for &slot in &cores[(ny * across + nx) as usize].slots {
+                            let at = step.positions[slot as usize];
+                            let (x, y) = (at % w, at / w);
+                            let to = decided[slot as usize];
+                            let inside = rect.holds(x, y);
+                            if inside {
+                                p.local.push(slot);
+                            } else if !edge.holds(x, y) {
+                                continue;
+                            } else if to != NO_CELL && rect.holds(to % w, to / w) {
+                                p.reserved.push(to);
+                            }
+                            if to == NO_CELL
+                                && let Some(&first) =
+                                    step.candidates[slot as usize].as_slice().first()
+                                && first != at
+                                && rect.holds(first % w, first / w)
+                            {
+                                p.claims.push(Claim {
+                                    cell: first,
+                                    rank: ranks[slot as usize],
+                                    agent: if inside {
+                                        p.local.len() as u32 - 1
+                                    } else {
+                                        NO_AGENT
+                                    },
+                                });
+                            }
+                        }
                     }
                 }
-                self.ending[at as usize] = NO_AGENT;
-                self.ending[to as usize] = slot;
-                next[slot as usize] = to;
-                break;
+                p.positions.clear();
+                p.decided.clear();
+                p.ranks.clear();
+                p.candidates.clear();
+                for &slot in &p.local {
+                    p.positions.push(step.positions[slot as usize]);
+                    p.decided.push(decided[slot as usize]);
+                    p.ranks.push(ranks[slot as usize]);
+                    let mut cands = step.candidates[slot as usize];
+                    cands.retain(|c| rect.holds(c % w, c / w));
+                    p.candidates.push(cands);
+                }
+                p.order.clear();
+                p.order.extend(0..core.slots.len() as u32);
+                let guide = RegionGuide {
+                    inner: step.guide,
+                    slots: &p.local,
+                    width: w,
+                    rect,
+                };
+                // One worker's tables: which worker does not change the result.
+                let index = rayon::current_thread_index().unwrap_or(0) % workers.len();
+                let mut pibt = workers[index].lock().expect("not poisoned");
+                pibt.set_swap_needs_room(step.swap_needs_room);
+                let result = pibt.step_part(
+                    grid,
+                    &p.positions,
+                    &p.decided,
+                    &p.reserved,
+                    &p.candidates,
+                    &p.order,
+                    &p.ranks,
+                    &p.claims,
+                    &guide,
+                    step.salt,
+                );
+                for (k, (&before, &after)) in p.decided.iter().zip(result).enumerate() {
+                    if before == NO_CELL && after != NO_CELL {
+                        p.out.push((p.local[k], after));
+                    }
+                }
+                p.swaps = pibt.swaps();
+            };
+            if step.parallel {
+                self.passes.par_iter_mut().enumerate().for_each(pass);
+            } else {
+                self.passes.iter_mut().enumerate().for_each(pass);
+            }
+            for p in &self.passes {
+                for &(slot, cell) in &p.out {
+                    next[slot as usize] = cell;
+                }
+                swaps += p.swaps;
             }
         }
+        // Agents nobody pushed that rank their own cell first stay.
         for &slot in step.order {
-            self.ending[next[slot as usize] as usize] = NO_AGENT;
+            if next[slot as usize] == NO_CELL {
+                next[slot as usize] = step.positions[slot as usize];
+            }
         }
+        swaps
     }
 }
