@@ -11,7 +11,7 @@ use common::TestRng;
 use throng::grid::NO_CELL;
 use throng::grid::procgen::MapGenerator;
 use throng::grid::{CellId, Grid, Neighborhood};
-use throng::mapf::{Claim, Guidance, Pibt, check_step, rank_candidates};
+use throng::mapf::{Claim, Guidance, Part, Pibt, check_step, rank_candidates};
 use throng::sim::{AgentId, AgentState, ConflictMode, SimConfig, Simulation};
 
 /// Breadth-first step counts from `goal` over the grid's legal moves (written here, apart from
@@ -101,6 +101,7 @@ fn step_in_parts(
         ranks[a as usize] = r as u32;
     }
     let column = |a: u32| grid.coords(positions[a as usize]).0 * parts / grid.width();
+    let slots: Vec<u32> = (0..positions.len() as u32).collect();
     let mut decided = vec![NO_CELL; positions.len()];
     // The columns from east to west: against the map's order.
     for part in (0..parts).rev() {
@@ -120,19 +121,16 @@ fn step_in_parts(
                 })
             })
             .collect();
+        let part = Part {
+            slots: &slots,
+            positions,
+            decided: &decided,
+            ranks: &ranks,
+            reserved: &[],
+            claims: &claims,
+        };
         decided = pibt
-            .step_part(
-                grid,
-                positions,
-                &decided,
-                &[],
-                candidates,
-                &part_order,
-                &ranks,
-                &claims,
-                fields,
-                salt,
-            )
+            .step_part(grid, &part, candidates, &part_order, fields, salt)
             .to_vec();
     }
     decided
@@ -302,34 +300,25 @@ fn a_part_leaves_agents_ranked_before_its_root_to_their_own_turn() {
             rank: 0,
             agent: 0,
         };
+        let none = [NO_CELL, NO_CELL];
+        let claims = [claim];
+        let slots = [0, 1];
+        let mut part = Part {
+            slots: &slots,
+            positions: &positions,
+            decided: &none,
+            ranks: &ranks,
+            reserved: &[],
+            claims: &claims,
+        };
         let first = pibt
-            .step_part(
-                &grid,
-                &positions,
-                &[NO_CELL, NO_CELL],
-                &[],
-                &candidates,
-                &[1],
-                &ranks,
-                &[claim],
-                &fields,
-                9,
-            )
+            .step_part(&grid, &part, &candidates, &[1], &fields, 9)
             .to_vec();
         assert_eq!(first[0], NO_CELL, "agent 0 is left to its own part");
+        part.decided = &first;
+        part.claims = &[];
         let second = pibt
-            .step_part(
-                &grid,
-                &positions,
-                &first,
-                &[],
-                &candidates,
-                &[0],
-                &ranks,
-                &[],
-                &fields,
-                9,
-            )
+            .step_part(&grid, &part, &candidates, &[0], &fields, 9)
             .to_vec();
         let parts: Vec<CellId> = second
             .iter()

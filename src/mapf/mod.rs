@@ -23,6 +23,8 @@ mod validate;
 
 pub use distances::GoalDistances;
 pub use instance::{Instance, PlanCosts, plan_costs, write_plan};
-pub use pibt::{Candidates, Claim, Guidance, MAX_CANDIDATES, NO_AGENT, Pibt, rank_candidates};
+pub use pibt::{
+    Candidates, Claim, Guidance, MAX_CANDIDATES, NO_AGENT, Part, Pibt, rank_candidates,
+};
 pub use scatter::Scatter;
 pub use validate::{StepConflict, check_step};

@@ -39,7 +39,7 @@ use std::sync::Mutex;
 use rayon::prelude::*;
 
 use crate::grid::{CellId, Grid, NO_CELL};
-use crate::mapf::{Candidates, Claim, Guidance, NO_AGENT, Pibt};
+use crate::mapf::{Candidates, Claim, Guidance, NO_AGENT, Part, Pibt};
 
 /// Cells around a region that its pass may move agents onto (at most half a side): an agent at
 /// the region's border steps across it and pushes the agents there (module docs).
@@ -57,6 +57,8 @@ struct Core {
     colour: u8,
     /// Its agents' slots, in priority order.
     slots: Vec<u32>,
+    /// Those within [`MARGIN`] and a cell of its edge, with their column and row.
+    border: Vec<(u32, u32, u32)>,
 }
 
 /// The scratch of one region's pass, reused tick after tick.
@@ -65,12 +67,11 @@ struct Pass {
     /// The agents of the pass: the region's own (in priority order), then those standing in
     /// its margin.
     local: Vec<u32>,
-    /// By position in `local`: cells, moves decided by earlier phases, candidates (inside the
-    /// region and its margin).
+    /// By position in `local`: cells, moves decided by earlier phases, places in the priority
+    /// order.
     positions: Vec<CellId>,
     decided: Vec<CellId>,
     ranks: Vec<u32>,
-    candidates: Vec<Candidates>,
     order: Vec<u32>,
     /// Cells inside taken for the end of the tick by agents outside (decided earlier).
     reserved: Vec<CellId>,
@@ -192,17 +193,28 @@ impl Regions {
             r.y1 = ((ry + 1) * side - shift).min(h);
             r.colour = (rx % 2 + 2 * (ry % 2)) as u8;
             r.slots.clear();
+            r.border.clear();
         }
         // Each agent to its region, in priority order.
         self.ranks.resize(step.positions.len(), u32::MAX);
         for (rank, &slot) in step.order.iter().enumerate() {
             self.ranks[slot as usize] = rank as u32;
         }
+        // Those near its border, which the passes of its neighbours look at, apart.
+        let near = margin + 1;
         for &slot in step.order {
             let at = step.positions[slot as usize];
             let (x, y) = (at % w, at / w);
             let i = ((y + shift) / side * across + (x + shift) / side) as usize;
-            self.cores[i].slots.push(slot);
+            let core = &mut self.cores[i];
+            core.slots.push(slot);
+            if x < core.x0 + near
+                || x + near >= core.x1
+                || y < core.y0 + near
+                || y + near >= core.y1
+            {
+                core.border.push((slot, x, y));
+            }
         }
         let workers = if step.parallel {
             rayon::current_num_threads().max(1)
@@ -252,9 +264,8 @@ impl Regions {
                         if (nx, ny) == (rx, ry) {
                             continue;
                         }
-                        for &slot in &cores[(ny * across + nx) as usize].slots {
+                        for &(slot, x, y) in &cores[(ny * across + nx) as usize].border {
                             let at = step.positions[slot as usize];
-                            let (x, y) = (at % w, at / w);
                             let to = decided[slot as usize];
                             let inside = rect.holds(x, y);
                             if inside {
@@ -286,14 +297,10 @@ impl Regions {
                 p.positions.clear();
                 p.decided.clear();
                 p.ranks.clear();
-                p.candidates.clear();
                 for &slot in &p.local {
                     p.positions.push(step.positions[slot as usize]);
                     p.decided.push(decided[slot as usize]);
                     p.ranks.push(ranks[slot as usize]);
-                    let mut cands = step.candidates[slot as usize];
-                    cands.retain(|c| rect.holds(c % w, c / w));
-                    p.candidates.push(cands);
                 }
                 p.order.clear();
                 p.order.extend(0..core.slots.len() as u32);
@@ -307,18 +314,16 @@ impl Regions {
                 let index = rayon::current_thread_index().unwrap_or(0) % workers.len();
                 let mut pibt = workers[index].lock().expect("not poisoned");
                 pibt.set_swap_needs_room(step.swap_needs_room);
-                let result = pibt.step_part(
-                    grid,
-                    &p.positions,
-                    &p.decided,
-                    &p.reserved,
-                    &p.candidates,
-                    &p.order,
-                    &p.ranks,
-                    &p.claims,
-                    &guide,
-                    step.salt,
-                );
+                let part = Part {
+                    slots: &p.local,
+                    positions: &p.positions,
+                    decided: &p.decided,
+                    ranks: &p.ranks,
+                    reserved: &p.reserved,
+                    claims: &p.claims,
+                };
+                let result =
+                    pibt.step_part(grid, &part, step.candidates, &p.order, &guide, step.salt);
                 for (k, (&before, &after)) in p.decided.iter().zip(result).enumerate() {
                     if before == NO_CELL && after != NO_CELL {
                         p.out.push((p.local[k], after));

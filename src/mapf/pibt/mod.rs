@@ -39,6 +39,10 @@
 
 use crate::grid::{CellId, Direction, Grid, NO_CELL};
 
+mod part;
+
+pub use part::{Claim, Part};
+
 /// "No agent" in per-cell and per-agent tables.
 pub const NO_AGENT: u32 = u32::MAX;
 
@@ -203,6 +207,25 @@ fn tie_break(salt: u64, agent: u32, cell: CellId) -> u32 {
     crate::hash::mix64(salt ^ (u64::from(agent) << 32 | u64::from(cell))) as u32
 }
 
+/// Where a pass reads each agent's ranked cells: a list per agent, or a crowd's lists read
+/// through a part's numbering ([`part::PartRanked`]).
+trait Ranked {
+    /// Whether a part's cells must be kept to those [`Guidance::allows`].
+    const KEEP_TO_GUIDE: bool;
+
+    /// Agent `agent`'s candidates.
+    fn get(&self, agent: u32) -> &Candidates;
+}
+
+impl Ranked for [Candidates] {
+    const KEEP_TO_GUIDE: bool = false;
+
+    #[inline]
+    fn get(&self, agent: u32) -> &Candidates {
+        &self[agent as usize]
+    }
+}
+
 /// One bit per cell.
 #[derive(Debug, Clone)]
 struct CellBits(Vec<u64>);
@@ -299,17 +322,6 @@ pub struct Pibt {
     /// first use), and the claims themselves, by cell.
     claimed: CellBits,
     claims: Vec<Claim>,
-}
-
-/// A cell that an agent not decided yet ranks first ([`Pibt::step_part`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Claim {
-    /// The cell.
-    pub cell: CellId,
-    /// The agent's place in the priority order (lower first).
-    pub rank: u32,
-    /// The agent, in the part's numbering, or [`NO_AGENT`] when it is not in the part.
-    pub agent: u32,
 }
 
 impl Pibt {
@@ -422,96 +434,6 @@ impl Pibt {
         &self.next
     }
 
-    /// [`Pibt::step`] over part of a step: `decided[a]` is agent `a`'s next cell where an
-    /// earlier part decided it ([`NO_CELL`] where not), kept as it is; `reserved` are cells
-    /// that agents not in `positions` end the step on. The agents of `order` are decided as in
-    /// a step, except those whose candidates rank their own cell first
-    /// ([`Candidates::stay_first`]); the others, and those, stay undecided ([`NO_CELL`] in the
-    /// result) unless an agent decided pushes them: the caller keeps them on their cells when
-    /// no part did. Every candidate must be a cell this part may give (the caller drops the others,
-    /// and [`Guidance::allows`] those ranked on demand).
-    ///
-    /// # Panics
-    /// As [`Pibt::step`], and when `decided` is not one entry per agent.
-    #[allow(clippy::too_many_arguments)]
-    pub fn step_part(
-        &mut self,
-        grid: &Grid,
-        positions: &[CellId],
-        decided: &[CellId],
-        reserved: &[CellId],
-        candidates: &[Candidates],
-        order: &[u32],
-        ranks: &[u32],
-        claims: &[Claim],
-        guide: &impl Guidance,
-        salt: u64,
-    ) -> &[CellId] {
-        assert_eq!(positions.len(), candidates.len());
-        assert_eq!(positions.len(), decided.len());
-        assert_eq!(positions.len(), ranks.len());
-        if self.claimed.0.len() != self.occupied_now.len().div_ceil(64) {
-            self.claimed = CellBits::new(self.occupied_now.len());
-        }
-        self.claims.clear();
-        self.claims.extend_from_slice(claims);
-        self.claims.sort_unstable();
-        for c in claims {
-            self.claimed.set(c.cell);
-        }
-        assert_eq!(
-            self.occupied_now.len(),
-            grid.len(),
-            "tables of another grid"
-        );
-        self.swaps = 0;
-        self.salt = salt;
-        self.next.clear();
-        self.next.extend_from_slice(decided);
-        for (agent, &cell) in positions.iter().enumerate() {
-            if cell != NO_CELL {
-                debug_assert_eq!(self.occupied_now[cell as usize], NO_AGENT, "shared cell");
-                self.occupied_now[cell as usize] = agent as u32;
-            }
-        }
-        for &cell in decided.iter().chain(reserved) {
-            if cell != NO_CELL {
-                self.occupied_next.set(cell);
-            }
-        }
-        for &agent in order {
-            if self.next[agent as usize] != NO_CELL {
-                continue;
-            }
-            if candidates[agent as usize].lazy {
-                // Its own cell ranks first: it stays undecided, for a later part to push.
-                continue;
-            }
-            self.decide(grid, positions, candidates, guide, agent, ranks);
-        }
-        for &cell in positions {
-            if cell != NO_CELL {
-                self.occupied_now[cell as usize] = NO_AGENT;
-            }
-        }
-        for &cell in self.next.iter().chain(reserved) {
-            if cell != NO_CELL {
-                self.occupied_next.clear(cell);
-            }
-        }
-        for c in claims {
-            self.claimed.clear(c.cell);
-        }
-        self.claims.clear();
-        // Staying is not final: an agent of higher rank in a later part may still push it.
-        for ((next, &before), &at) in self.next.iter_mut().zip(decided).zip(positions) {
-            if before == NO_CELL && *next == at {
-                *next = NO_CELL;
-            }
-        }
-        &self.next
-    }
-
     /// [`Pibt::step`]; `lent`: `occupied_now` is the caller's, already filled.
     #[allow(clippy::too_many_arguments)]
     fn decide_step(
@@ -573,11 +495,11 @@ impl Pibt {
     }
 
     /// PIBT from `root`, with an explicit stack of frames in place of recursion.
-    fn decide(
+    fn decide<R: Ranked + ?Sized>(
         &mut self,
         grid: &Grid,
         positions: &[CellId],
-        candidates: &[Candidates],
+        candidates: &R,
         guide: &impl Guidance,
         root: u32,
         ranks: &[u32],
@@ -662,22 +584,6 @@ impl Pibt {
         }
     }
 
-    /// Whether an agent not decided yet that ranks before `root_rank` claims `cell`
-    /// ([`Pibt::step_part`]).
-    fn contested(&self, cell: CellId, root_rank: u32) -> bool {
-        if self.claimed.0.is_empty() || !self.claimed.get(cell) {
-            return false;
-        }
-        let start = self.claims.partition_point(|c| c.cell < cell);
-        self.claims[start..]
-            .iter()
-            .take_while(|c| c.cell == cell)
-            .any(|c| {
-                c.rank < root_rank
-                    && (c.agent == NO_AGENT || self.next[c.agent as usize] == NO_CELL)
-            })
-    }
-
     /// Pops a frame whose agent found its cell, pulling its swap partner after it.
     fn finish(&mut self, grid: &Grid, positions: &[CellId], before_root: &impl Fn(u32) -> bool) {
         let frame = self.frames.pop().expect("a frame");
@@ -702,17 +608,19 @@ impl Pibt {
         self.swaps += 1;
     }
 
-    fn push_frame(
+    fn push_frame<R: Ranked + ?Sized>(
         &mut self,
         grid: &Grid,
         positions: &[CellId],
-        candidates: &[Candidates],
+        candidates: &R,
         guide: &impl Guidance,
         agent: u32,
     ) {
-        let mut cands = candidates[agent as usize];
+        let mut cands = *candidates.get(agent);
         if cands.lazy {
             cands = rank_candidates(grid, guide, agent, positions[agent as usize], self.salt);
+            cands.retain(|cell| guide.allows(cell));
+        } else if R::KEEP_TO_GUIDE && !cands.fixed {
             cands.retain(|cell| guide.allows(cell));
         }
         let mut swap_with = NO_AGENT;
@@ -780,11 +688,11 @@ impl Pibt {
     /// The agent this agent should swap with, or [`NO_AGENT`] (LaCAM*'s swap test): the
     /// undecided agent on its best cell when the two must pass each other and can, or else a
     /// neighbour that wants this agent's best cell's way and must be cleared out of a corridor.
-    fn swap_partner(
+    fn swap_partner<R: Ranked + ?Sized>(
         &self,
         grid: &Grid,
         positions: &[CellId],
-        all: &[Candidates],
+        all: &R,
         cands: &Candidates,
         guide: &impl Guidance,
         agent: u32,
@@ -804,7 +712,7 @@ impl Pibt {
         if ahead != NO_AGENT
             && ahead != agent
             && self.next[ahead as usize] == NO_CELL
-            && !all[ahead as usize].fixed
+            && !all.get(ahead).fixed
             && (narrow(self) || guide.is_goal(agent, from))
             && self.swap_required(grid, guide, agent, ahead, from, best)
             && self.swap_possible(grid, guide, best, from)
@@ -820,7 +728,7 @@ impl Pibt {
             if other != NO_AGENT
                 && best != positions[other as usize]
                 && (narrow(self) || guide.is_goal(other, from))
-                && !all[other as usize].fixed
+                && !all.get(other).fixed
                 && self.swap_required(grid, guide, other, agent, from, best)
                 && self.swap_possible(grid, guide, best, from)
             {
