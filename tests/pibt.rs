@@ -208,10 +208,9 @@ fn lifelong_pibt_in_parts(
     reached
 }
 
-#[test]
-fn pibt_steps_are_legal_and_every_agent_keeps_reaching_goals() {
-    // Open rooms with pillars: every pair of neighbouring cells lies on a cycle, which is where
-    // PIBT promises that every agent reaches its goal again and again.
+/// A 16 x 16 open map with a pillar every 4 cells: every pair of neighbouring cells lies on a
+/// cycle.
+fn pillared_rooms() -> String {
     let mut text = String::new();
     for y in 0..16 {
         let row: String = (0..16)
@@ -220,6 +219,14 @@ fn pibt_steps_are_legal_and_every_agent_keeps_reaching_goals() {
         text.push_str(&row);
         text.push('\n');
     }
+    text
+}
+
+#[test]
+fn pibt_steps_are_legal_and_every_agent_keeps_reaching_goals() {
+    // Open rooms with pillars: every pair of neighbouring cells lies on a cycle, which is where
+    // PIBT promises that every agent reaches its goal again and again.
+    let text = pillared_rooms();
     for neighbourhood in [Neighborhood::Four, Neighborhood::Eight] {
         let grid = Grid::from_ascii(text.trim_end())
             .unwrap()
@@ -239,14 +246,7 @@ fn pibt_in_parts_keeps_steps_legal_and_every_agent_reaching_goals() {
     // `Pibt::step_part`, as the simulation's regions use it: four columns decided one after
     // another, not in the map's order, where an agent does not push one ranked before the
     // part's root nor take a cell such an agent wants first, and staying is decided last.
-    let mut text = String::new();
-    for y in 0..16 {
-        let row: String = (0..16)
-            .map(|x| if x % 4 == 2 && y % 4 == 2 { '#' } else { '.' })
-            .collect();
-        text.push_str(&row);
-        text.push('\n');
-    }
+    let text = pillared_rooms();
     for neighbourhood in [Neighborhood::Four, Neighborhood::Eight] {
         let grid = Grid::from_ascii(text.trim_end())
             .unwrap()
