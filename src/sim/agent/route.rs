@@ -117,6 +117,31 @@ impl Agent {
         }
     }
 
+    /// [`take_move`](Self::take_move) of a move sent onto `to`, the route's second cell as the
+    /// slot's window shows it: the same change as [`rejoin`](Self::rejoin) (which would find
+    /// `to` at index 1), without reading the route's codes. `None`, nothing changed, where that
+    /// does not apply (a controlled agent, a move onto the goal, a step that is not one move).
+    #[inline]
+    pub(super) fn step_to_second(&mut self, ctx: &MoveContext, to: CellId) -> Option<Arrived> {
+        if self.controlled || self.goal == Some(to) || !self.route.advance_step(to) {
+            return None;
+        }
+        self.position = to;
+        self.moves += 1;
+        self.waited = 0;
+        self.drift = self.drift.saturating_sub(1);
+        let arrived = if self.route.len() == 1 {
+            Some(self.arrive(ctx.tick, ArrivalKind::Stepped))
+        } else {
+            self.state = AgentState::Moving;
+            None
+        };
+        if self.drift > ctx.config.drift_replan {
+            self.ask_plan(PlanReason::Drifted, ctx.tick);
+        }
+        Some(arrived)
+    }
+
     /// Moves the agent one cell along its route during `tick`.
     fn step_along(&mut self, tick: u64) -> Arrived {
         self.position = self.route.second().expect("a route step has a next cell");

@@ -12,6 +12,8 @@
 //! walking does not allocate). Every change bumps a version, which tells
 //! [`super::AgentSet`] when the decoded window it mirrors for ranking is stale.
 
+use std::borrow::Cow;
+
 use crate::grid::{CellId, NO_CELL};
 
 /// The code of a step to a cell given in full (the cell's eight nibbles follow it).
@@ -63,7 +65,9 @@ pub(crate) struct RouteCode {
     /// Bumped on every change.
     version: u32,
     /// The stack, two nibbles a byte (low nibble first); the next step's code is the last
-    /// nibble. A byte's unused high nibble is zero.
+    /// nibble. When the count is odd the last byte's high nibble is not part of the stack and
+    /// may hold a popped code ([`advance_step`](Self::advance_step) leaves it, so that a step
+    /// does not touch the buffer); [`parts`](Self::parts) gives it cleared.
     codes: Vec<u8>,
 }
 
@@ -279,6 +283,32 @@ impl RouteCode {
         self.bump();
     }
 
+    /// Drops the first cell when `next` is the route's second cell and the step to it is one
+    /// move (one code): the top nibble goes without reading the buffer, so a walking agent's
+    /// step touches its record only. Returns false, changing nothing, when the route has no
+    /// second cell or the step to `next` is not one move; the caller vouches that `next` is
+    /// the second cell (a decoded window says so).
+    #[inline]
+    pub(crate) fn advance_step(&mut self, next: CellId) -> bool {
+        if self.steps == 0 || code_of(i64::from(next) - i64::from(self.first), self.width).is_none()
+        {
+            return false;
+        }
+        // A step that is one move is coded in one nibble (`push_step`; `from_parts` refuses
+        // anything else).
+        self.first = next;
+        self.steps -= 1;
+        if self.steps == 0 {
+            self.nibbles = 0;
+            self.codes = Vec::new();
+        } else {
+            self.nibbles -= 1;
+            self.codes.truncate(self.nibbles.div_ceil(2) as usize);
+        }
+        self.bump();
+        true
+    }
+
     /// Puts `cell` before the route's first cell (a route of one cell when there is none).
     pub(crate) fn push_front(&mut self, cell: CellId, width: u32) {
         if self.first == NO_CELL {
@@ -313,7 +343,8 @@ impl RouteCode {
         if self.nibbles & 1 == 0 {
             self.codes.push(nibble);
         } else {
-            *self.codes.last_mut().expect("an odd count has a last byte") |= nibble << 4;
+            let last = self.codes.last_mut().expect("an odd count has a last byte");
+            *last = (*last & 15) | nibble << 4;
         }
         self.nibbles += 1;
     }
@@ -327,26 +358,30 @@ impl RouteCode {
         }
     }
 
-    /// The raw parts, for a snapshot: first cell, steps, the grid width, nibbles, the stack.
-    pub(crate) fn parts(&self) -> (CellId, u32, u32, u32, &[u8]) {
-        (
-            self.first,
-            self.steps,
-            self.width,
-            self.nibbles,
-            &self.codes,
-        )
+    /// The raw parts, for a snapshot: first cell, steps, the grid width, nibbles, the stack
+    /// (a byte's unused high nibble cleared: a copy when it was not).
+    pub(crate) fn parts(&self) -> (CellId, u32, u32, u32, Cow<'_, [u8]>) {
+        let mut codes = Cow::Borrowed(&self.codes[..]);
+        if self.nibbles % 2 == 1 && codes.last().is_some_and(|b| b >> 4 != 0) {
+            let last = codes
+                .to_mut()
+                .last_mut()
+                .expect("an odd count has a last byte");
+            *last &= 15;
+        }
+        (self.first, self.steps, self.width, self.nibbles, codes)
     }
 
     /// A route from the parts [`parts`](Self::parts) gave, in a buffer of `capacity` bytes;
     /// `None` when they do not make a route on a grid `grid_width` wide whose every cell is
     /// below `cells`.
     pub(crate) fn from_parts(
-        (first, steps, width, nibbles, codes): (CellId, u32, u32, u32, &[u8]),
+        (first, steps, width, nibbles, codes): (CellId, u32, u32, u32, impl AsRef<[u8]>),
         capacity: usize,
         cells: usize,
         grid_width: u32,
     ) -> Option<RouteCode> {
+        let codes = codes.as_ref();
         // Every step takes at least one nibble (which also bounds the decoding below), and a
         // route with steps is coded for the grid's own width.
         if steps > nibbles
@@ -379,7 +414,14 @@ impl RouteCode {
                 if it.left > 1 && !it.can_step() {
                     return None;
                 }
+                // A step that is one move has its one code, never an escape (walking pops such
+                // a step as one nibble: `advance_step`).
+                let escaped = it.left > 1 && it.nibble(it.top - 1) == ESCAPE;
+                let from = it.next;
                 it.next();
+                if escaped && code_of(i64::from(it.next) - i64::from(from), width).is_some() {
+                    return None;
+                }
                 count += 1;
             }
             if it.top != 0 || u64::from(count) != u64::from(steps) + 1 {
@@ -550,6 +592,49 @@ mod tests {
         assert_eq!(cells(&route), [9]);
     }
 
+    /// A step popped without reading the buffer leaves the route `advance(1)` leaves, whatever
+    /// the parity of the stack, and what is pushed or saved after it reads back right.
+    #[test]
+    fn a_step_popped_blind_is_a_step_advanced() {
+        // Every step one move on a grid 10 wide, but the jump 16 -> 90 (an escape).
+        let given: Vec<CellId> = vec![5, 6, 16, 90, 91, 92, 82, 81];
+        for start in 0..given.len() - 1 {
+            let mut blind = RouteCode::from_cells(&given, 10);
+            let mut read = RouteCode::from_cells(&given, 10);
+            blind.advance(start);
+            read.advance(start);
+            let (second, v) = (read.second().unwrap(), blind.version());
+            let one_move = given[start] != 16;
+            assert_eq!(
+                blind.advance_step(second),
+                one_move,
+                "from {}",
+                given[start]
+            );
+            if !one_move {
+                assert_eq!(blind.version(), v, "refused: nothing changed");
+                continue;
+            }
+            read.advance(1);
+            assert_eq!(cells(&blind), cells(&read));
+            assert_eq!((blind.len(), blind.first()), (read.len(), read.first()));
+            // Saved and restored, and pushed onto, as the route advanced by reading it.
+            let back = RouteCode::from_parts(blind.parts(), 16, 100, 10).expect("valid parts");
+            assert_eq!(cells(&back), cells(&read));
+            if blind.len() > 0 {
+                let front = blind.first().unwrap() - 1;
+                blind.push_front(front, 10);
+                read.push_front(front, 10);
+                assert_eq!(cells(&blind), cells(&read));
+                assert_eq!(blind.parts().4, read.parts().4);
+            }
+        }
+        let mut last = RouteCode::from_cells(&[81, 82], 10);
+        assert!(last.advance_step(82));
+        assert_eq!((cells(&last), last.bytes()), (vec![82], 0));
+        assert!(!last.advance_step(83), "no second cell");
+    }
+
     #[test]
     fn parts_round_trip_and_bad_parts_are_refused() {
         let route = RouteCode::from_cells(&[5, 6, 16, 90, 91], 10);
@@ -561,6 +646,7 @@ mod tests {
             "off the grid"
         );
         let (first, steps, width, nibbles, codes) = route.parts();
+        let codes = &*codes;
         let parts = |steps, width| (first, steps, width, nibbles, codes);
         assert!(RouteCode::from_parts(parts(steps + 1, width), 8, 100, 10).is_none());
         assert!(RouteCode::from_parts(parts(steps - 1, width), 8, 100, 10).is_none());
@@ -577,6 +663,20 @@ mod tests {
                 .unwrap()
                 .len(),
             0
+        );
+        // A single move coded as an escape (a step popped as one nibble would split it).
+        let mut escaped = RouteCode::default();
+        escaped.first = 5;
+        escaped.steps = 1;
+        escaped.width = 10;
+        for k in (0..8).rev() {
+            escaped.push(((6u32 >> (4 * k)) & 15) as u8);
+        }
+        escaped.push(ESCAPE);
+        assert_eq!(cells(&escaped), [5, 6]);
+        assert!(
+            RouteCode::from_parts(escaped.parts(), 8, 100, 10).is_none(),
+            "an escape for one move"
         );
         let one = RouteCode::from_cells(&[7], 0);
         assert_eq!(

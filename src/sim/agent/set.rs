@@ -5,9 +5,11 @@ use std::ops::{Deref, DerefMut};
 
 use rayon::prelude::*;
 
+use super::route::on_route;
 use super::window::{Stamp, Window};
-use super::{Agent, AgentId};
+use super::{Agent, AgentId, Arrived, Chosen};
 use crate::grid::{CellId, NO_CELL};
+use crate::sim::move_context::MoveContext;
 
 #[derive(Debug, Clone)]
 pub(super) struct Slot {
@@ -132,7 +134,7 @@ impl AgentSet {
                 .zip(&self.windows)
                 .all(|((s, &p), w)| {
                     s.agent.as_ref().map_or(p == NO_CELL, |a| {
-                        a.position == p && (w.is_stale() || Window::of(a) == *w)
+                        a.position == p && (w.is_stale() || w.agrees_with(a))
                     })
                 })
     }
@@ -296,6 +298,30 @@ impl<'a> AgentMut<'a> {
     }
 }
 
+impl AgentMut<'_> {
+    /// [`Agent::take_move`], with the slot's window: a move sent onto the route's next cell,
+    /// which the window shows, steps without reading the route's codes and shifts the window
+    /// (the same change to the agent; a walking crowd's steps then touch only their records).
+    #[inline]
+    pub(crate) fn take_move(&mut self, ctx: &MoveContext, to: CellId, chosen: Chosen) -> Arrived {
+        if chosen == Chosen::Sent
+            && !self.window.is_stale()
+            && self.window.second() == Some(to)
+            && Stamp::of(self.agent) == self.stamp
+            && let Some(arrived) = self.agent.step_to_second(ctx, to)
+        {
+            if on_route(self.agent) {
+                self.window.stepped(self.agent.drift, arrived.is_some());
+            } else {
+                self.window.mark_stale();
+            }
+            self.stamp = Stamp::of(self.agent);
+            return arrived;
+        }
+        self.agent.take_move(ctx, to, chosen)
+    }
+}
+
 impl Deref for AgentMut<'_> {
     type Target = Agent;
 
@@ -364,5 +390,63 @@ mod tests {
             Some(&[7, 8, 9][..])
         );
         assert!(set.positions_agree());
+    }
+
+    /// Walking a route through the slot's window (moves onto the next cell shift the window,
+    /// with a refresh where it runs short) changes the agent as the record's own search does,
+    /// including a push off the route and the arrival, and every window agrees with its record.
+    #[test]
+    fn walking_through_the_window_is_walking_the_record() {
+        use crate::grid::Grid;
+        use crate::sim::SimConfig;
+        let grid = Grid::new(40, 3).unwrap();
+        let config = SimConfig::default();
+        let ctx = MoveContext {
+            grid: &grid,
+            config: &config,
+            tick: 0,
+            forced: &[],
+        };
+        let route: Vec<CellId> = (41..79).collect(); // the middle row, west to east
+        let mut set = AgentSet::new();
+        let mut plain = Agent::new(41, 0, None, false);
+        plain.set_goal(78, 0);
+        let slot = set.insert(plain.clone()).index();
+        plain.set_route(&route, 40, 0);
+        set.at_mut(slot).unwrap().set_route(&route, 40, 0);
+        // East along the row, pushed onto the row below once, then back and on to the goal.
+        let mut moves: Vec<CellId> = (42..50).collect();
+        moves.extend([89, 49]);
+        moves.extend(50..79);
+        let mut shifted = 0;
+        for (tick, &to) in moves.iter().enumerate() {
+            set.refresh_windows(false);
+            let fresh = *set.window(slot);
+            let ctx = MoveContext {
+                tick: tick as u64,
+                ..ctx
+            };
+            let want = plain.take_move(&ctx, to, Chosen::Sent);
+            let got = set.at_mut(slot).unwrap().take_move(&ctx, to, Chosen::Sent);
+            assert_eq!(got, want, "move {tick} onto {to}");
+            let agent = set.at(slot).unwrap();
+            assert_eq!(
+                (agent.position, agent.drift, agent.state, agent.moves),
+                (plain.position, plain.drift, plain.state, plain.moves)
+            );
+            assert_eq!(
+                agent.route.cells().collect::<Vec<_>>(),
+                plain.route.cells().collect::<Vec<_>>()
+            );
+            assert!(set.positions_agree(), "move {tick}");
+            if !set.windows[slot as usize].is_stale() && fresh.second() == Some(to) {
+                shifted += 1;
+            }
+        }
+        assert_eq!(
+            set.at(slot).unwrap().state,
+            super::super::AgentState::Arrived
+        );
+        assert!(shifted > 20, "most steps shift the window: {shifted}");
     }
 }

@@ -80,7 +80,7 @@ impl Agent {
         w.u32(steps);
         w.u32(width);
         w.u32(nibbles);
-        w.bytes(codes);
+        w.bytes(&codes);
         // The capacity too: the run summary's route memory counts it.
         w.len(self.route.bytes());
         w.u8(self.state.code());

@@ -4,15 +4,18 @@
 //! [`super::AgentSet`] keeps one [`Window`] per slot. A change to an agent that can change its
 //! window (its route's version, state, position, drift or control: see [`Stamp`]) marks the
 //! window stale, at the cost of a byte; [`super::AgentSet::refresh_windows`] decodes the stale
-//! ones again, on the pool, before they are read. A window that is not stale always equals what
-//! the agent's record would give. (Decoding each window as its agent is changed would put the
-//! decoding in the movement's one-thread apply pass.)
+//! ones again, on the pool, before they are read. A window that is not stale always holds the
+//! start of what the agent's record would give: an agent that steps onto its route's next cell
+//! has its window shifted by one ([`Window::stepped`]) until it runs short, so that walking
+//! reads neither the route's codes nor decodes them. (Decoding each window as its agent is
+//! changed would put the decoding in the movement's one-thread apply pass.)
 
-use super::{Agent, AgentState};
+use super::{Agent, AgentState, RANK_WINDOW};
 use crate::grid::CellId;
 
-/// Route cells a window holds: [`super::RANK_WINDOW`] plus a drift of up to 4.
-pub(crate) const WINDOW: usize = 8;
+/// Route cells a window holds: [`RANK_WINDOW`] plus a drift of up to 4, and four steps more
+/// (walking shifts the window: it is decoded again every fifth step).
+pub(crate) const WINDOW: usize = 12;
 
 const ON_ROUTE: u8 = 1;
 const ARRIVED: u8 = 2;
@@ -102,6 +105,44 @@ impl Window {
     #[inline]
     pub(crate) fn on_route(&self) -> bool {
         self.flags & ON_ROUTE != 0
+    }
+
+    /// The route's second cell, when the window is fresh and its agent travels on a route
+    /// (not arrived, not controlled).
+    #[inline]
+    pub(crate) fn second(&self) -> Option<CellId> {
+        (self.flags & !COMPLETE == ON_ROUTE && self.len >= 2).then_some(self.cells[1])
+    }
+
+    /// The window after its agent stepped onto its second cell ([`Self::second`]), now with
+    /// `drift` and arrived or not: the cells shifted by one, not decoded again. Marked stale
+    /// instead when fewer cells than ranking reads are left.
+    #[inline]
+    pub(crate) fn stepped(&mut self, drift: u32, arrived: bool) {
+        let len = usize::from(self.len);
+        self.cells.copy_within(1..len, 0);
+        self.len -= 1;
+        self.drift = drift;
+        if arrived {
+            self.flags |= ARRIVED;
+        }
+        if self.flags & COMPLETE == 0 && (self.len as usize) < drift as usize + RANK_WINDOW {
+            self.mark_stale();
+        }
+    }
+
+    /// Whether the window is what `agent`'s record gives, or the start of it: a walking
+    /// agent's window is shifted ([`Self::stepped`]) rather than decoded again, so it may hold
+    /// fewer cells than a fresh one.
+    pub(crate) fn agrees_with(&self, agent: &Agent) -> bool {
+        let fresh = Window::of(agent);
+        let len = usize::from(self.len);
+        let complete = agent.ahead().is_some() && len == agent.route.len();
+        self.drift == fresh.drift
+            && self.len <= fresh.len
+            && self.cells[..len] == fresh.cells[..len]
+            && self.flags & !COMPLETE == fresh.flags & !COMPLETE
+            && (self.flags & COMPLETE != 0) == complete
     }
 }
 
