@@ -665,10 +665,12 @@ mod tests {
             0
         );
         // A single move coded as an escape (a step popped as one nibble would split it).
-        let mut escaped = RouteCode::default();
-        escaped.first = 5;
-        escaped.steps = 1;
-        escaped.width = 10;
+        let mut escaped = RouteCode {
+            first: 5,
+            steps: 1,
+            width: 10,
+            ..RouteCode::default()
+        };
         for k in (0..8).rev() {
             escaped.push(((6u32 >> (4 * k)) & 15) as u8);
         }
