@@ -93,6 +93,7 @@ pub mod nav;
 pub mod planner;
 #[cfg_attr(not(feature = "cli"), allow(dead_code))]
 mod plural;
+mod prefetch;
 pub mod prelude;
 pub mod process_stats;
 #[cfg(feature = "render")]

@@ -18,6 +18,7 @@ pub(crate) use route::{Arrived, Chosen, MoveCosts, RANK_WINDOW, UNIT, WALK_WINDO
 pub(crate) use route_code::{Cells, RouteCode};
 pub(crate) use set::AgentMut;
 pub use set::AgentSet;
+pub(crate) use window::Window;
 
 use serde::{Deserialize, Serialize};
 

@@ -283,6 +283,19 @@ impl RouteCode {
         self.bump();
     }
 
+    /// Asks for the buffer's top byte (the next steps' codes) ahead of a read (see
+    /// [`crate::prefetch`]).
+    #[inline]
+    pub(crate) fn prefetch(&self) {
+        if self.nibbles > 0 {
+            crate::prefetch::prefetch(
+                self.codes
+                    .as_ptr()
+                    .wrapping_add((self.nibbles as usize - 1) / 2),
+            );
+        }
+    }
+
     /// Drops the first cell when `next` is the route's second cell and the step to it is one
     /// move (one code): the top nibble goes without reading the buffer, so a walking agent's
     /// step touches its record only. Returns false, changing nothing, when the route has no

@@ -11,6 +11,9 @@ use super::{Agent, AgentId, Arrived, Chosen};
 use crate::grid::{CellId, NO_CELL};
 use crate::sim::move_context::MoveContext;
 
+/// How many slots ahead the agents' route codes are asked for (see [`crate::prefetch`]).
+const PREFETCH_AHEAD: usize = 8;
+
 #[derive(Debug, Clone)]
 pub(super) struct Slot {
     pub(super) generation: u32,
@@ -101,19 +104,31 @@ impl AgentSet {
     /// and there are many agents). Windows depend on their own agent only, so the result does
     /// not depend on the threads.
     pub(crate) fn refresh_windows(&mut self, parallel: bool) {
-        let refresh = |(w, s): (&mut Window, &Slot)| {
-            if w.is_stale() {
-                *w = s.agent.as_ref().map_or_else(Window::default, Window::of);
+        // In pieces, each asking for the route codes of the stale windows a few slots ahead
+        // (one cache miss each in a large crowd) while it decodes this one.
+        let refresh = |(windows, slots): (&mut [Window], &[Slot])| {
+            for i in 0..windows.len() {
+                if let Some(w) = windows.get(i + PREFETCH_AHEAD)
+                    && w.is_stale()
+                    && let Some(a) = &slots[i + PREFETCH_AHEAD].agent
+                {
+                    a.route.prefetch();
+                }
+                if windows[i].is_stale() {
+                    windows[i] = slots[i]
+                        .agent
+                        .as_ref()
+                        .map_or_else(Window::default, Window::of);
+                }
             }
         };
         if parallel && self.slots.len() >= 4096 {
             self.windows
-                .par_iter_mut()
-                .zip(self.slots.par_iter())
-                .with_min_len(1024)
+                .par_chunks_mut(1024)
+                .zip(self.slots.par_chunks(1024))
                 .for_each(refresh);
         } else {
-            self.windows.iter_mut().zip(&self.slots).for_each(refresh);
+            refresh((&mut self.windows, &self.slots));
         }
     }
 
@@ -252,24 +267,43 @@ impl AgentSet {
             })
     }
     /// Calls `f` with every live agent, to change, and its slot's entry of `out` (one per
-    /// slot), on the rayon pool in pieces of at least `min_len` slots. Each call sees its own
-    /// agent only, so the result does not depend on the threads.
-    pub(crate) fn par_for_each_mut<T, F>(&mut self, out: &mut [T], min_len: usize, f: F)
-    where
+    /// slot), on the rayon pool in pieces of `min_len` slots. Each call sees its own agent
+    /// only, so the result does not depend on the threads. The route codes of the agent a few
+    /// slots ahead are asked for where `prefetch(slot, agent, window)` says `f` will read them.
+    pub(crate) fn par_for_each_mut<T, F, P>(
+        &mut self,
+        out: &mut [T],
+        min_len: usize,
+        prefetch: P,
+        f: F,
+    ) where
         T: Send,
         F: Fn(u32, AgentMut<'_>, &mut T) + Sync,
+        P: Fn(usize, &Agent, &Window) -> bool + Sync,
     {
         assert_eq!(out.len(), self.slots.len(), "one entry per slot");
         self.slots
-            .par_iter_mut()
-            .zip(self.positions.par_iter_mut())
-            .zip(self.windows.par_iter_mut())
-            .zip(out.par_iter_mut())
+            .par_chunks_mut(min_len)
+            .zip(self.positions.par_chunks_mut(min_len))
+            .zip(self.windows.par_chunks_mut(min_len))
+            .zip(out.par_chunks_mut(min_len))
             .enumerate()
-            .with_min_len(min_len)
-            .for_each(|(i, (((s, p), w), o))| {
-                if let Some(a) = s.agent.as_mut() {
-                    f(i as u32, AgentMut::new(a, p, w), o);
+            .for_each(|(k, (((slots, cells), windows), outs))| {
+                let first = k * min_len;
+                for i in 0..slots.len() {
+                    let j = i + PREFETCH_AHEAD;
+                    if let Some(ahead) = slots.get(j).and_then(|s| s.agent.as_ref())
+                        && prefetch(first + j, ahead, &windows[j])
+                    {
+                        ahead.route.prefetch();
+                    }
+                    if let Some(a) = slots[i].agent.as_mut() {
+                        f(
+                            (first + i) as u32,
+                            AgentMut::new(a, &mut cells[i], &mut windows[i]),
+                            &mut outs[i],
+                        );
+                    }
                 }
             });
     }
