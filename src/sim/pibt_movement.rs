@@ -155,6 +155,8 @@ pub(crate) struct PibtMovement {
     keys: Vec<(u64, u32)>,
     /// Per cell, a bit: an agent standing on its goal stands there (see `RouteGuide`).
     settled_cells: Vec<u64>,
+    /// Per cell, a bit: the cell is some agent's goal (see `RouteGuide`).
+    goal_cells: Vec<u64>,
     /// Action model `rotate`: PIBT's step made of forward moves and turns.
     forward: ForwardOnly,
     /// [`SimConfig::regions`](super::SimConfig::regions): the crowd decided region by region.
@@ -292,7 +294,15 @@ impl PibtMovement {
                 self.settled_cells[cell as usize / 64] |= 1 << (cell % 64);
             }
         }
+        self.goal_cells.clear();
+        self.goal_cells.resize(grid.len().div_ceil(64), 0);
+        for &goal in &self.goals {
+            if goal != NO_CELL {
+                self.goal_cells[goal as usize / 64] |= 1 << (goal % 64);
+            }
+        }
         let mut guide = RouteGuide::new(grid, agents, &self.settled_cells, &self.goals);
+        guide.goal_cells = &self.goal_cells;
         guide.rotate = rotate;
         let mut h = StableHasher::default();
         h.write_u64(config.seed);
@@ -438,6 +448,8 @@ struct RouteGuide<'a> {
     settled_cells: &'a [u64],
     /// Per slot: the agent's goal, or `NO_CELL` (a dense copy, as `settled`).
     goals: &'a [CellId],
+    /// Per cell, a bit: some agent's goal is there ([`Guidance::may_be_goal`]).
+    goal_cells: &'a [u64],
     /// Action model `rotate`: a cell off the way the agent faces costs the turns to face it.
     rotate: bool,
 }
@@ -454,6 +466,7 @@ impl<'a> RouteGuide<'a> {
             agents,
             settled_cells,
             goals,
+            goal_cells: &[],
             rotate: false,
         }
     }
@@ -562,6 +575,13 @@ impl Guidance for RouteGuide<'_> {
 
     fn is_goal(&self, agent: u32, cell: CellId) -> bool {
         cell != NO_CELL && self.goals.get(agent as usize) == Some(&cell)
+    }
+
+    fn may_be_goal(&self, cell: CellId) -> bool {
+        // Without the table (not built), any cell may be.
+        self.goal_cells
+            .get(cell as usize / 64)
+            .is_none_or(|w| w >> (cell % 64) & 1 == 1)
     }
 
     fn costs_to_go(&self, agent: u32, cells: &[CellId], out: &mut [i64]) {

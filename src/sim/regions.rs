@@ -119,6 +119,10 @@ impl<G: Guidance> Guidance for RegionGuide<'_, G> {
     fn allows(&self, cell: CellId) -> bool {
         self.rect.holds(cell % self.width, cell / self.width)
     }
+
+    fn may_be_goal(&self, cell: CellId) -> bool {
+        self.inner.may_be_goal(cell)
+    }
 }
 
 /// Columns `x0..x1`, rows `y0..y1`.

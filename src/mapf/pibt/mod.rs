@@ -71,6 +71,13 @@ pub trait Guidance: Sync {
         true
     }
 
+    /// Whether `cell` may be some agent's goal (yes by default). An implementation that knows
+    /// the goals says no for a cell that is nobody's: the swap test then does not look through
+    /// the neighbours for one whose goal it is (an agent's worth of lookups in a large crowd).
+    fn may_be_goal(&self, _cell: CellId) -> bool {
+        true
+    }
+
     /// [`cost_to_go`](Self::cost_to_go) of several cells at once (an implementation can share
     /// work between them). Fills `out[k]` for `cells[k]`.
     fn costs_to_go(&self, agent: u32, cells: &[CellId], out: &mut [i64]) {
@@ -718,6 +725,10 @@ impl Pibt {
             && self.swap_possible(grid, guide, best, from)
         {
             return ahead;
+        }
+        // A neighbour qualifies only where the way on is narrow or `from` is its goal.
+        if !guide.may_be_goal(from) && !narrow(self) {
+            return NO_AGENT;
         }
         let offsets = grid.move_offsets();
         for dir in grid.moves(from).iter() {

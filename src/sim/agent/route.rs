@@ -272,6 +272,9 @@ const DIRECTIONS: [[Option<Direction>; 3]; 3] = {
 pub(crate) struct MoveCosts<'a> {
     pub(crate) grid: &'a Grid,
     offsets: [i64; 8],
+    /// On a grid without cell costs, each direction's cost (what the weighted sum gives with
+    /// every cost 1), looked up instead of computed in floating point.
+    unweighted: Option<[i64; 8]>,
 }
 
 impl<'a> MoveCosts<'a> {
@@ -279,6 +282,9 @@ impl<'a> MoveCosts<'a> {
         MoveCosts {
             grid,
             offsets: grid.move_offsets(),
+            unweighted: (!grid.is_weighted()).then(|| {
+                std::array::from_fn(|d| (Direction::BASE_COST[d] * f64::from(1.0f32) * UNIT) as i64)
+            }),
         }
     }
 
@@ -307,10 +313,13 @@ impl<'a> MoveCosts<'a> {
                 .iter()
                 .find(|d| self.offsets[d.index()] == delta)?
         };
-        self.grid
-            .moves(a)
-            .contains(dir)
-            .then(|| (self.grid.step_cost(dir, b) * UNIT) as i64)
+        if !self.grid.moves(a).contains(dir) {
+            return None;
+        }
+        Some(match &self.unweighted {
+            Some(costs) => costs[dir.index()],
+            None => (self.grid.step_cost(dir, b) * UNIT) as i64,
+        })
     }
 }
 
