@@ -141,6 +141,8 @@ pub(crate) struct PibtMovement {
     candidates: Vec<Candidates>,
     order: Vec<(u64, u32)>,
     order_slots: Vec<u32>,
+    /// Per slot: listed in `order` already (scratch of the ordering).
+    listed: Vec<bool>,
     next: Vec<CellId>,
     /// Per slot: whether the agent stands on its goal (state arrived) this tick.
     settled: Vec<bool>,
@@ -269,16 +271,37 @@ impl PibtMovement {
                 .enumerate()
                 .for_each(key);
         }
+        // The live slots in the last tick's order, then any new ones: a tick changes few keys
+        // relative to the others (every travelling agent's urgency grows alike; arrivals drop
+        // to the end), so the list comes nearly sorted and an adaptive sort makes little work
+        // of it.
         self.order.clear();
-        self.order
-            .extend(self.keys.iter().filter(|&&(_, slot)| slot != u32::MAX));
+        self.listed.clear();
+        self.listed.resize(slots, false);
+        for &slot in &self.order_slots {
+            if let Some(&key) = self.keys.get(slot as usize)
+                && key.1 != u32::MAX
+                && !self.listed[slot as usize]
+            {
+                self.listed[slot as usize] = true;
+                self.order.push(key);
+            }
+        }
+        if self.order.len() < agents.len() {
+            let listed = &self.listed;
+            self.order.extend(
+                self.keys
+                    .iter()
+                    .filter(|&&(_, slot)| slot != u32::MAX && !listed[slot as usize]),
+            );
+        }
         // Highest urgency first; equal keys (a hash collision) by slot, so the order is total
-        // (and the same sorted on the pool).
+        // (the same whatever the sort and the list it starts from).
         let by_priority = |a: &(u64, u32), b: &(u64, u32)| b.0.cmp(&a.0).then(a.1.cmp(&b.1));
         if config.parallel && self.order.len() >= PARALLEL_RANKING {
-            self.order.par_sort_unstable_by(by_priority);
+            self.order.par_sort_by(by_priority);
         } else {
-            self.order.sort_unstable_by(by_priority);
+            self.order.sort_by(by_priority);
         }
         self.order_slots.clear();
         self.order_slots.extend(self.order.iter().map(|&(_, s)| s));
