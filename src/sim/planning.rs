@@ -130,7 +130,7 @@ impl PlanningStage {
         nav: Option<&NavGraph>,
         events: &mut TickEvents,
     ) -> Result<()> {
-        if events.tick().is_multiple_of(WORKSPACE_TICKS) && events.tick() > 0 {
+        if events.tick() % WORKSPACE_TICKS == 0 && events.tick() > 0 {
             // The workspaces go, and with them the pages their searches touched (see the
             // module docs); the next searches start on fresh zeroed ones.
             self.workspaces.clear();
