@@ -19,9 +19,7 @@
 //! only for the part of the map its searches reach, and the first tick pays page faults for
 //! those cells only, not for the whole map. There is deliberately no warm-up that would touch
 //! every page ahead of time: it would cost every worker the whole map (figures on a 4096 x 4096
-//! map: `docs/performance.md`). For the same reason the workspaces are dropped every
-//! [`WORKSPACE_TICKS`] ticks: over a long run the replans' searches would otherwise touch, page
-//! by page, every worker's whole arrays (up to 180 MB each on that map).
+//! map: `docs/performance.md`).
 
 use std::cell::RefCell;
 use std::cmp::Reverse;
@@ -81,9 +79,6 @@ struct PlanJob {
 /// the occupancy snapshot, never on the thread, so any thread count gives the same plans.
 ///
 /// Owned by a [`crate::sim::Simulation`], which runs it once a tick.
-/// Ticks between two drops of the planning workspaces (see the module docs).
-pub(crate) const WORKSPACE_TICKS: u64 = 256;
-
 #[derive(Default)]
 pub(crate) struct PlanningStage {
     /// One workspace per worker, made on first use: every planner's queries and the replans
@@ -130,11 +125,6 @@ impl PlanningStage {
         nav: Option<&NavGraph>,
         events: &mut TickEvents,
     ) -> Result<()> {
-        if events.tick() % WORKSPACE_TICKS == 0 && events.tick() > 0 {
-            // The workspaces go, and with them the pages their searches touched (see the
-            // module docs); the next searches start on fresh zeroed ones.
-            self.workspaces.clear();
-        }
         self.queue.clear();
         for (id, agent) in agents.iter() {
             if let Some(since) = agent.plan_requested_at() {
@@ -512,40 +502,5 @@ mod tests {
             Some(start)
         );
         assert_eq!(agent.remaining_path().last(), Some(goal));
-    }
-
-    /// The workspaces a tick's plans used are dropped every `WORKSPACE_TICKS` ticks (their
-    /// touched pages with them), not before, and planning goes on alike after.
-    #[test]
-    fn workspaces_are_dropped_every_so_many_ticks() {
-        let grid = Grid::new(60, 60).unwrap();
-        let mut agents = AgentSet::new();
-        let mut agent = Agent::new(0, 0, Some(PlannerKind::AStar), false);
-        agent.set_goal(3599, 0);
-        let id = agents.insert(agent);
-        let (occupancy, config) = (Occupancy::new(grid.len()), SimConfig::default());
-        let mut stage = PlanningStage::new();
-        let mut tick = |stage: &mut PlanningStage, tick: u64, plan: bool| {
-            if plan {
-                let mut agent = agents.at_mut(id.index()).unwrap();
-                agent.ask_plan(PlanReason::Drifted, tick);
-            }
-            let mut events = TickEvents::new(tick);
-            stage
-                .run(&grid, &mut agents, &occupancy, &config, None, &mut events)
-                .unwrap();
-            assert_eq!(events.plans().len(), usize::from(plan), "tick {tick}");
-            assert!(events.plans().iter().all(|p| p.found), "tick {tick}");
-            stage.workspaces.iter_mut().count()
-        };
-        assert_eq!(tick(&mut stage, 1, true), 1, "made by a plan");
-        assert_eq!(tick(&mut stage, WORKSPACE_TICKS - 1, false), 1, "kept");
-        assert_eq!(tick(&mut stage, WORKSPACE_TICKS, false), 0, "dropped");
-        assert_eq!(tick(&mut stage, WORKSPACE_TICKS + 1, true), 1, "made again");
-        assert_eq!(
-            tick(&mut stage, 3 * WORKSPACE_TICKS, true),
-            1,
-            "dropped, made again"
-        );
     }
 }
