@@ -126,8 +126,35 @@ impl<'a> Apply<'a> {
                 one((slot, &mut agent), &mut applied[slot as usize]);
             }
         }
-        for (slot, &a) in applied.iter().enumerate() {
-            self.record(agents, slot as u32, a);
+        if parallel && agents.len() >= PARALLEL_APPLY {
+            // The occupancy on one thread, the events beside it on another: each in slot
+            // order, as `record` would write them.
+            let occupancy = self.occupancy.as_deref_mut();
+            let (events, outcomes, agents) = (&mut *self.events, &mut *self.outcomes, &*agents);
+            let applied = &applied[..];
+            let ((), waiting) = rayon::join(
+                || {
+                    if let Some(occupancy) = occupancy {
+                        for (slot, &a) in applied.iter().enumerate() {
+                            if let Applied::Moved { from, to, .. } = a {
+                                occupy(occupancy, slot as u32, from, to);
+                            }
+                        }
+                    }
+                },
+                || {
+                    let mut waiting = 0;
+                    for (slot, &a) in applied.iter().enumerate() {
+                        waiting += report(ctx, events, outcomes, agents, slot as u32, a);
+                    }
+                    waiting
+                },
+            );
+            self.waiting += waiting;
+        } else {
+            for (slot, &a) in applied.iter().enumerate() {
+                self.record(agents, slot as u32, a);
+            }
         }
     }
 
@@ -135,28 +162,12 @@ impl<'a> Apply<'a> {
     /// outcomes and the waiting count (slot by slot: the events keep slot order).
     #[inline]
     fn record(&mut self, agents: &AgentSet, slot: u32, applied: Applied) {
-        match applied {
-            Applied::Free => {}
-            Applied::Stayed { waits } => self.waiting += u32::from(waits),
-            Applied::Moved { from, to, arrived } => {
-                let id = agents.id_at(slot).expect("a live agent moved");
-                self.events.step(id, from, to);
-                if let Some(counted) = arrived {
-                    self.events.arrive(id, to, ArrivalKind::Stepped, counted);
-                }
-                if let Some(occupancy) = self.occupancy.as_deref_mut() {
-                    if occupancy.agent_at(from) == Some(slot) {
-                        occupancy.clear(from);
-                    }
-                    occupancy.set(to, slot);
-                }
-                if let Some(outcome) = self.outcomes.get_mut(slot as usize)
-                    && matches!(self.ctx.forced(slot), Forced::To(_))
-                {
-                    *outcome = ActionOutcome::Moved;
-                }
-            }
+        if let (Applied::Moved { from, to, .. }, Some(occupancy)) =
+            (applied, self.occupancy.as_deref_mut())
+        {
+            occupy(occupancy, slot, from, to);
         }
+        self.waiting += report(self.ctx, self.events, self.outcomes, agents, slot, applied);
     }
 
     /// PIBT swapped `pairs` pairs of agents through corridors.
@@ -167,6 +178,46 @@ impl<'a> Apply<'a> {
     /// Ends the phase: the agents waiting go to the events.
     pub(crate) fn finish(self) {
         self.events.waiting += self.waiting;
+    }
+}
+
+/// Agent `slot`'s move from `from` to `to` in the occupancy: it frees its cell only if it still
+/// holds it (an agent may have entered it already).
+#[inline]
+fn occupy(occupancy: &mut Occupancy, slot: u32, from: CellId, to: CellId) {
+    if occupancy.agent_at(from) == Some(slot) {
+        occupancy.clear(from);
+    }
+    occupancy.set(to, slot);
+}
+
+/// Agent `slot`'s decision, as `applied`, in the events and the outcomes; returns 1 when it
+/// waits for its next route cell.
+#[inline]
+fn report(
+    ctx: &MoveContext,
+    events: &mut TickEvents,
+    outcomes: &mut [ActionOutcome],
+    agents: &AgentSet,
+    slot: u32,
+    applied: Applied,
+) -> u32 {
+    match applied {
+        Applied::Free => 0,
+        Applied::Stayed { waits } => u32::from(waits),
+        Applied::Moved { from, to, arrived } => {
+            let id = agents.id_at(slot).expect("a live agent moved");
+            events.step(id, from, to);
+            if let Some(counted) = arrived {
+                events.arrive(id, to, ArrivalKind::Stepped, counted);
+            }
+            if let Some(outcome) = outcomes.get_mut(slot as usize)
+                && matches!(ctx.forced(slot), Forced::To(_))
+            {
+                *outcome = ActionOutcome::Moved;
+            }
+            0
+        }
     }
 }
 
