@@ -376,3 +376,30 @@ fn region_by_region_movement_is_the_same_on_any_thread_count() {
     let trace = scenario.check("regions");
     assert!(trace.reports.iter().map(|r| r.goals_reached).sum::<u32>() > 100);
 }
+
+#[test]
+fn a_crowd_above_the_pool_thresholds_is_the_same_on_any_thread_count() {
+    // 5,000 agents: more than the 4,096 slots from which the windows, the apply pass (the
+    // occupancy beside the events) and the state hash (a sum) go to the pool.
+    let grid = MapGenerator::Random {
+        width: 128,
+        height: 128,
+        density: 0.1,
+    }
+    .generate(5)
+    .unwrap();
+    let scenario = Scenario {
+        grid,
+        config: SimConfig {
+            regions: 64,
+            seed: 9,
+            ..SimConfig::default()
+        },
+        agents: 5000,
+        placement_seed: 4,
+        ticks: 60,
+        scripted: false,
+    };
+    let trace = scenario.check("5,000 agents");
+    assert!(trace.reports.last().unwrap().at_goal > 100);
+}

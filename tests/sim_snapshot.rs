@@ -162,19 +162,19 @@ fn round_trip_every_tick(file: &str, deep: u64, final_hash: &str, ticks_played: 
 
 #[test]
 fn crowd_rooms_round_trips_at_every_tick() {
-    round_trip_every_tick("sims/crowd-rooms.toml", 1, "e748f9c4028e5540", 347);
+    round_trip_every_tick("sims/crowd-rooms.toml", 1, "00ccbef84e5f05ee", 347);
 }
 
 #[test]
 fn lifelong_round_trips_at_every_tick() {
-    round_trip_every_tick("sims/lifelong.toml", 50, "89bf281ab61deda6", 1000);
+    round_trip_every_tick("sims/lifelong.toml", 50, "296337f008da2a7a", 1000);
 }
 
 #[test]
 fn doors_with_dstar_agents_round_trip_at_every_tick() {
     // Planner `dstar` (every agent keeps a D* Lite search), doors opening and closing as
     // queued map changes.
-    round_trip_every_tick("sims/doors.toml", 80, "94efd73d9a89f192", 561);
+    round_trip_every_tick("sims/doors.toml", 80, "66fd1970ac08c462", 561);
 }
 
 /// A corridor with six one-cell bays, where PIBT alone leaves six agents circling (see
@@ -376,7 +376,7 @@ fn another_thread_count_after_restore_plays_the_same_run() {
     let on_one = one.install(|| finish(&mut restored));
     let on_four = four.install(|| finish(&mut sim));
     assert_eq!(on_one, on_four);
-    assert_eq!(format!("{on_one:016x}"), "e748f9c4028e5540");
+    assert_eq!(format!("{on_one:016x}"), "00ccbef84e5f05ee");
 }
 
 #[test]

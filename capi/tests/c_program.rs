@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The final state hash of `sims/mapf-random-32-32-10.toml`, as `tests/golden.rs` records it.
-const MAPF_SCENARIO_HASH: &str = "9b71eedae6bc5974";
+const MAPF_SCENARIO_HASH: &str = "a855b7fd1554b150";
 
 fn capi() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -241,6 +241,36 @@ impl AgentSet {
         })
     }
 
+    /// Every live agent, with its id, mapped by `map`, the results combined by `add` from
+    /// `zero`; on the pool when `parallel` (pieces of 4,096 slots). `add` must not care about
+    /// order or grouping (a sum), so that the result is the same on any number of threads.
+    pub(crate) fn sum_live<T, M, A>(&self, parallel: bool, zero: T, map: M, add: A) -> T
+    where
+        T: Send + Sync + Copy,
+        M: Fn(AgentId, &Agent) -> T + Sync,
+        A: Fn(T, T) -> T + Sync + Send,
+    {
+        let one = |(index, slot): (usize, &Slot)| {
+            slot.agent.as_ref().map_or(zero, |a| {
+                let id = AgentId {
+                    index: index as u32,
+                    generation: slot.generation,
+                };
+                map(id, a)
+            })
+        };
+        if parallel && self.slots.len() >= 4096 {
+            self.slots
+                .par_iter()
+                .enumerate()
+                .with_min_len(4096)
+                .map(one)
+                .reduce(|| zero, &add)
+        } else {
+            self.slots.iter().enumerate().map(one).fold(zero, &add)
+        }
+    }
+
     /// Live agents with their ids, in slot order.
     pub fn iter(&self) -> impl Iterator<Item = (AgentId, &Agent)> {
         self.slots.iter().enumerate().filter_map(|(i, s)| {

@@ -54,8 +54,9 @@ impl Simulation {
         summary
     }
 
-    /// A hash of every live agent's slot, position and state, in slot order: equal hashes mean
-    /// (with overwhelming likelihood) equal crowds. Stable across platforms.
+    /// A hash of every live agent's id, position, heading and state: equal hashes mean (with
+    /// overwhelming likelihood) equal crowds. The same on every platform and any number of
+    /// threads.
     pub fn state_hash(&self) -> u64 {
         self.crowd().hash
     }
