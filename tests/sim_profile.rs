@@ -67,11 +67,11 @@ fn route_memory_counts_every_route_cell_held() {
     let s = sim.summary();
     // Routes are kept at 4 bits a step: at least half a byte for each cell still ahead, and
     // not much more than that (the step just walked, a byte rounded up) plus each agent's
-    // window of decoded cells (at most 8 cells, with its drift and flags: 40 bytes).
+    // window of decoded cells (at most 12 cells, with its drift and flags: 56 bytes).
     let per_agent = ahead as f64 / f64::from(AGENTS);
     let bytes = s.route_bytes_per_agent;
     assert!(
-        bytes >= 0.5 * per_agent && bytes <= 0.5 * per_agent + 2.0 + 40.0,
+        bytes >= 0.5 * per_agent && bytes <= 0.5 * per_agent + 2.0 + 56.0,
         "{bytes} bytes per agent for {per_agent} cells ahead each"
     );
     assert!(ahead > 0);
