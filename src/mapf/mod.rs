@@ -23,6 +23,7 @@ mod validate;
 
 pub use distances::GoalDistances;
 pub use instance::{Instance, PlanCosts, plan_costs, write_plan};
+pub(crate) use pibt::CellBits;
 pub use pibt::{
     Candidates, Claim, Guidance, MAX_CANDIDATES, NO_AGENT, Part, Pibt, rank_candidates,
 };

@@ -9,7 +9,7 @@
 //! Moves may be applied in any order: a move frees its cell only if the agent still holds it,
 //! so an agent entering the cell another leaves keeps it whichever is applied first.
 
-use super::agent::{Agent, AgentMut, AgentSet, Chosen, Window};
+use super::agent::{AgentMut, AgentSet, Chosen, Window};
 use super::config::ConflictMode;
 use super::control::ActionOutcome;
 use super::events::{ArrivalKind, TickEvents};
@@ -115,7 +115,7 @@ impl<'a> Apply<'a> {
         };
         if parallel && agents.len() >= PARALLEL_APPLY {
             // A move off the window's next cell reads the route's codes (see `take_move`).
-            let reads_codes = |slot: usize, _: &Agent, window: &Window| {
+            let reads_codes = |slot: usize, window: &Window| {
                 from[slot] != to[slot] && window.second() != Some(to[slot])
             };
             agents.par_for_each_mut(applied, MIN_CHUNK, reads_codes, |slot, mut agent, out| {

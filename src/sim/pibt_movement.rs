@@ -55,7 +55,7 @@ use super::move_context::{Forced, MoveContext};
 use super::movement::Clock;
 use super::regions::{RegionStep, Regions};
 use crate::grid::{CellId, Grid, NO_CELL, Neighborhood};
-use crate::mapf::{Candidates, Guidance, Pibt, rank_candidates};
+use crate::mapf::{Candidates, CellBits, Guidance, Pibt, rank_candidates};
 
 /// Added to the value of a cell where an agent stands on its goal: a side step that still gains
 /// ground (a diagonal around it gains 0.59 of a step) then ranks before pushing the agent off
@@ -156,9 +156,9 @@ pub(crate) struct PibtMovement {
     /// the live ones are sorted into `order`.
     keys: Vec<(u64, u32)>,
     /// Per cell, a bit: an agent standing on its goal stands there (see `RouteGuide`).
-    settled_cells: Vec<u64>,
+    settled_cells: CellBits,
     /// Per cell, a bit: the cell is some agent's goal (see `RouteGuide`).
-    goal_cells: Vec<u64>,
+    goal_cells: CellBits,
     /// Action model `rotate`: PIBT's step made of forward moves and turns.
     forward: ForwardOnly,
     /// [`SimConfig::regions`](super::SimConfig::regions): the crowd decided region by region.
@@ -275,19 +275,23 @@ impl PibtMovement {
         // relative to the others (every travelling agent's urgency grows alike; arrivals drop
         // to the end), so the list comes nearly sorted and an adaptive sort makes little work
         // of it.
+        // (The last order lists each slot once: a slot freed since is dropped, one filled
+        // again keeps its place until sorted.)
         self.order.clear();
-        self.listed.clear();
-        self.listed.resize(slots, false);
-        for &slot in &self.order_slots {
-            if let Some(&key) = self.keys.get(slot as usize)
-                && key.1 != u32::MAX
-                && !self.listed[slot as usize]
-            {
-                self.listed[slot as usize] = true;
-                self.order.push(key);
-            }
-        }
+        let keys = &self.keys;
+        self.order
+            .extend(self.order_slots.iter().filter_map(|&slot| {
+                keys.get(slot as usize)
+                    .copied()
+                    .filter(|&(_, s)| s != u32::MAX)
+            }));
         if self.order.len() < agents.len() {
+            // Agents new since (or the first tick), in slot order.
+            self.listed.clear();
+            self.listed.resize(slots, false);
+            for &(_, slot) in &self.order {
+                self.listed[slot as usize] = true;
+            }
             let listed = &self.listed;
             self.order.extend(
                 self.keys
@@ -310,22 +314,23 @@ impl PibtMovement {
         // Candidates, ranked in parallel, from the agents' route windows (decoded again on the
         // pool where a change made them stale).
         agents.refresh_windows(config.parallel);
-        self.settled_cells.clear();
-        self.settled_cells.resize(grid.len().div_ceil(64), 0);
+        self.settled_cells.reset(grid.len());
         for (&settled, &cell) in self.settled.iter().zip(&self.positions) {
             if settled {
-                self.settled_cells[cell as usize / 64] |= 1 << (cell % 64);
+                self.settled_cells.set(cell);
             }
         }
-        self.goal_cells.clear();
-        self.goal_cells.resize(grid.len().div_ceil(64), 0);
-        for &goal in &self.goals {
-            if goal != NO_CELL {
-                self.goal_cells[goal as usize / 64] |= 1 << (goal % 64);
-            }
+        self.goal_cells.reset(grid.len());
+        for &goal in self.goals.iter().filter(|&&g| g != NO_CELL) {
+            self.goal_cells.set(goal);
         }
-        let mut guide = RouteGuide::new(grid, agents, &self.settled_cells, &self.goals);
-        guide.goal_cells = &self.goal_cells;
+        let mut guide = RouteGuide::new(
+            grid,
+            agents,
+            &self.settled_cells,
+            &self.goals,
+            &self.goal_cells,
+        );
         guide.rotate = rotate;
         let mut h = StableHasher::default();
         h.write_u64(config.seed);
@@ -468,11 +473,11 @@ struct RouteGuide<'a> {
     /// Per cell, a bit: an agent that stands on its goal stands there (one bit a cell, so
     /// that the test for every candidate cell reads a table that stays in the cache, not the
     /// occupancy and then the agent).
-    settled_cells: &'a [u64],
+    settled_cells: &'a CellBits,
     /// Per slot: the agent's goal, or `NO_CELL` (a dense copy, as `settled`).
     goals: &'a [CellId],
     /// Per cell, a bit: some agent's goal is there ([`Guidance::may_be_goal`]).
-    goal_cells: &'a [u64],
+    goal_cells: &'a CellBits,
     /// Action model `rotate`: a cell off the way the agent faces costs the turns to face it.
     rotate: bool,
 }
@@ -481,15 +486,16 @@ impl<'a> RouteGuide<'a> {
     fn new(
         grid: &'a Grid,
         agents: &'a AgentSet,
-        settled_cells: &'a [u64],
+        settled_cells: &'a CellBits,
         goals: &'a [CellId],
+        goal_cells: &'a CellBits,
     ) -> Self {
         RouteGuide {
             costs: MoveCosts::new(grid),
             agents,
             settled_cells,
             goals,
-            goal_cells: &[],
+            goal_cells,
             rotate: false,
         }
     }
@@ -502,9 +508,7 @@ impl<'a> RouteGuide<'a> {
 
     /// Whether an agent that has reached its goal stands on `cell`.
     fn settled(&self, cell: CellId) -> bool {
-        self.settled_cells
-            .get(cell as usize / 64)
-            .is_some_and(|w| w >> (cell % 64) & 1 == 1)
+        self.settled_cells.get(cell)
     }
 
     /// Values of `cells` against the first `window` route cells (see the module docs);
@@ -601,10 +605,7 @@ impl Guidance for RouteGuide<'_> {
     }
 
     fn may_be_goal(&self, cell: CellId) -> bool {
-        // Without the table (not built), any cell may be.
-        self.goal_cells
-            .get(cell as usize / 64)
-            .is_none_or(|w| w >> (cell % 64) & 1 == 1)
+        self.goal_cells.get(cell)
     }
 
     fn costs_to_go(&self, agent: u32, cells: &[CellId], out: &mut [i64]) {

@@ -234,21 +234,27 @@ impl Ranked for [Candidates] {
 }
 
 /// One bit per cell.
-#[derive(Debug, Clone)]
-struct CellBits(Vec<u64>);
+#[derive(Debug, Clone, Default)]
+pub(crate) struct CellBits(Vec<u64>);
 
 impl CellBits {
-    fn new(cells: usize) -> CellBits {
+    pub(crate) fn new(cells: usize) -> CellBits {
         CellBits(vec![0; cells.div_ceil(64)])
     }
 
+    /// Every bit of `cells` cells cleared, the buffer kept.
+    pub(crate) fn reset(&mut self, cells: usize) {
+        self.0.clear();
+        self.0.resize(cells.div_ceil(64), 0);
+    }
+
     #[inline]
-    fn get(&self, cell: CellId) -> bool {
+    pub(crate) fn get(&self, cell: CellId) -> bool {
         self.0[cell as usize / 64] >> (cell % 64) & 1 == 1
     }
 
     #[inline]
-    fn set(&mut self, cell: CellId) {
+    pub(crate) fn set(&mut self, cell: CellId) {
         self.0[cell as usize / 64] |= 1 << (cell % 64);
     }
 

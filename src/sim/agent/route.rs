@@ -282,9 +282,8 @@ impl<'a> MoveCosts<'a> {
         MoveCosts {
             grid,
             offsets: grid.move_offsets(),
-            unweighted: (!grid.is_weighted()).then(|| {
-                std::array::from_fn(|d| (Direction::BASE_COST[d] * f64::from(1.0f32) * UNIT) as i64)
-            }),
+            unweighted: (!grid.is_weighted())
+                .then(|| std::array::from_fn(|d| (Direction::BASE_COST[d] * UNIT) as i64)),
         }
     }
 

@@ -20,6 +20,16 @@ pub(super) struct Slot {
     pub(super) agent: Option<Agent>,
 }
 
+impl Slot {
+    /// Asks for its agent's route codes ahead of a read (see [`crate::prefetch`]).
+    #[inline]
+    fn prefetch_route(&self) {
+        if let Some(agent) = &self.agent {
+            agent.route.prefetch();
+        }
+    }
+}
+
 /// The agents of a simulation, in a generational arena. Iteration is in slot order, which
 /// makes every pass over the agents deterministic.
 ///
@@ -108,11 +118,11 @@ impl AgentSet {
         // (one cache miss each in a large crowd) while it decodes this one.
         let refresh = |(windows, slots): (&mut [Window], &[Slot])| {
             for i in 0..windows.len() {
-                if let Some(w) = windows.get(i + PREFETCH_AHEAD)
-                    && w.is_stale()
-                    && let Some(a) = &slots[i + PREFETCH_AHEAD].agent
+                if windows
+                    .get(i + PREFETCH_AHEAD)
+                    .is_some_and(Window::is_stale)
                 {
-                    a.route.prefetch();
+                    slots[i + PREFETCH_AHEAD].prefetch_route();
                 }
                 if windows[i].is_stale() {
                     windows[i] = slots[i]
@@ -299,7 +309,7 @@ impl AgentSet {
     /// Calls `f` with every live agent, to change, and its slot's entry of `out` (one per
     /// slot), on the rayon pool in pieces of `min_len` slots. Each call sees its own agent
     /// only, so the result does not depend on the threads. The route codes of the agent a few
-    /// slots ahead are asked for where `prefetch(slot, agent, window)` says `f` will read them.
+    /// slots ahead are asked for where `prefetch(slot, window)` says `f` will read them.
     pub(crate) fn par_for_each_mut<T, F, P>(
         &mut self,
         out: &mut [T],
@@ -309,7 +319,7 @@ impl AgentSet {
     ) where
         T: Send,
         F: Fn(u32, AgentMut<'_>, &mut T) + Sync,
-        P: Fn(usize, &Agent, &Window) -> bool + Sync,
+        P: Fn(usize, &Window) -> bool + Sync,
     {
         assert_eq!(out.len(), self.slots.len(), "one entry per slot");
         self.slots
@@ -322,10 +332,8 @@ impl AgentSet {
                 let first = k * min_len;
                 for i in 0..slots.len() {
                     let j = i + PREFETCH_AHEAD;
-                    if let Some(ahead) = slots.get(j).and_then(|s| s.agent.as_ref())
-                        && prefetch(first + j, ahead, &windows[j])
-                    {
-                        ahead.route.prefetch();
+                    if j < slots.len() && prefetch(first + j, &windows[j]) {
+                        slots[j].prefetch_route();
                     }
                     if let Some(a) = slots[i].agent.as_mut() {
                         f(
