@@ -6,7 +6,8 @@
 //! with a move, and the mean Manhattan length and age of the tasks finished in the window and
 //! of those not started yet; `--picture FILE.ppm` writes the map at the end (walls black,
 //! robots still for S steps red, moving robots green, robots without a task blue);
-//! `--lane-cost C` sets `PibtConfig::lane_cost`; `--guidance on|off` the congestion guidance
+//! `--lane-cost C` sets `PibtConfig::lane_cost`, `--corridor-rules on|off`
+//! `PibtConfig::corridor_rules`; `--guidance on|off` the congestion guidance
 //! (default: the run's choice), `--guidance-floor F` its `GuidanceConfig::floor`; `--seed N`
 //! places the `--agents` team and seeds the run (default 0). Each window
 //! also counts the holders by tenth of the map's width, where they stand and where they head.
@@ -25,6 +26,7 @@ fn main() {
         (None, None, 1000u64, 100u64, 20u64);
     let mut picture = None;
     let mut lane_cost = None;
+    let mut corridor_rules = None;
     let mut guidance: Option<String> = None;
     let mut guidance_floor: Option<f32> = None;
     let mut seed = 0u64;
@@ -44,6 +46,14 @@ fn main() {
                 }
             },
             "--lane-cost" => lane_cost = number(args.next()).map(|n| n as u8),
+            "--corridor-rules" => match args.next().as_deref() {
+                Some("on") => corridor_rules = Some(true),
+                Some("off") => corridor_rules = Some(false),
+                _ => {
+                    eprintln!("--corridor-rules: on or off");
+                    std::process::exit(2);
+                }
+            },
             "--guidance" => guidance = args.next(),
             "--guidance-floor" => match args.next().map(|f| f.parse::<f32>()) {
                 Some(Ok(f)) if (0.0..1.0).contains(&f) => guidance_floor = Some(f),
@@ -58,7 +68,7 @@ fn main() {
     let Some(path) = path else {
         eprintln!(
             "usage: lorr_jams PROBLEM.json [--agents N] [--steps N] [--every K] [--still S] \
-             [--picture FILE.ppm] [--lane-cost C] [--guidance on|off] [--guidance-floor F] \
+             [--picture FILE.ppm] [--lane-cost C] [--corridor-rules on|off] [--guidance on|off] [--guidance-floor F] \
              [--seed N]"
         );
         std::process::exit(2);
@@ -131,6 +141,7 @@ fn main() {
             std::process::exit(2)
         }
     }
+    config.pibt.corridor_rules = corridor_rules;
     if let Some(c) = lane_cost {
         config.pibt.lane_cost = Some(c);
     }

@@ -290,12 +290,22 @@ fn rooms_joined_by_corridors_play_unguided_with_dearer_lanes() {
     );
     // A named lane cost is kept; the report says what played.
     let named = LorrConfig {
-        pibt: PibtConfig { lane_cost: Some(3) },
+        pibt: PibtConfig {
+            lane_cost: Some(3),
+            corridor_rules: Some(false),
+        },
         ..LorrConfig::default()
     };
     assert_eq!(named.resolved(&problem).pibt.lane_cost, Some(3));
+    assert_eq!(named.resolved(&problem).pibt.corridor_rules, Some(false));
+    assert_eq!(resolved.pibt.corridor_rules, Some(true));
+    assert_eq!(
+        LorrConfig::default().resolved(&open).pibt.corridor_rules,
+        Some(false)
+    );
     let run = LorrRun::new(&problem, LorrConfig::default()).unwrap();
     assert_eq!(run.report().pibt_lane_cost, Some(PIBT_CORRIDOR_LANE_COST));
+    assert_eq!(run.report().pibt_corridor_rules, Some(true));
     assert!(!run.report().guidance);
 }
 
@@ -313,11 +323,55 @@ fn on_rooms_joined_by_corridors_the_chosen_settings_finish_more_than_guided_tabl
         guidance: GuidanceChoice::On(GuidanceConfig::default()),
         pibt: PibtConfig {
             lane_cost: Some(PIBT_LANE_COST),
+            corridor_rules: Some(false),
         },
         ..LorrConfig::default()
     });
     assert!(
         chosen as f64 >= 1.1 * open_ground as f64,
         "chosen {chosen}, open ground's {open_ground}"
+    );
+}
+
+#[test]
+fn corridor_rules_finish_more_and_keep_the_robots_on_errands_under_their_cap() {
+    use throng::lorr::{CORRIDOR_MAP_SHARE_OF_FREE, PibtConfig};
+    // 3,000 robots on the rooms' 6,688 free cells, 300 steps, no time limit (the same on any
+    // machine): the corridor rules (steps against a lane ranked at their cost, at most a
+    // tenth of the free cells' worth of robots on errands) against the same settings
+    // without them. 1,000 steps measured: 4,501 tasks against 3,360 (and 2,768 with lane
+    // steps ranked at 1 and every robot on errands).
+    let problem = rooms(3_000);
+    let cap = (CORRIDOR_MAP_SHARE_OF_FREE * problem.grid.walkable_count() as f64).ceil() as usize;
+    assert!(cap < 3_000);
+    let play = |rules: bool| {
+        let config = LorrConfig {
+            pibt: PibtConfig {
+                corridor_rules: Some(rules),
+                ..PibtConfig::default()
+            },
+            ..LorrConfig::default()
+        };
+        let mut run = LorrRun::new(&problem, config).unwrap();
+        let mut most = 0;
+        for _ in 0..300 {
+            run.play(1);
+            let holders = (0..3_000u32)
+                .filter(|&a| run.board().target(a).is_some())
+                .count();
+            most = most.max(holders);
+        }
+        run.validate().expect("every step replays");
+        (run.report().tasks_finished, most)
+    };
+    let ((with, most_with), (without, most_without)) = (play(true), play(false));
+    assert!(most_with <= cap, "{most_with} robots on errands, cap {cap}");
+    assert!(
+        most_without > cap,
+        "without the rules every robot may hold a task"
+    );
+    assert!(
+        with as f64 >= 1.1 * without as f64,
+        "with the rules {with}, without {without}"
     );
 }

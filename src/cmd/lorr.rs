@@ -291,6 +291,16 @@ pub fn run(args: LorrArgs) -> anyhow::Result<ExitCode> {
                 100.0 * throng::lorr::ways_around(&problem.grid)
             )?;
         }
+        if report.pibt_corridor_rules == Some(true) {
+            let most = (throng::lorr::CORRIDOR_MAP_SHARE_OF_FREE
+                * problem.grid.walkable_count() as f64)
+                .ceil();
+            writeln!(
+                out,
+                "corridors      played as rooms joined by corridors (the map's choice): steps \
+                 against a lane ranked at their cost, at most {most} robots on errands"
+            )?;
+        }
         if report.guidance {
             let why = match args.guidance {
                 Some(_) => "--guidance",

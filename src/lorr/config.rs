@@ -15,7 +15,9 @@ pub use super::planner::guidance::{
     GuidanceChoice, GuidanceConfig, MIN_WAYS_AROUND, WAYS_AROUND_RADIUS, corridor_share,
     ways_around,
 };
-pub use super::planner::pibt::{PIBT_CORRIDOR_LANE_COST, PIBT_LANE_COST, PibtConfig};
+pub use super::planner::pibt::{
+    CORRIDOR_MAP_SHARE_OF_FREE, PIBT_CORRIDOR_LANE_COST, PIBT_LANE_COST, PibtConfig,
+};
 pub use super::planner::sim::SimPlannerConfig;
 pub use super::planner::window::WindowConfig;
 
@@ -78,8 +80,8 @@ impl LorrConfig {
     /// These settings with the choices left to the run made for `problem`: the planner of
     /// [`LorrPlanner::automatic`] for [`LorrPlanner::Auto`], the guidance of
     /// [`GuidanceConfig::automatic`] for [`GuidanceChoice::Auto`], and for the `pibt` planner
-    /// the lane cost of [`PibtConfig::lane_cost_for`] when none is named; settings named are
-    /// kept.
+    /// the lane cost of [`PibtConfig::lane_cost_for`] and the corridor rules of
+    /// [`PibtConfig::corridor_rules_for`] when not named; settings named are kept.
     /// [`super::LorrRun::new`] plays the settings resolved.
     ///
     /// ```
@@ -92,6 +94,7 @@ impl LorrConfig {
     /// assert_eq!(config.pibt.lane_cost, None); // not the pibt planner
     /// let config = LorrConfig::default().resolved(&problem.with_agents(700, 0)?);
     /// assert_eq!(config.pibt.lane_cost, Some(throng::lorr::PIBT_LANE_COST));
+    /// assert_eq!(config.pibt.corridor_rules, Some(false)); // open ground
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn resolved(self, problem: &Problem) -> LorrConfig {
@@ -121,6 +124,12 @@ impl LorrConfig {
                 lane_cost: match self.pibt.lane_cost {
                     None if planner == LorrPlanner::Pibt => {
                         Some(PibtConfig::lane_cost_for(ways_around()))
+                    }
+                    chosen => chosen,
+                },
+                corridor_rules: match self.pibt.corridor_rules {
+                    None if planner == LorrPlanner::Pibt => {
+                        Some(PibtConfig::corridor_rules_for(ways_around()))
                     }
                     chosen => chosen,
                 },

@@ -51,10 +51,10 @@ mod validate;
 pub use action::LorrAction;
 pub use checker::PlanChecker;
 pub use config::{
-    GUIDANCE_BUSY_FLOOR, GUIDANCE_MAX_CORRIDORS, GUIDANCE_MAX_DENSITY, GUIDANCE_MIN_AGENTS,
-    GuidanceChoice, GuidanceConfig, LorrConfig, MIN_WAYS_AROUND, PIBT_CORRIDOR_LANE_COST,
-    PIBT_LANE_COST, PibtConfig, SimPlannerConfig, WAYS_AROUND_RADIUS, WindowConfig, corridor_share,
-    ways_around,
+    CORRIDOR_MAP_SHARE_OF_FREE, GUIDANCE_BUSY_FLOOR, GUIDANCE_MAX_CORRIDORS, GUIDANCE_MAX_DENSITY,
+    GUIDANCE_MIN_AGENTS, GuidanceChoice, GuidanceConfig, LorrConfig, MIN_WAYS_AROUND,
+    PIBT_CORRIDOR_LANE_COST, PIBT_LANE_COST, PibtConfig, SimPlannerConfig, WAYS_AROUND_RADIUS,
+    WindowConfig, corridor_share, ways_around,
 };
 pub use planner::{LorrPlanner, WINDOW_MAX_AGENTS, WINDOW_MAX_DENSITY};
 pub use problem::{MAX_ERRANDS, Problem};

@@ -70,6 +70,10 @@ pub struct LorrReport {
     /// `pibt` planner: what a step against a lane costs in its distance tables
     /// ([`super::PibtConfig::lane_cost`], or the map's choice); `None` for the other planners.
     pub pibt_lane_cost: Option<u8>,
+    /// `pibt` planner: whether it played the corridor rules
+    /// ([`super::PibtConfig::corridor_rules`], or the map's choice); `None` for the other
+    /// planners.
+    pub pibt_corridor_rules: Option<bool>,
     /// Whether the distance tables were guided around crowds ([`LorrConfig::guidance`], as
     /// chosen for the run; the `pibt` and `window` planners).
     pub guidance: bool,
@@ -120,13 +124,17 @@ impl LorrRun {
     pub fn new(problem: &Problem, config: LorrConfig) -> Result<LorrRun> {
         let config = config.resolved(problem);
         let agents = problem.starts.len();
-        let board = TaskBoard::new(
+        let mut board = TaskBoard::new(
             &problem.grid,
             problem.tasks.clone(),
             agents,
             problem.reveal,
             config.assignment,
         );
+        if config.planner == LorrPlanner::Pibt && config.pibt.corridor_rules == Some(true) {
+            let free = problem.grid.walkable_count() as f64;
+            board.limit_holders((super::CORRIDOR_MAP_SHARE_OF_FREE * free).ceil() as usize);
+        }
         let (planner, window_lanes) = build_planner(problem, &config, board.busy_errands())?;
         let checker = PlanChecker::new(
             &problem.grid,
@@ -308,6 +316,11 @@ impl LorrRun {
                 .pibt
                 .lane_cost
                 .filter(|_| self.config.planner == LorrPlanner::Pibt),
+            pibt_corridor_rules: self
+                .config
+                .pibt
+                .corridor_rules
+                .filter(|_| self.config.planner == LorrPlanner::Pibt),
             guidance: matches!(self.config.guidance, GuidanceChoice::On(_))
                 && matches!(self.config.planner, LorrPlanner::Pibt | LorrPlanner::Window),
         }
@@ -487,6 +500,9 @@ fn build_planner(
                 cache_bytes,
                 true,
             );
+            if config.pibt.corridor_rules == Some(true) {
+                planner.count_lane_steps(grid, lane_cost);
+            }
             if let GuidanceChoice::On(guidance) = config.guidance {
                 planner.guide(grid, lane_cost, guidance, true);
             }

@@ -605,6 +605,15 @@ impl TaskBoard {
         self.finished
     }
 
+    /// At most `most` agents hold tasks at once from now on under
+    /// [`TaskAssignment::Reassign`] (a lower cap than the board's own, [`active_cap`]);
+    /// nothing under [`TaskAssignment::Nearest`], where every agent holds a task.
+    pub fn limit_holders(&mut self, most: usize) {
+        if self.mode == TaskAssignment::Reassign {
+            self.cap = self.cap.min(most.max(1));
+        }
+    }
+
     /// The map's busy errand cells, in cell order: those the task lines visit at least 4 times
     /// as often as the mean errand cell (where idle robots should not wait).
     pub(crate) fn busy_errands(&self) -> &[CellId] {

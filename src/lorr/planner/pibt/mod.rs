@@ -77,7 +77,21 @@ pub struct PibtConfig {
     /// [`crate::lorr::lanes`]). Default: `None`, chosen for the map when the run starts
     /// ([`PibtConfig::lane_cost_for`]; the report's `pibt_lane_cost` says which).
     pub lane_cost: Option<u8>,
+    /// Whether the planner plays a map of rooms joined by corridors as such: a robot ranks
+    /// its moves by what the step itself costs against a lane too (not only by the steps
+    /// after it), and at most [`CORRIDOR_MAP_SHARE_OF_FREE`] of the free cells' worth of
+    /// robots hold tasks at once. Default: `None`, chosen for the map when the run starts
+    /// ([`PibtConfig::corridor_rules_for`]; the report's `pibt_corridor_rules` says which).
+    pub corridor_rules: Option<bool>,
 }
+
+/// Under [`PibtConfig::corridor_rules`], at most this share of the free cells' worth of robots
+/// hold tasks at once (a task freed goes to an idle robot as under any cap). The corridors'
+/// throughput is what it is; more robots on errands only fill them: brc202d at 6,500 robots
+/// (5,000 steps, no time limit) finished 14,738 tasks with every robot on errands, 16,751 with
+/// this cap (4,316 robots); the rooms of `tests/lorr_guidance.rs` at 3,000 robots 3,360 and
+/// 4,501 in 1,000 steps (`docs/performance.md`).
+pub const CORRIDOR_MAP_SHARE_OF_FREE: f64 = 0.1;
 
 /// What a step against a lane costs in the `pibt` planner's tables on a map with ways around
 /// its crowds ([`PibtConfig::lane_cost_for`]; tasks finished at other values:
@@ -108,6 +122,20 @@ impl PibtConfig {
         } else {
             PIBT_LANE_COST
         }
+    }
+
+    /// Whether a map where `ways_around` of the trips have a way around a crowd
+    /// ([`crate::lorr::ways_around`]) is played by the corridor rules
+    /// ([`PibtConfig::corridor_rules`]): below [`crate::lorr::MIN_WAYS_AROUND`].
+    ///
+    /// ```
+    /// use throng::lorr::PibtConfig;
+    ///
+    /// assert!(!PibtConfig::corridor_rules_for(0.97));
+    /// assert!(PibtConfig::corridor_rules_for(0.34));
+    /// ```
+    pub fn corridor_rules_for(ways_around: f64) -> bool {
+        ways_around < crate::lorr::MIN_WAYS_AROUND
     }
 }
 
@@ -165,6 +193,9 @@ pub(crate) struct PibtPlanner {
     /// Whether [`StepPlanner::plan`] updates the guidance (else the caller does, with
     /// [`PibtPlanner::update_guidance`]).
     guide_in_plan: bool,
+    /// Per cell, what entering it moving each way costs against its lane, where a robot's
+    /// ranking counts it ([`PibtPlanner::count_lane_steps`]); empty elsewhere.
+    lane_steps: Vec<[u8; 4]>,
 }
 
 impl PibtPlanner {
@@ -210,7 +241,21 @@ impl PibtPlanner {
             guidance: None,
             guide_in_plan: false,
             parking: None,
+            lane_steps: Vec::new(),
         }
+    }
+
+    /// Makes each robot rank a move by what the step costs against its lane too (a step
+    /// against a lane costing `lane_cost`, [`crate::lorr::lanes`]), not only by the steps
+    /// left after it: without it a robot whose table-cheaper cell lies against its lane
+    /// steps there as readily as along it, and a crowd at a corridor's mouth spreads over
+    /// every lane (the corridor rules, [`PibtConfig::corridor_rules`]).
+    pub(crate) fn count_lane_steps(&mut self, grid: &Grid, lane_cost: u8) {
+        self.lane_steps = if lane_cost > 1 {
+            crate::lorr::lanes::crisscross(grid, lane_cost)
+        } else {
+            Vec::new()
+        };
     }
 
     /// Guides its tables around crowds under `config` (`super::guidance`), a step against a
@@ -356,7 +401,13 @@ impl PibtPlanner {
             let cost = if restless {
                 (noise >> (8 + 8 * d.index())) & 0xff
             } else {
-                u64::from(heading.quarter_turns(d)) + 1 + left(c, d)
+                // The step itself: 1, or its lane's cost where the ranking counts it (a robot
+                // with a table: parked robots go anywhere).
+                let step = match self.lane_steps.get(c as usize) {
+                    Some(enter) if table.is_some() => u64::from(enter[d.index()]),
+                    _ => 1,
+                };
+                u64::from(heading.quarter_turns(d)) + step + left(c, d)
             };
             let occupied = u64::from(self.occupied[c as usize]);
             let tie = (noise >> (2 * d.index())) & 3;
