@@ -5,7 +5,9 @@
 //! by whether they have a task; then the robots holding tasks and the share of their steps
 //! with a move, and the mean Manhattan length and age of the tasks finished in the window and
 //! of those not started yet; `--picture FILE.ppm` writes the map at the end (walls black,
-//! robots still for S steps red, moving robots green, robots without a task blue);
+//! robots still for S steps red, moving robots green, robots without a task blue), and
+//! `--text X0,Y0,X1,Y1` prints that part of it at the end as text (`#` wall, `.` free, a
+//! robot by the way it faces: `>` `v` `<` `^` with a task, `e` `s` `w` `n` without);
 //! `--lane-cost C` sets `PibtConfig::lane_cost`, `--corridor-rules on|off`
 //! `PibtConfig::corridor_rules`; `--guidance on|off` the congestion guidance
 //! (default: the run's choice), `--guidance-floor F` its `GuidanceConfig::floor`; `--seed N`
@@ -27,6 +29,7 @@ fn main() {
     let mut picture = None;
     let mut lane_cost = None;
     let mut corridor_rules = None;
+    let mut text: Option<Vec<u32>> = None;
     let mut guidance: Option<String> = None;
     let mut guidance_floor: Option<f32> = None;
     let mut seed = 0u64;
@@ -38,6 +41,17 @@ fn main() {
             "--every" => every = number(args.next()).unwrap_or(every).max(1),
             "--still" => still = number(args.next()).unwrap_or(still),
             "--picture" => picture = args.next(),
+            "--text" => match args.next().map(|v| {
+                v.split(',')
+                    .map(|x| x.parse::<u32>())
+                    .collect::<Result<Vec<u32>, _>>()
+            }) {
+                Some(Ok(r)) if r.len() == 4 && r[0] < r[2] && r[1] < r[3] => text = Some(r),
+                _ => {
+                    eprintln!("--text: X0,Y0,X1,Y1 (columns X0 to X1 - 1, rows Y0 to Y1 - 1)");
+                    std::process::exit(2)
+                }
+            },
             "--seed" => match number(args.next()) {
                 Some(n) => seed = n,
                 None => {
@@ -68,7 +82,7 @@ fn main() {
     let Some(path) = path else {
         eprintln!(
             "usage: lorr_jams PROBLEM.json [--agents N] [--steps N] [--every K] [--still S] \
-             [--picture FILE.ppm] [--lane-cost C] [--corridor-rules on|off] [--guidance on|off] [--guidance-floor F] \
+             [--picture FILE.ppm] [--text X0,Y0,X1,Y1] [--lane-cost C] [--corridor-rules on|off] [--guidance on|off] [--guidance-floor F] \
              [--seed N]"
         );
         std::process::exit(2);
@@ -235,6 +249,30 @@ fn main() {
             last_moves = r.moves;
             last_tasks = r.tasks_finished;
             (holder_steps, holder_moves) = (0, 0);
+        }
+    }
+    if let Some(r) = text {
+        let mut at = std::collections::HashMap::new();
+        for (a, &p) in run.positions().iter().enumerate() {
+            at.insert(p, (a, run.headings()[a]));
+        }
+        for y in r[1]..r[3] {
+            let mut line = String::new();
+            for x in r[0]..r[2] {
+                let Some(c) = grid.cell(x, y) else { continue };
+                line.push(if !grid.is_walkable(c) {
+                    '#'
+                } else {
+                    match at.get(&c) {
+                        None => '.',
+                        Some(&(a, h)) if run.board().target(a as u32).is_none() => {
+                            ['e', 's', 'w', 'n'][h.index()]
+                        }
+                        Some(&(_, h)) => ['>', 'v', '<', '^'][h.index()],
+                    }
+                });
+            }
+            println!("{line}");
         }
     }
     if let Some(file) = picture {
