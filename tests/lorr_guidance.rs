@@ -335,14 +335,14 @@ fn on_rooms_joined_by_corridors_the_chosen_settings_finish_more_than_guided_tabl
 
 #[test]
 fn corridor_rules_finish_more_and_keep_the_robots_on_errands_under_their_cap() {
-    use throng::lorr::{CORRIDOR_MAP_SHARE_OF_FREE, PibtConfig};
+    use throng::lorr::PibtConfig;
     // 3,000 robots on the rooms' 6,688 free cells, 300 steps, no time limit (the same on any
     // machine): the corridor rules (steps against a lane ranked at their cost, at most a
     // tenth of the free cells' worth of robots on errands) against the same settings
     // without them. 1,000 steps measured: 4,501 tasks against 3,360 (and 2,768 with lane
     // steps ranked at 1 and every robot on errands).
     let problem = rooms(3_000);
-    let cap = (CORRIDOR_MAP_SHARE_OF_FREE * problem.grid.walkable_count() as f64).ceil() as usize;
+    let cap = PibtConfig::corridor_holders(problem.grid.walkable_count());
     assert!(cap < 3_000);
     let play = |rules: bool| {
         let config = LorrConfig {

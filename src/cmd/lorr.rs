@@ -292,9 +292,7 @@ pub fn run(args: LorrArgs) -> anyhow::Result<ExitCode> {
             )?;
         }
         if report.pibt_corridor_rules == Some(true) {
-            let most = (throng::lorr::CORRIDOR_MAP_SHARE_OF_FREE
-                * problem.grid.walkable_count() as f64)
-                .ceil();
+            let most = throng::lorr::PibtConfig::corridor_holders(problem.grid.walkable_count());
             writeln!(
                 out,
                 "corridors      played as rooms joined by corridors (the map's choice): steps \

@@ -132,8 +132,9 @@ impl LorrRun {
             config.assignment,
         );
         if config.planner == LorrPlanner::Pibt && config.pibt.corridor_rules == Some(true) {
-            let free = problem.grid.walkable_count() as f64;
-            board.limit_holders((super::CORRIDOR_MAP_SHARE_OF_FREE * free).ceil() as usize);
+            board.limit_holders(super::PibtConfig::corridor_holders(
+                problem.grid.walkable_count(),
+            ));
         }
         let (planner, window_lanes) = build_planner(problem, &config, board.busy_errands())?;
         let checker = PlanChecker::new(

@@ -137,6 +137,18 @@ impl PibtConfig {
     pub fn corridor_rules_for(ways_around: f64) -> bool {
         ways_around < crate::lorr::MIN_WAYS_AROUND
     }
+
+    /// The most robots that hold tasks at once under the corridor rules on a map of
+    /// `free_cells` free cells: [`CORRIDOR_MAP_SHARE_OF_FREE`] of them, rounded up.
+    ///
+    /// ```
+    /// use throng::lorr::PibtConfig;
+    ///
+    /// assert_eq!(PibtConfig::corridor_holders(43_151), 4_316); // brc202d
+    /// ```
+    pub fn corridor_holders(free_cells: usize) -> usize {
+        (CORRIDOR_MAP_SHARE_OF_FREE * free_cells as f64).ceil() as usize
+    }
 }
 
 /// What planning a step changes in a [`PibtPlanner`], saved by [`PibtPlanner::mark`] before
