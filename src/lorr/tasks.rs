@@ -606,7 +606,7 @@ impl TaskBoard {
     }
 
     /// At most `most` agents hold tasks at once from now on under
-    /// [`TaskAssignment::Reassign`] (a lower cap than the board's own, [`active_cap`]);
+    /// [`TaskAssignment::Reassign`] (a lower cap than the board's own, which follows the floor);
     /// nothing under [`TaskAssignment::Nearest`], where every agent holds a task.
     pub fn limit_holders(&mut self, most: usize) {
         if self.mode == TaskAssignment::Reassign {
