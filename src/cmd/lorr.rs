@@ -292,11 +292,11 @@ pub fn run(args: LorrArgs) -> anyhow::Result<ExitCode> {
             )?;
         }
         if report.pibt_corridor_rules == Some(true) {
-            let most = throng::lorr::PibtConfig::corridor_holders(problem.grid.walkable_count());
             writeln!(
                 out,
                 "corridors      played as rooms joined by corridors (the map's choice): steps \
-                 against a lane ranked at their cost, at most {most} robots on errands"
+                 against a lane ranked at their cost, at most {} of {} robots on errands",
+                report.holders_cap, report.agents
             )?;
         }
         if report.guidance {

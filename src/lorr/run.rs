@@ -31,6 +31,10 @@ pub struct LorrReport {
     /// Times an unopened task went from one robot to another, or was given up for a nearer
     /// one.
     pub reassignments: u64,
+    /// The most robots that held tasks at once ([`super::TaskBoard::holders_cap`]: the team
+    /// under [`TaskAssignment::Nearest`]; lower on a crowded floor, a floor of busy errand
+    /// cells or under the `pibt` planner's corridor rules).
+    pub holders_cap: usize,
     /// Tasks finished.
     pub tasks_finished: u64,
     /// Steps played.
@@ -291,6 +295,7 @@ impl LorrRun {
             planner: self.config.planner,
             assignment: self.config.assignment,
             reassignments: self.board.reassignments(),
+            holders_cap: self.board.holders_cap(),
             tasks_finished: self.board.finished(),
             steps: steps as u64,
             agents: self.positions.len(),
@@ -502,7 +507,7 @@ fn build_planner(
                 true,
             );
             if config.pibt.corridor_rules == Some(true) {
-                planner.count_lane_steps(grid, lane_cost);
+                planner.count_lane_steps(grid);
             }
             if let GuidanceChoice::On(guidance) = config.guidance {
                 planner.guide(grid, lane_cost, guidance, true);

@@ -24,7 +24,9 @@
 //! robot nearest a free task, not to the first idle robot by id. On a map whose tasks all
 //! visit a few busy errand cells ([`busy_errands`]) the cap is lower still
 //! ([`BUSY_MAP_SHARE_OF_FREE`]), and the `pibt` planner parks the idle robots away from those
-//! cells (`super::parking`).
+//! cells (`super::parking`). A run may lower the cap further ([`TaskBoard::limit_holders`]:
+//! the `pibt` planner's corridor rules, `crate::lorr::CORRIDOR_MAP_SHARE_OF_FREE`), below
+//! [`ACTIVE_SHARE_OF_TEAM`] of the team.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -110,7 +112,8 @@ pub(crate) const IDLE_CANDIDATES: usize = 512;
 pub(crate) const ACTIVE_SHARE_OF_FREE: f64 = 0.33;
 
 /// Under [`TaskAssignment::Reassign`], at least this share of the team may hold tasks
-/// ([`active_cap`]): with most of a team idle, the idle robots stand in the way.
+/// ([`active_cap`], unless a run lowers the cap: [`TaskBoard::limit_holders`]): with most of
+/// a team idle, the idle robots stand in the way.
 pub(crate) const ACTIVE_SHARE_OF_TEAM: f64 = 0.6;
 
 /// Under [`TaskAssignment::Reassign`], on a map whose tasks all visit a few busy errand cells
@@ -605,13 +608,21 @@ impl TaskBoard {
         self.finished
     }
 
-    /// At most `most` agents hold tasks at once from now on under
-    /// [`TaskAssignment::Reassign`] (a lower cap than the board's own, which follows the floor);
-    /// nothing under [`TaskAssignment::Nearest`], where every agent holds a task.
+    /// At most `most` agents (at least one) hold tasks at once from now on under
+    /// [`TaskAssignment::Reassign`], where that is lower than the board's own cap (which
+    /// follows the floor); nothing under [`TaskAssignment::Nearest`], where every agent holds a
+    /// task. [`TaskBoard::holders_cap`] says what applies.
     pub fn limit_holders(&mut self, most: usize) {
         if self.mode == TaskAssignment::Reassign {
             self.cap = self.cap.min(most.max(1));
         }
+    }
+
+    /// The most agents that hold tasks at once: the team under [`TaskAssignment::Nearest`];
+    /// under [`TaskAssignment::Reassign`] the board's cap for the floor, or the lower one of
+    /// [`TaskBoard::limit_holders`].
+    pub fn holders_cap(&self) -> usize {
+        self.cap
     }
 
     /// The map's busy errand cells, in cell order: those the task lines visit at least 4 times
@@ -706,6 +717,33 @@ mod tests {
         nearest.assign(0, &at(&[0, 1, 2, 6, 7]), &mut changed);
         let holders: Vec<u32> = (0..5).filter(|&a| nearest.target(a).is_some()).collect();
         assert_eq!(holders, vec![0, 1, 2]);
+    }
+
+    #[test]
+    fn a_lowered_cap_binds_under_reassignment_only() {
+        let grid = Grid::from_ascii("........").unwrap();
+        let lines = vec![vec![7], vec![6], vec![5], vec![4]];
+        let holders = |board: &TaskBoard| (0..5).filter(|&a| board.target(a).is_some()).count();
+        let mut changed = Vec::new();
+        // Five agents on eight cells, four tasks: the floor's cap lets three go out; a cap of
+        // two, two.
+        let mut board = TaskBoard::new(&grid, lines.clone(), 5, 4, TaskAssignment::Reassign);
+        assert_eq!(board.holders_cap(), 3);
+        board.limit_holders(2);
+        assert_eq!(board.holders_cap(), 2);
+        board.assign(0, &at(&[0, 1, 2, 3, 6]), &mut changed);
+        assert_eq!(holders(&board), 2);
+        // A higher limit does not raise the cap, and none is below one.
+        board.limit_holders(4);
+        assert_eq!(board.holders_cap(), 2);
+        board.limit_holders(0);
+        assert_eq!(board.holders_cap(), 1);
+        // Under the first-come rule every agent may hold a task: the limit does not apply.
+        let mut nearest = TaskBoard::new(&grid, lines, 5, 4, TaskAssignment::Nearest);
+        nearest.limit_holders(2);
+        assert_eq!(nearest.holders_cap(), 5);
+        nearest.assign(0, &at(&[0, 1, 2, 3, 6]), &mut changed);
+        assert_eq!(holders(&nearest), 4);
     }
 
     #[test]

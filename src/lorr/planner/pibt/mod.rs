@@ -79,8 +79,10 @@ pub struct PibtConfig {
     pub lane_cost: Option<u8>,
     /// Whether the planner plays a map of rooms joined by corridors as such: a robot ranks
     /// its moves by what the step itself costs against a lane too (not only by the steps
-    /// after it), and at most [`CORRIDOR_MAP_SHARE_OF_FREE`] of the free cells' worth of
-    /// robots hold tasks at once. Default: `None`, chosen for the map when the run starts
+    /// after it; with a lane cost of 1 there is nothing to count), and under
+    /// [`crate::lorr::TaskAssignment::Reassign`] (the default) at most
+    /// [`CORRIDOR_MAP_SHARE_OF_FREE`] of the free cells' worth of robots hold tasks at once
+    /// (the report's `holders_cap`). Default: `None`, chosen for the map when the run starts
     /// ([`PibtConfig::corridor_rules_for`]; the report's `pibt_corridor_rules` says which).
     pub corridor_rules: Option<bool>,
 }
@@ -88,9 +90,11 @@ pub struct PibtConfig {
 /// Under [`PibtConfig::corridor_rules`], at most this share of the free cells' worth of robots
 /// hold tasks at once (a task freed goes to an idle robot as under any cap). The corridors'
 /// throughput is what it is; more robots on errands only fill them: brc202d at 6,500 robots
-/// (5,000 steps, no time limit) finished 14,738 tasks with every robot on errands, 16,751 with
+/// (5,000 steps, no time limit) finished 14,738 tasks with every robot on errands, 16,319 with
 /// this cap (4,316 robots); the rooms of `tests/lorr_guidance.rs` at 3,000 robots 3,360 and
-/// 4,501 in 1,000 steps (`docs/performance.md`).
+/// 4,501 in 1,000 steps. Lower caps finished more on brc202d (2,500 robots: 17,759) but fewer
+/// on the rooms at 1,000 robots (400: 3,113 against 3,693), where a tenth is best of those
+/// tried (`docs/performance.md`).
 pub const CORRIDOR_MAP_SHARE_OF_FREE: f64 = 0.1;
 
 /// What a step against a lane costs in the `pibt` planner's tables on a map with ways around
@@ -117,7 +121,7 @@ impl PibtConfig {
     /// assert_eq!(PibtConfig::lane_cost_for(0.34), PIBT_CORRIDOR_LANE_COST);
     /// ```
     pub fn lane_cost_for(ways_around: f64) -> u8 {
-        if ways_around < crate::lorr::MIN_WAYS_AROUND {
+        if PibtConfig::corridor_rules_for(ways_around) {
             PIBT_CORRIDOR_LANE_COST
         } else {
             PIBT_LANE_COST
@@ -208,6 +212,8 @@ pub(crate) struct PibtPlanner {
     /// Per cell, what entering it moving each way costs against its lane, where a robot's
     /// ranking counts it ([`PibtPlanner::count_lane_steps`]); empty elsewhere.
     lane_steps: Vec<[u8; 4]>,
+    /// What a step against a lane costs in its tables (1: no lanes).
+    lane_cost: u8,
 }
 
 impl PibtPlanner {
@@ -254,17 +260,18 @@ impl PibtPlanner {
             guide_in_plan: false,
             parking: None,
             lane_steps: Vec::new(),
+            lane_cost,
         }
     }
 
-    /// Makes each robot rank a move by what the step costs against its lane too (a step
-    /// against a lane costing `lane_cost`, [`crate::lorr::lanes`]), not only by the steps
-    /// left after it: without it a robot whose table-cheaper cell lies against its lane
-    /// steps there as readily as along it, and a crowd at a corridor's mouth spreads over
-    /// every lane (the corridor rules, [`PibtConfig::corridor_rules`]).
-    pub(crate) fn count_lane_steps(&mut self, grid: &Grid, lane_cost: u8) {
-        self.lane_steps = if lane_cost > 1 {
-            crate::lorr::lanes::crisscross(grid, lane_cost)
+    /// Makes each robot rank a move by what the step costs against its lane too (the lane
+    /// cost of its tables, [`crate::lorr::lanes`]), not only by the steps left after it:
+    /// without it a robot whose table-cheaper cell lies against its lane steps there as
+    /// readily as along it, and a crowd at a corridor's mouth spreads over every lane (the
+    /// corridor rules, [`PibtConfig::corridor_rules`]). Nothing to count without lanes.
+    pub(crate) fn count_lane_steps(&mut self, grid: &Grid) {
+        self.lane_steps = if self.lane_cost > 1 {
+            crate::lorr::lanes::crisscross(grid, self.lane_cost)
         } else {
             Vec::new()
         };
@@ -603,5 +610,56 @@ impl StepPlanner for PibtPlanner {
             tables_computed: self.tables.computed(),
             table_peak_bytes: self.tables.peak_bytes() as u64,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The first choice of a robot at (1, 1) facing east on a 16 x 4 open floor, bound for
+    /// `goal`, with and without the step's lane cost ranked.
+    fn first_choice(grid: &Grid, goal: CellId, count_lane_steps: bool) -> CellId {
+        let mut planner =
+            PibtPlanner::new(grid, 1, 0, false, PIBT_CORRIDOR_LANE_COST, 1 << 20, true);
+        if count_lane_steps {
+            planner.count_lane_steps(grid);
+        }
+        planner.goal[0] = goal;
+        planner.tables.acquire(goal, 0);
+        planner.tables.fill(None, false);
+        let at = grid.cell(1, 1).unwrap();
+        planner.rank(grid, 0, 0, at, Heading::East).cells()[0]
+    }
+
+    #[test]
+    fn the_corridor_rules_rank_a_step_against_its_lane_at_the_lane_cost() {
+        let grid = Grid::from_ascii(&vec![".".repeat(16); 4].join("\n")).unwrap();
+        let lanes = crate::lorr::lanes::crisscross(&grid, PIBT_CORRIDOR_LANE_COST);
+        let at = grid.cell(1, 1).unwrap();
+        // The lane cost of the step from `at` to its neighbour `c` (1 for staying).
+        let step = |c: CellId| {
+            Heading::ALL
+                .into_iter()
+                .find(|h| h.ahead(&grid, at) == Some(c))
+                .map_or(1, |h| lanes[c as usize][h.index()])
+        };
+        let mut turned_away = 0;
+        for goal in (0..grid.len() as CellId).filter(|&g| g != at) {
+            let (plain, counted) = (
+                first_choice(&grid, goal, false),
+                first_choice(&grid, goal, true),
+            );
+            // Counting a step's lane cost only ever makes steps against a lane less
+            // attractive: none is chosen that was not chosen without it.
+            if step(counted) > 1 {
+                assert_eq!(counted, plain, "goal {:?}", grid.coords(goal));
+            }
+            turned_away += usize::from(step(plain) > 1 && step(counted) == 1);
+        }
+        // Ranked at 1, a step against the lane looks as cheap as one along it wherever the
+        // table is cheaper from the cell it leads to; ranked at its cost, some robots keep to
+        // their lanes instead.
+        assert!(turned_away > 0);
     }
 }
