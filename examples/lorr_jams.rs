@@ -4,7 +4,8 @@
 //! kind of cell they stand on (one-cell aisle across or along, open ground, errand cell) and
 //! by whether they have a task; then the robots holding tasks and the share of their steps
 //! with a move, and the mean Manhattan length and age of the tasks finished in the window and
-//! of those not started yet; `--picture FILE.ppm` writes the map at the end (walls black,
+//! of those not started yet (and the lengths' sum, the errand distance the window finished:
+//! throughput in cells, whatever the mix of short and long tasks); `--picture FILE.ppm` writes the map at the end (walls black,
 //! robots still for S steps red, moving robots green, robots without a task blue), and
 //! `--text X0,Y0,X1,Y1` prints that part of it at the end as text (`#` wall, `.` free, a
 //! robot by the way it faces: `>` `v` `<` `^` with a task, `e` `s` `w` `n` without);
@@ -226,11 +227,12 @@ fn main() {
             }
             let mean = |s: [u64; 3], i: usize| s[i] as f64 / s[0].max(1) as f64;
             println!(
-                "    holders {:.0} moving {:.0}%; finished: length {:.0}, age {:.0}; not \
-                 started: {} tasks, length {:.0}, age {:.0}",
+                "    holders {:.0} moving {:.0}%; finished: length {:.0} (errand distance {}), \
+                 age {:.0}; not started: {} tasks, length {:.0}, age {:.0}",
                 holder_steps as f64 / every as f64,
                 100.0 * holder_moves as f64 / holder_steps.max(1) as f64,
                 mean(done, 1),
+                done[1],
                 mean(done, 2),
                 open[0],
                 mean(open, 1),
