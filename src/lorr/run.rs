@@ -507,10 +507,10 @@ fn build_planner(
                 true,
             );
             if config.pibt.corridor_rules == Some(true) {
-                planner.count_lane_steps(grid);
+                planner.count_lane_steps();
             }
             if let GuidanceChoice::On(guidance) = config.guidance {
-                planner.guide(grid, lane_cost, guidance, true);
+                planner.guide(grid, guidance, true);
             }
             if let Some(parking) = Parking::new(grid, busy_errands) {
                 planner.park(parking);

@@ -209,11 +209,12 @@ pub(crate) struct PibtPlanner {
     /// Whether [`StepPlanner::plan`] updates the guidance (else the caller does, with
     /// [`PibtPlanner::update_guidance`]).
     guide_in_plan: bool,
-    /// Per cell, what entering it moving each way costs against its lane, where a robot's
-    /// ranking counts it ([`PibtPlanner::count_lane_steps`]); empty elsewhere.
-    lane_steps: Vec<[u8; 4]>,
-    /// What a step against a lane costs in its tables (1: no lanes).
-    lane_cost: u8,
+    /// Per cell, what entering it moving each way costs against its lane, as in its tables
+    /// before any guidance ([`crate::lorr::lanes::crisscross`]); empty without lanes.
+    lanes: Vec<[u8; 4]>,
+    /// Whether a robot's ranking counts what its step costs against its lane
+    /// ([`PibtPlanner::count_lane_steps`]).
+    lane_steps: bool,
 }
 
 impl PibtPlanner {
@@ -234,9 +235,17 @@ impl PibtPlanner {
             agents <= AGENT_MASK as usize + 1,
             "a priority key holds robot ids below 2^30"
         );
-        let lanes = (lane_cost > 1).then(|| crate::lorr::lanes::crisscross(grid, lane_cost));
+        let lanes = if lane_cost > 1 {
+            crate::lorr::lanes::crisscross(grid, lane_cost)
+        } else {
+            Vec::new()
+        };
         PibtPlanner {
-            tables: DistanceTables::new(grid, lanes.as_deref(), cache_bytes),
+            tables: DistanceTables::new(
+                grid,
+                (!lanes.is_empty()).then_some(&lanes[..]),
+                cache_bytes,
+            ),
             pibt: RotatePibt::new(true),
             goal: vec![NO_CELL; agents],
             elapsed: vec![0; agents],
@@ -259,8 +268,8 @@ impl PibtPlanner {
             guidance: None,
             guide_in_plan: false,
             parking: None,
-            lane_steps: Vec::new(),
-            lane_cost,
+            lanes,
+            lane_steps: false,
         }
     }
 
@@ -269,26 +278,16 @@ impl PibtPlanner {
     /// without it a robot whose table-cheaper cell lies against its lane steps there as
     /// readily as along it, and a crowd at a corridor's mouth spreads over every lane (the
     /// corridor rules, [`PibtConfig::corridor_rules`]). Nothing to count without lanes.
-    pub(crate) fn count_lane_steps(&mut self, grid: &Grid) {
-        self.lane_steps = if self.lane_cost > 1 {
-            crate::lorr::lanes::crisscross(grid, self.lane_cost)
-        } else {
-            Vec::new()
-        };
+    pub(crate) fn count_lane_steps(&mut self) {
+        self.lane_steps = true;
     }
 
-    /// Guides its tables around crowds under `config` (`super::guidance`), a step against a
-    /// lane costing `lane_cost` as in [`PibtPlanner::new`]; updated by each step's plan when
-    /// `in_plan`, else by [`PibtPlanner::update_guidance`] (a planner that plans steps ahead).
-    pub(crate) fn guide(
-        &mut self,
-        grid: &Grid,
-        lane_cost: u8,
-        config: GuidanceConfig,
-        in_plan: bool,
-    ) {
-        let lanes = (lane_cost > 1).then(|| crate::lorr::lanes::crisscross(grid, lane_cost));
-        self.guidance = Some(Guidance::new(grid, lanes.as_deref(), config));
+    /// Guides its tables around crowds under `config` (`super::guidance`), over the lanes of
+    /// [`PibtPlanner::new`]; updated by each step's plan when `in_plan`, else by
+    /// [`PibtPlanner::update_guidance`] (a planner that plans steps ahead).
+    pub(crate) fn guide(&mut self, grid: &Grid, config: GuidanceConfig, in_plan: bool) {
+        let lanes = (!self.lanes.is_empty()).then_some(&self.lanes[..]);
+        self.guidance = Some(Guidance::new(grid, lanes, config));
         self.guide_in_plan = in_plan;
     }
 
@@ -422,8 +421,10 @@ impl PibtPlanner {
             } else {
                 // The step itself: 1, or its lane's cost where the ranking counts it (a robot
                 // with a table: parked robots go anywhere).
-                let step = match self.lane_steps.get(c as usize) {
-                    Some(enter) if table.is_some() => u64::from(enter[d.index()]),
+                let step = match self.lanes.get(c as usize) {
+                    Some(enter) if self.lane_steps && table.is_some() => {
+                        u64::from(enter[d.index()])
+                    }
                     _ => 1,
                 };
                 u64::from(heading.quarter_turns(d)) + step + left(c, d)
@@ -623,7 +624,7 @@ mod tests {
         let mut planner =
             PibtPlanner::new(grid, 1, 0, false, PIBT_CORRIDOR_LANE_COST, 1 << 20, true);
         if count_lane_steps {
-            planner.count_lane_steps(grid);
+            planner.count_lane_steps();
         }
         planner.goal[0] = goal;
         planner.tables.acquire(goal, 0);

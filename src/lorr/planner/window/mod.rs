@@ -75,8 +75,6 @@ pub(crate) struct WindowPlanner {
     pibt: PibtPlanner,
     /// Whether its distance tables have lanes.
     lanes: bool,
-    /// What a step against a lane costs in its tables (1: no lanes).
-    lane_cost: u8,
     reserved: ReservationTable,
     lns: Lns,
     /// Whether the search may use every thread of the pool (the same actions either way).
@@ -122,7 +120,6 @@ impl WindowPlanner {
             // whatever path the search gives it (fewer tasks: docs/performance.md).
             pibt: PibtPlanner::new(grid, agents, seed, parallel, lane_cost, cache_bytes, false),
             lanes,
-            lane_cost,
             reserved: ReservationTable::new(grid, agents, h),
             lns: Lns::default(),
             parallel,
@@ -148,7 +145,7 @@ impl WindowPlanner {
     /// Guides its tables around crowds under `config` (`super::guidance`), updated before each
     /// step's rollout.
     pub(crate) fn guide(&mut self, grid: &Grid, config: GuidanceConfig) {
-        self.pibt.guide(grid, self.lane_cost, config, false);
+        self.pibt.guide(grid, config, false);
     }
 
     /// Robot `a`'s distance table, when it has an errand and its table is ready.
