@@ -281,6 +281,25 @@ impl AgentSet {
         }
     }
 
+    /// Gives back the walked part of every route's buffer where it is most of it, on the pool
+    /// when `parallel`: the routes' memory then follows what is left of the trips rather than
+    /// their length when planned. Changes no route (only spare capacity), so no window.
+    pub(crate) fn shrink_routes(&mut self, parallel: bool) {
+        let shrink = |slot: &mut Slot| {
+            if let Some(a) = slot.agent.as_mut() {
+                a.shrink_route();
+            }
+        };
+        if parallel && self.slots.len() >= 4096 {
+            self.slots
+                .par_iter_mut()
+                .with_min_len(4096)
+                .for_each(shrink);
+        } else {
+            self.slots.iter_mut().for_each(shrink);
+        }
+    }
+
     /// Live agents with their ids, in slot order.
     pub fn iter(&self) -> impl Iterator<Item = (AgentId, &Agent)> {
         self.slots.iter().enumerate().filter_map(|(i, s)| {
