@@ -48,14 +48,16 @@
 use rayon::prelude::*;
 
 use super::action_model::{ActionModel, ForwardOnly, Heading, commitment_holds};
-use super::agent::{AgentMut, AgentSet, AgentState, MoveCosts, RANK_WINDOW, UNIT, WALK_WINDOW};
+use super::agent::{
+    AgentMut, AgentSet, AgentState, MoveCosts, PlainSteps, RANK_WINDOW, UNIT, WALK_WINDOW,
+};
 use super::apply::{Applied, Apply};
 use super::metrics::{PhaseTimes, StableHasher};
 use super::move_context::{Forced, MoveContext};
 use super::movement::Clock;
 use super::regions::{RegionStep, Regions};
-use crate::grid::{CellId, Grid, NO_CELL, Neighborhood};
-use crate::mapf::{Candidates, CellBits, Guidance, Pibt, rank_candidates};
+use crate::grid::{CellId, Grid, MoveSet, NO_CELL, Neighborhood};
+use crate::mapf::{Candidates, CellBits, Guidance, MAX_CANDIDATES, Pibt, rank_candidates};
 
 /// Added to the value of a cell where an agent stands on its goal: a side step that still gains
 /// ground (a diagonal around it gains 0.59 of a step) then ranks before pushing the agent off
@@ -480,7 +482,13 @@ struct RouteGuide<'a> {
     goal_cells: &'a CellBits,
     /// Action model `rotate`: a cell off the way the agent faces costs the turns to face it.
     rotate: bool,
+    /// The step table of a grid without cell costs ([`MoveCosts::plain`]).
+    plain: Option<PlainSteps>,
 }
+
+/// The most cells [`RouteGuide::along_plain`] values at once: an agent's candidates and the
+/// cell its pusher takes ([`Guidance::costs_to_go`] from PIBT's stepping aside).
+const ALONG_CELLS: usize = MAX_CANDIDATES + 1;
 
 impl<'a> RouteGuide<'a> {
     fn new(
@@ -490,8 +498,10 @@ impl<'a> RouteGuide<'a> {
         goals: &'a [CellId],
         goal_cells: &'a CellBits,
     ) -> Self {
+        let costs = MoveCosts::new(grid);
         RouteGuide {
-            costs: MoveCosts::new(grid),
+            plain: costs.plain(),
+            costs,
             agents,
             settled_cells,
             goals,
@@ -520,6 +530,12 @@ impl<'a> RouteGuide<'a> {
         cells: &[CellId],
         out: &mut [i64],
     ) {
+        if let Some(plain) = &self.plain
+            && cells.len() <= ALONG_CELLS
+        {
+            self.along_plain(plain, route, window, cells, out);
+            return;
+        }
         out.fill(i64::MAX);
         let mut progress = 0i64;
         let (mut first, mut prev) = (NO_CELL, NO_CELL);
@@ -547,6 +563,56 @@ impl<'a> RouteGuide<'a> {
                 *o = (*o).min(value);
             }
         }
+    }
+
+    /// [`along`](Self::along) on a grid without cell costs at least 3 wide: the same values,
+    /// with each cell's legal moves read once rather than once a route cell, the step costs
+    /// from [`PlainSteps`], and the values kept in registers.
+    fn along_plain(
+        &self,
+        plain: &PlainSteps,
+        route: impl Iterator<Item = CellId>,
+        window: usize,
+        cells: &[CellId],
+        out: &mut [i64],
+    ) {
+        let n = cells.len();
+        let grid = self.costs.grid;
+        let mut moves = [MoveSet::EMPTY; ALONG_CELLS];
+        let mut best = [i64::MAX; ALONG_CELLS];
+        for (m, &c) in moves.iter_mut().zip(cells) {
+            if grid.contains(c) {
+                *m = grid.moves(c);
+            }
+        }
+        let mut progress = 0i64;
+        let (mut first, mut prev) = (NO_CELL, NO_CELL);
+        for (j, r) in route.take(window).enumerate() {
+            if j > 0 {
+                progress += plain
+                    .step(i64::from(r) - i64::from(prev), grid.moves(prev))
+                    .unwrap_or(i64::MAX / 4);
+            } else {
+                first = r;
+            }
+            prev = r;
+            for k in 0..n {
+                let c = cells[k];
+                // As in `along`: staying is worth nothing past the route's first cell.
+                if j > 0 && c == first {
+                    continue;
+                }
+                let value = if c == r {
+                    -progress
+                } else if let Some(step) = plain.step(i64::from(r) - i64::from(c), moves[k]) {
+                    step - progress
+                } else {
+                    continue;
+                };
+                best[k] = best[k].min(value);
+            }
+        }
+        out.copy_from_slice(&best[..n]);
     }
 
     /// A straight-line estimate from `cell` to the agent's cell, for cells far from the route.

@@ -245,7 +245,17 @@ impl Regions {
                 let core = &cores[i];
                 p.out.clear();
                 p.swaps = 0;
-                if core.colour != colour || core.slots.is_empty() {
+                if core.colour != colour {
+                    return;
+                }
+                // A pass decides its own agents only, skipping those that rank their own
+                // cell first (`Pibt::step_part`): with none else it would move nobody, so its
+                // setup is skipped (most regions late in a run, when few agents travel).
+                let roots = |&slot: &u32| {
+                    decided[slot as usize] == NO_CELL
+                        && !step.candidates[slot as usize].is_stay_first()
+                };
+                if !core.slots.iter().any(roots) {
                     return;
                 }
                 let rect = Rect {

@@ -139,6 +139,11 @@ impl Candidates {
         }
     }
 
+    /// Whether the candidates were made by [`Candidates::stay_first`] (not ranked yet).
+    pub fn is_stay_first(&self) -> bool {
+        self.lazy
+    }
+
     /// Whether the candidates were made by [`Candidates::fixed`].
     pub fn is_fixed(&self) -> bool {
         self.fixed
@@ -818,7 +823,9 @@ impl Pibt {
     }
 
     /// The neighbours of `cell` an agent pulled onto it could move on to: all but `behind`
-    /// and dead ends holding an agent at its goal. Returns their count and the last one.
+    /// and dead ends holding an agent at its goal. Returns their count, counted up to 2 (every
+    /// caller asks only whether there are two: a crowded step calls this for most pushes),
+    /// and the last one when there are fewer.
     fn ways_on(
         &self,
         grid: &Grid,
@@ -834,11 +841,14 @@ impl Pibt {
                 continue;
             }
             let there = self.occupied_now[u as usize];
-            if grid.moves(u).len() == 1 && there != NO_AGENT && guide.is_goal(there, u) {
+            if there != NO_AGENT && grid.moves(u).len() == 1 && guide.is_goal(there, u) {
                 continue;
             }
             open += 1;
             last = Some(u);
+            if open == 2 {
+                break;
+            }
         }
         (open, last)
     }

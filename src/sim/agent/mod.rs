@@ -14,7 +14,7 @@ mod set;
 mod snapshot;
 mod window;
 
-pub(crate) use route::{Arrived, Chosen, MoveCosts, RANK_WINDOW, UNIT, WALK_WINDOW};
+pub(crate) use route::{Arrived, Chosen, MoveCosts, PlainSteps, RANK_WINDOW, UNIT, WALK_WINDOW};
 pub(crate) use route_code::{Cells, RouteCode};
 pub(crate) use set::AgentMut;
 pub use set::AgentSet;

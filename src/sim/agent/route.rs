@@ -32,7 +32,7 @@
 //! [`PlanReason::Drifted`]: crate::sim::PlanReason::Drifted
 
 use super::{Agent, AgentState, Cells};
-use crate::grid::{CellId, Direction, Grid};
+use crate::grid::{CellId, Direction, Grid, MoveSet};
 use crate::sim::events::{ArrivalKind, PlanReason};
 use crate::sim::move_context::MoveContext;
 
@@ -287,6 +287,25 @@ impl<'a> MoveCosts<'a> {
         }
     }
 
+    /// The step table for grids without cell costs at least 3 wide ([`PlainSteps`]); `None`
+    /// for other grids.
+    pub(crate) fn plain(&self) -> Option<PlainSteps> {
+        let costs = self.unweighted?;
+        let width = i64::from(self.grid.width());
+        if width < 3 {
+            return None;
+        }
+        let mut steps = [(0u8, 0i64); 9];
+        for (row, dirs) in DIRECTIONS.iter().enumerate() {
+            for (col, dir) in dirs.iter().enumerate() {
+                if let Some(d) = dir {
+                    steps[row * 3 + col] = (1 << d.index(), costs[d.index()]);
+                }
+            }
+        }
+        Some(PlainSteps { width, steps })
+    }
+
     /// The cost of the legal move `a -> b`, or `None` when `b` is not one legal move from `a`.
     #[inline]
     pub(crate) fn cost(&self, a: CellId, b: CellId) -> Option<i64> {
@@ -319,6 +338,39 @@ impl<'a> MoveCosts<'a> {
             Some(costs) => costs[dir.index()],
             None => (self.grid.step_cost(dir, b) * UNIT) as i64,
         })
+    }
+}
+
+/// The costs of one-move steps on a grid without cell costs at least 3 wide, found from a
+/// difference of cell ids and the legal moves of the cell stepped from, read once by the
+/// caller for many steps ([`MoveCosts::plain`]): the ranking's inner loop, which tries every
+/// candidate cell against every route cell in its window.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct PlainSteps {
+    width: i64,
+    /// By row (north to south) and column of the step: its direction's bit and cost (bit 0
+    /// for no step).
+    steps: [(u8, i64); 9],
+}
+
+impl PlainSteps {
+    /// The cost of the step `delta` (a difference of cell ids, not 0) from a cell whose legal
+    /// moves are `moves`, or `None` when it is not one legal move: [`MoveCosts::cost`] with
+    /// the cell's moves read already.
+    #[inline]
+    pub(crate) fn step(&self, delta: i64, moves: MoveSet) -> Option<i64> {
+        let (row, dx) = if delta < -1 {
+            (0, delta + self.width)
+        } else if delta > 1 {
+            (2, delta - self.width)
+        } else {
+            (1, delta)
+        };
+        if !(-1..=1).contains(&dx) {
+            return None;
+        }
+        let (bit, cost) = self.steps[(row * 3 + dx + 1) as usize];
+        (moves.0 & bit != 0).then_some(cost)
     }
 }
 

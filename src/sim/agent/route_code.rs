@@ -628,7 +628,10 @@ mod tests {
         let given: Vec<CellId> = (0..2_000).map(|i| 100_000 + i).collect();
         let mut route = RouteCode::from_cells(&given, 1_000);
         let full = route.bytes();
-        assert!((1_000..1_100).contains(&full), "{full} bytes for 1,999 steps");
+        assert!(
+            (1_000..1_100).contains(&full),
+            "{full} bytes for 1,999 steps"
+        );
         route.shrink_walked();
         assert_eq!(route.bytes(), full, "nothing walked: nothing given back");
         for &next in &given[1..1_500] {
