@@ -120,6 +120,13 @@ impl<G: Guidance> Guidance for RegionGuide<'_, G> {
         self.rect.holds(cell % self.width, cell / self.width)
     }
 
+    fn allows_around(&self, cell: CellId) -> bool {
+        // The cell a column and a row inside the rectangle (its 3 x 3 block in it): one
+        // division for the agent's candidates instead of one each.
+        let (x, y) = (cell % self.width, cell / self.width);
+        x > self.rect.x0 && x + 1 < self.rect.x1 && y > self.rect.y0 && y + 1 < self.rect.y1
+    }
+
     fn may_be_goal(&self, cell: CellId) -> bool {
         self.inner.may_be_goal(cell)
     }
@@ -364,5 +371,55 @@ impl Regions {
             }
         }
         swaps
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Open;
+
+    impl Guidance for Open {
+        fn cost_to_go(&self, _agent: u32, _cell: CellId) -> i64 {
+            0
+        }
+
+        fn is_goal(&self, _agent: u32, _cell: CellId) -> bool {
+            false
+        }
+    }
+
+    /// A region's guide says every cell around a cell is allowed only where each is, and says
+    /// so for every cell a column and a row inside its rectangle.
+    #[test]
+    fn allowed_all_around_only_where_each_cell_is() {
+        let (w, h) = (12u32, 9u32);
+        let rect = Rect {
+            x0: 2,
+            x1: 7,
+            y0: 1,
+            y1: 6,
+        };
+        let guide = RegionGuide {
+            inner: &Open,
+            slots: &[],
+            width: w,
+            rect,
+        };
+        let mut around = 0;
+        for y in 0..h {
+            for x in 0..w {
+                let cell = y * w + x;
+                let block = (y.saturating_sub(1)..=(y + 1).min(h - 1)).all(|ny| {
+                    (x.saturating_sub(1)..=(x + 1).min(w - 1)).all(|nx| guide.allows(ny * w + nx))
+                });
+                let inner = x > rect.x0 && x + 1 < rect.x1 && y > rect.y0 && y + 1 < rect.y1;
+                assert_eq!(guide.allows_around(cell), inner, "({x}, {y})");
+                assert!(!inner || block, "({x}, {y})");
+                around += usize::from(inner);
+            }
+        }
+        assert_eq!(around, 3 * 3);
     }
 }

@@ -71,6 +71,16 @@ pub trait Guidance: Sync {
         true
     }
 
+    /// Whether every cell within one move of `cell`, and `cell`, is one [`allows`]
+    /// (`Guidance::allows`): one test for all of an agent's candidates, which then need no
+    /// test each. No by default (each is tested); an implementation that says yes must allow
+    /// each of those cells.
+    ///
+    /// [`allows`]: Guidance::allows
+    fn allows_around(&self, _cell: CellId) -> bool {
+        false
+    }
+
     /// Whether `cell` may be some agent's goal (yes by default). An implementation that knows
     /// the goals says no for a cell that is nobody's: the swap test then does not look through
     /// the neighbours for one whose goal it is (an agent's worth of lookups in a large crowd).
@@ -635,10 +645,13 @@ impl Pibt {
         agent: u32,
     ) {
         let mut cands = *candidates.get(agent);
+        let at = positions[agent as usize];
         if cands.lazy {
-            cands = rank_candidates(grid, guide, agent, positions[agent as usize], self.salt);
-            cands.retain(|cell| guide.allows(cell));
-        } else if R::KEEP_TO_GUIDE && !cands.fixed {
+            cands = rank_candidates(grid, guide, agent, at, self.salt);
+            if !guide.allows_around(at) {
+                cands.retain(|cell| guide.allows(cell));
+            }
+        } else if R::KEEP_TO_GUIDE && !cands.fixed && !guide.allows_around(at) {
             cands.retain(|cell| guide.allows(cell));
         }
         let mut swap_with = NO_AGENT;
@@ -727,11 +740,13 @@ impl Pibt {
         let mut narrow =
             |this: &Self| *open.get_or_insert_with(|| this.ways_on(grid, guide, best, from).0) < 2;
         let ahead = self.occupied_now[best as usize];
+        // Cheapest tests first: `fixed` reads the other agent's candidates, a line of its
+        // own in a large crowd, and most pushes end the test before it.
         if ahead != NO_AGENT
             && ahead != agent
             && self.next[ahead as usize] == NO_CELL
-            && !all.get(ahead).fixed
             && (narrow(self) || guide.is_goal(agent, from))
+            && !all.get(ahead).fixed
             && self.swap_required(grid, guide, agent, ahead, from, best)
             && self.swap_possible(grid, guide, best, from)
         {
