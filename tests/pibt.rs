@@ -241,6 +241,70 @@ fn pibt_steps_are_legal_and_every_agent_keeps_reaching_goals() {
     }
 }
 
+/// Tables made for a lent occupancy step as tables of their own do: lent the caller's table
+/// (given back unchanged), stepped without one (made on demand), and in parts.
+#[test]
+fn tables_for_a_lent_occupancy_step_as_their_own() {
+    let grid = Grid::from_ascii(pillared_rooms().trim_end())
+        .unwrap()
+        .with_neighborhood(Neighborhood::Eight);
+    let mut rng = TestRng::new(11);
+    let agents = 120;
+    let positions = random_free_cells(&grid, agents, &mut rng);
+    let fields = Fields::new(&grid, random_free_cells(&grid, agents, &mut rng));
+    let candidates: Vec<_> = (0..agents as u32)
+        .map(|a| rank_candidates(&grid, &fields, a, positions[a as usize], 3))
+        .collect();
+    let order: Vec<u32> = (0..agents as u32).rev().collect();
+    let mut own = Pibt::new(grid.len());
+    let expected = own
+        .step(&grid, &positions, &candidates, &order, &fields, 3)
+        .to_vec();
+    check_step(&grid, &positions, &expected).unwrap();
+    assert!(
+        expected.iter().zip(&positions).any(|(n, p)| n != p),
+        "some move"
+    );
+
+    let mut lent = Pibt::for_lent_occupancy(grid.len());
+    assert_eq!(lent.cells(), grid.len());
+    let mut table = vec![u32::MAX; grid.len()];
+    for (a, &p) in positions.iter().enumerate() {
+        table[p as usize] = a as u32;
+    }
+    let before = table.clone();
+    let next = lent
+        .step_occupied(
+            &mut table,
+            &grid,
+            &positions,
+            &candidates,
+            &order,
+            &fields,
+            3,
+        )
+        .to_vec();
+    assert_eq!(next, expected);
+    assert_eq!(table, before, "the lent table comes back unchanged");
+    let next = lent
+        .step(&grid, &positions, &candidates, &order, &fields, 3)
+        .to_vec();
+    assert_eq!(next, expected, "stepped without a table lent");
+    let in_parts = |pibt: &mut Pibt| {
+        step_in_parts(
+            pibt,
+            &grid,
+            &positions,
+            (&candidates, &order),
+            &fields,
+            3,
+            2,
+        )
+    };
+    let parts = in_parts(&mut Pibt::new(grid.len()));
+    assert_eq!(in_parts(&mut Pibt::for_lent_occupancy(grid.len())), parts);
+}
+
 #[test]
 fn pibt_in_parts_keeps_steps_legal_and_every_agent_reaching_goals() {
     // `Pibt::step_part`, as the simulation's regions use it: four columns decided one after

@@ -194,7 +194,9 @@ impl PibtMovement {
         let slots = agents.slot_count();
         let pibt = match &mut self.pibt {
             Some(p) if p.cells() == grid.len() => p,
-            _ => self.pibt.insert(Pibt::new(grid.len())),
+            // The simulation's occupancy is lent to the one pass, and the regions have tables
+            // of their own: no table of its own.
+            _ => self.pibt.insert(Pibt::for_lent_occupancy(grid.len())),
         };
         // See `SimConfig::swap_needs_room` for when swaps need a free cell to back off into.
         pibt.set_swap_needs_room(config.swap_needs_room.unwrap_or(

@@ -350,6 +350,9 @@ pub struct Pibt {
     /// first use), and the claims themselves, by cell.
     claimed: CellBits,
     claims: Vec<Claim>,
+    /// Cells of the grid the tables are for (`occupied_now` is empty until first needed when
+    /// made by [`Pibt::for_lent_occupancy`]).
+    cells: usize,
 }
 
 impl Pibt {
@@ -357,6 +360,17 @@ impl Pibt {
     pub fn new(cells: usize) -> Pibt {
         Pibt {
             occupied_now: vec![NO_AGENT; cells],
+            ..Pibt::for_lent_occupancy(cells)
+        }
+    }
+
+    /// Tables for a grid of `cells` cells whose caller lends its own table of which agent
+    /// stands on each cell for every step ([`Pibt::step_occupied`]): the tables' own (4 bytes
+    /// a cell, 64 MiB on a 4096 x 4096 map) is made only if a step needs it
+    /// ([`Pibt::step`], [`Pibt::step_part`]).
+    pub fn for_lent_occupancy(cells: usize) -> Pibt {
+        Pibt {
+            occupied_now: Vec::new(),
             occupied_next: CellBits::new(cells),
             next: Vec::new(),
             frames: Vec::new(),
@@ -367,12 +381,21 @@ impl Pibt {
             swaps: 0,
             claimed: CellBits(Vec::new()),
             claims: Vec::new(),
+            cells,
         }
     }
 
     /// Cells of the grid the tables were made for.
     pub fn cells(&self) -> usize {
-        self.occupied_now.len()
+        self.cells
+    }
+
+    /// Makes the table of which agent stands on each cell if it is not made yet
+    /// ([`Pibt::for_lent_occupancy`]).
+    fn own_occupancy(&mut self) {
+        if self.occupied_now.len() != self.cells {
+            self.occupied_now = vec![NO_AGENT; self.cells];
+        }
     }
 
     /// Turns the swap rule on or off (on by default; see the module docs).
@@ -474,6 +497,9 @@ impl Pibt {
         salt: u64,
         lent: bool,
     ) -> &[CellId] {
+        if !lent {
+            self.own_occupancy();
+        }
         assert_eq!(positions.len(), candidates.len());
         assert_eq!(
             self.occupied_now.len(),

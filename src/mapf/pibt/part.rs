@@ -78,6 +78,7 @@ impl Pibt {
         guide: &impl Guidance,
         salt: u64,
     ) -> &[CellId] {
+        self.own_occupancy();
         let positions = part.positions;
         assert_eq!(positions.len(), part.slots.len());
         assert_eq!(positions.len(), part.decided.len());
