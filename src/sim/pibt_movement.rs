@@ -141,6 +141,9 @@ pub(crate) struct PibtMovement {
     pibt: Option<Pibt>,
     positions: Vec<CellId>,
     candidates: Vec<Candidates>,
+    /// Per slot: whether its candidates rank its own cell first (read by the regions'
+    /// listing, a flag a slot).
+    stay_first: Vec<bool>,
     order: Vec<(u64, u32)>,
     order_slots: Vec<u32>,
     /// Per slot: listed in `order` already (scratch of the ordering).
@@ -344,7 +347,9 @@ impl PibtMovement {
         self.candidates.resize(slots, Candidates::default());
         let positions = &self.positions;
         let forced = ctx.forced;
-        let rank = |(slot, out): (usize, &mut Candidates)| {
+        self.stay_first.clear();
+        self.stay_first.resize(slots, false);
+        let rank_slot = |slot: usize, out: &mut Candidates| {
             let at = positions[slot];
             if at == NO_CELL {
                 return;
@@ -379,14 +384,23 @@ impl PibtMovement {
                 Candidates::stay_first()
             };
         };
+        let rank = |(slot, (out, stay_first)): (usize, (&mut Candidates, &mut bool))| {
+            rank_slot(slot, out);
+            *stay_first = out.is_stay_first();
+        };
         if config.parallel && agents.len() >= PARALLEL_RANKING {
             self.candidates
                 .par_iter_mut()
+                .zip(self.stay_first.par_iter_mut())
                 .enumerate()
                 .with_min_len(256)
                 .for_each(rank);
         } else {
-            self.candidates.iter_mut().enumerate().for_each(rank);
+            self.candidates
+                .iter_mut()
+                .zip(self.stay_first.iter_mut())
+                .enumerate()
+                .for_each(rank);
         }
         times.ranking_ms = clock.lap();
 
@@ -398,6 +412,7 @@ impl PibtMovement {
                     grid,
                     positions,
                     candidates: &self.candidates,
+                    stay_first: &self.stay_first,
                     order: &self.order_slots,
                     guide: &guide,
                     salt,

@@ -55,10 +55,21 @@ struct Core {
     y1: u32,
     /// Which of the four phases decides it: regions of one colour are a region apart.
     colour: u8,
-    /// Its agents' slots, in priority order.
-    slots: Vec<u32>,
+    /// Its agents, in priority order: slot, cell and place in the order (copied as they are
+    /// listed, so that a pass reads its agents in a row rather than from the crowd's arrays).
+    agents: Vec<Listed>,
+    /// Its agents to decide (not ranking their own cell first), by place in `agents`.
+    roots: Vec<u32>,
     /// Those within [`MARGIN`] and a cell of its edge, with their column and row.
-    border: Vec<(u32, u32, u32)>,
+    border: Vec<(Listed, u32, u32)>,
+}
+
+/// An agent listed in its region: slot, cell and place in the priority order.
+#[derive(Debug, Clone, Copy)]
+struct Listed {
+    slot: u32,
+    cell: CellId,
+    rank: u32,
 }
 
 /// The scratch of one region's pass, reused tick after tick.
@@ -89,8 +100,6 @@ pub(crate) struct Regions {
     passes: Vec<Pass>,
     /// PIBT's tables, one per worker, each for the whole grid.
     workers: Vec<Mutex<Pibt>>,
-    /// Per slot: its place in the priority order.
-    ranks: Vec<u32>,
 }
 
 /// A region's view of the crowd's guidance: its agents by position in the pass's list, and
@@ -165,6 +174,10 @@ pub(crate) struct RegionStep<'a, G: Guidance> {
     pub(crate) positions: &'a [CellId],
     /// Each slot's candidates, ranked.
     pub(crate) candidates: &'a [Candidates],
+    /// Per slot: whether its candidates rank its own cell first
+    /// ([`Candidates::is_stay_first`]): a flag a slot, read for every agent as it is listed
+    /// where its candidates would be a line each.
+    pub(crate) stay_first: &'a [bool],
     /// Every live slot, highest priority first.
     pub(crate) order: &'a [u32],
     pub(crate) guide: &'a G,
@@ -203,28 +216,33 @@ impl Regions {
             r.y0 = (ry * side).saturating_sub(shift);
             r.y1 = ((ry + 1) * side - shift).min(h);
             r.colour = (rx % 2 + 2 * (ry % 2)) as u8;
-            r.slots.clear();
+            r.agents.clear();
+            r.roots.clear();
             r.border.clear();
         }
-        // Each agent to its region, in priority order.
-        self.ranks.resize(step.positions.len(), u32::MAX);
-        for (rank, &slot) in step.order.iter().enumerate() {
-            self.ranks[slot as usize] = rank as u32;
-        }
-        // Those near its border, which the passes of its neighbours look at, apart.
+        // Each agent to its region, in priority order, those to decide apart; those near its
+        // border, which the passes of its neighbours look at, apart too.
         let near = margin + 1;
-        for &slot in step.order {
+        for (rank, &slot) in step.order.iter().enumerate() {
             let at = step.positions[slot as usize];
             let (x, y) = (at % w, at / w);
             let i = ((y + shift) / side * across + (x + shift) / side) as usize;
             let core = &mut self.cores[i];
-            core.slots.push(slot);
+            let listed = Listed {
+                slot,
+                cell: at,
+                rank: rank as u32,
+            };
+            if !step.stay_first[slot as usize] {
+                core.roots.push(core.agents.len() as u32);
+            }
+            core.agents.push(listed);
             if x < core.x0 + near
                 || x + near >= core.x1
                 || y < core.y0 + near
                 || y + near >= core.y1
             {
-                core.border.push((slot, x, y));
+                core.border.push((listed, x, y));
             }
         }
         let workers = if step.parallel {
@@ -246,8 +264,7 @@ impl Regions {
         next.resize(step.positions.len(), NO_CELL);
         let mut swaps = 0;
         for colour in 0..4u8 {
-            let (cores, workers, ranks, decided) =
-                (&self.cores, &self.workers, &self.ranks, &*next);
+            let (cores, workers, decided) = (&self.cores, &self.workers, &*next);
             let pass = |(i, p): (usize, &mut Pass)| {
                 let core = &cores[i];
                 p.out.clear();
@@ -255,14 +272,13 @@ impl Regions {
                 if core.colour != colour {
                     return;
                 }
-                // A pass decides its own agents only, skipping those that rank their own
-                // cell first (`Pibt::step_part`): with none else it would move nobody, so its
-                // setup is skipped (most regions late in a run, when few agents travel).
-                let roots = |&slot: &u32| {
-                    decided[slot as usize] == NO_CELL
-                        && !step.candidates[slot as usize].is_stay_first()
-                };
-                if !core.slots.iter().any(roots) {
+                // A pass decides its own agents only, but for those that rank their own cell
+                // first or were pushed by an earlier phase (`Pibt::step_part`): with none else
+                // it would move nobody, so it is skipped (most regions late in a run, when few
+                // agents travel).
+                let undecided =
+                    |&k: &u32| decided[core.agents[k as usize].slot as usize] == NO_CELL;
+                if !core.roots.iter().any(undecided) {
                     return;
                 }
                 let rect = Rect {
@@ -276,7 +292,11 @@ impl Regions {
                 p.local.clear();
                 p.reserved.clear();
                 p.claims.clear();
-                p.local.extend_from_slice(&core.slots);
+                p.local.extend(core.agents.iter().map(|a| a.slot));
+                p.positions.clear();
+                p.ranks.clear();
+                p.positions.extend(core.agents.iter().map(|a| a.cell));
+                p.ranks.extend(core.agents.iter().map(|a| a.rank));
                 // The agents of the neighbouring regions in the margin, and the cells inside
                 // taken by those just outside it.
                 let (rx, ry) = (i as u32 % across, i as u32 / across);
@@ -285,12 +305,18 @@ impl Regions {
                         if (nx, ny) == (rx, ry) {
                             continue;
                         }
-                        for &(slot, x, y) in &cores[(ny * across + nx) as usize].border {
-                            let at = step.positions[slot as usize];
+                        for &(listed, x, y) in &cores[(ny * across + nx) as usize].border {
+                            let Listed {
+                                slot,
+                                cell: at,
+                                rank,
+                            } = listed;
                             let to = decided[slot as usize];
                             let inside = rect.holds(x, y);
                             if inside {
                                 p.local.push(slot);
+                                p.positions.push(at);
+                                p.ranks.push(rank);
                             } else if !edge.holds(x, y) {
                                 continue;
                             } else if to != NO_CELL && rect.holds(to % w, to / w) {
@@ -304,7 +330,7 @@ impl Regions {
                             {
                                 p.claims.push(Claim {
                                     cell: first,
-                                    rank: ranks[slot as usize],
+                                    rank,
                                     agent: if inside {
                                         p.local.len() as u32 - 1
                                     } else {
@@ -315,16 +341,11 @@ impl Regions {
                         }
                     }
                 }
-                p.positions.clear();
                 p.decided.clear();
-                p.ranks.clear();
-                for &slot in &p.local {
-                    p.positions.push(step.positions[slot as usize]);
-                    p.decided.push(decided[slot as usize]);
-                    p.ranks.push(ranks[slot as usize]);
-                }
+                p.decided
+                    .extend(p.local.iter().map(|&slot| decided[slot as usize]));
                 p.order.clear();
-                p.order.extend(0..core.slots.len() as u32);
+                p.order.extend_from_slice(&core.roots);
                 let guide = RegionGuide {
                     inner: step.guide,
                     slots: &p.local,
