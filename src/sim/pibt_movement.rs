@@ -284,14 +284,25 @@ impl PibtMovement {
         // of it.
         // (The last order lists each slot once: a slot freed since is dropped, one filled
         // again keeps its place until sorted.)
+        // (On the pool for a large crowd: each key is a read of its own, scattered.)
         self.order.clear();
         let keys = &self.keys;
-        self.order
-            .extend(self.order_slots.iter().filter_map(|&slot| {
-                keys.get(slot as usize)
-                    .copied()
-                    .filter(|&(_, s)| s != u32::MAX)
-            }));
+        let key_of = |&slot: &u32| {
+            keys.get(slot as usize)
+                .copied()
+                .filter(|&(_, s)| s != u32::MAX)
+        };
+        if config.parallel && self.order_slots.len() >= PARALLEL_RANKING {
+            self.order.par_extend(
+                self.order_slots
+                    .par_iter()
+                    .with_min_len(4096)
+                    .filter_map(key_of),
+            );
+        } else {
+            self.order
+                .extend(self.order_slots.iter().filter_map(key_of));
+        }
         if self.order.len() < agents.len() {
             // Agents new since (or the first tick), in slot order.
             self.listed.clear();

@@ -64,6 +64,20 @@ struct Core {
     border: Vec<(Listed, u32, u32)>,
 }
 
+/// From this many agents on, what the listing needs of each is found on the pool.
+const PARALLEL_LISTING: usize = 16_384;
+
+/// An agent as found for the listing: itself, its region, column and row, and whether it is
+/// to be decided.
+#[derive(Debug, Clone, Copy)]
+struct Found {
+    listed: Listed,
+    region: u32,
+    x: u32,
+    y: u32,
+    root: bool,
+}
+
 /// An agent listed in its region: slot, cell and place in the priority order.
 #[derive(Debug, Clone, Copy)]
 struct Listed {
@@ -100,6 +114,8 @@ pub(crate) struct Regions {
     passes: Vec<Pass>,
     /// PIBT's tables, one per worker, each for the whole grid.
     workers: Vec<Mutex<Pibt>>,
+    /// Scratch of the listing: each agent as found, in priority order.
+    found: Vec<Found>,
 }
 
 /// A region's view of the crowd's guidance: its agents by position in the pass's list, and
@@ -221,19 +237,47 @@ impl Regions {
             r.border.clear();
         }
         // Each agent to its region, in priority order, those to decide apart; those near its
-        // border, which the passes of its neighbours look at, apart too.
-        let near = margin + 1;
-        for (rank, &slot) in step.order.iter().enumerate() {
+        // border, which the passes of its neighbours look at, apart too. What each agent needs
+        // from the crowd's arrays (a read each, scattered) is found on the pool first, in the
+        // order's order, so that the listing itself reads one array in a row.
+        let find = |(rank, &slot): (usize, &u32)| {
             let at = step.positions[slot as usize];
             let (x, y) = (at % w, at / w);
-            let i = ((y + shift) / side * across + (x + shift) / side) as usize;
-            let core = &mut self.cores[i];
-            let listed = Listed {
-                slot,
-                cell: at,
-                rank: rank as u32,
-            };
-            if !step.stay_first[slot as usize] {
+            Found {
+                listed: Listed {
+                    slot,
+                    cell: at,
+                    rank: rank as u32,
+                },
+                region: (y + shift) / side * across + (x + shift) / side,
+                x,
+                y,
+                root: !step.stay_first[slot as usize],
+            }
+        };
+        self.found.clear();
+        if step.parallel && step.order.len() >= PARALLEL_LISTING {
+            self.found.par_extend(
+                step.order
+                    .par_iter()
+                    .enumerate()
+                    .with_min_len(4096)
+                    .map(find),
+            );
+        } else {
+            self.found.extend(step.order.iter().enumerate().map(find));
+        }
+        let near = margin + 1;
+        for &Found {
+            listed,
+            region,
+            x,
+            y,
+            root,
+        } in &self.found
+        {
+            let core = &mut self.cores[region as usize];
+            if root {
                 core.roots.push(core.agents.len() as u32);
             }
             core.agents.push(listed);
