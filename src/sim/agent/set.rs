@@ -298,6 +298,7 @@ impl AgentSet {
         } else {
             self.slots.iter_mut().for_each(shrink);
         }
+        give_back_free_pages();
     }
 
     /// Live agents with their ids, in slot order.
@@ -363,6 +364,29 @@ impl AgentSet {
                     }
                 }
             });
+    }
+}
+
+/// Hands the allocator's free pages back to the system (glibc's `malloc_trim`): the route
+/// buffers given back by [`AgentSet::shrink_routes`], and those freed by replans, are free
+/// blocks scattered through the allocator's heaps, which it keeps resident and hands out
+/// again only to the thread whose heap holds them; without this a long run's resident memory
+/// grew by the heaps' fragmentation (crowd-1m: about 140 MiB over its run,
+/// `docs/performance.md`). A no-op on other systems and C libraries.
+fn give_back_free_pages() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    #[allow(unsafe_code)]
+    {
+        unsafe extern "C" {
+            /// glibc: releases free memory at the heaps' tops and the free pages within them;
+            /// `pad` bytes are kept at the top. Returns 1 when memory was released.
+            fn malloc_trim(pad: usize) -> i32;
+        }
+        // SAFETY: `malloc_trim` takes no pointer and only returns free memory to the
+        // system; glibc makes it safe to call from any thread at any time.
+        unsafe {
+            malloc_trim(0);
+        }
     }
 }
 
