@@ -74,7 +74,9 @@ pub trait Guidance: Sync {
     /// Whether every cell within one move of `cell`, and `cell`, is one [`allows`]
     /// (`Guidance::allows`): one test for all of an agent's candidates, which then need no
     /// test each. No by default (each is tested); an implementation that says yes must allow
-    /// each of those cells.
+    /// each of those cells. PIBT asks it for the cell an agent stands on and then keeps every
+    /// candidate of that agent untested, so an implementation that says yes must be used with
+    /// candidates within one move of the agent's cell (those [`rank_candidates`] makes).
     ///
     /// [`allows`]: Guidance::allows
     fn allows_around(&self, _cell: CellId) -> bool {

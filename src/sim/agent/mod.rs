@@ -217,12 +217,6 @@ impl Agent {
         self.route.bytes()
     }
 
-    /// Gives back the walked part of the route's buffer when it is most of it
-    /// ([`RouteCode::shrink_walked`]).
-    pub(crate) fn shrink_route(&mut self) {
-        self.route.shrink_walked();
-    }
-
     /// The cells still ahead on the current path, nearest first (none when not moving). The
     /// route is kept compact (4 bits a step), so its cells are decoded as they are read.
     ///

@@ -9,7 +9,8 @@
 //!
 //! The codes are a stack, the next step on top: walking pops, a splice after a push pushes, and
 //! the cells behind the agent are gone (the buffer keeps its capacity until the next plan, so
-//! walking does not allocate). Every change bumps a version, which tells
+//! walking does not allocate; given back as walked, the small blocks freed fragmented the
+//! allocator's heaps: `docs/performance.md`). Every change bumps a version, which tells
 //! [`super::AgentSet`] when the decoded window it mirrors for ranking is stale.
 
 use std::borrow::Cow;
@@ -18,10 +19,6 @@ use crate::grid::{CellId, NO_CELL};
 
 /// The code of a step to a cell given in full (the cell's eight nibbles follow it).
 const ESCAPE: u8 = 15;
-
-/// Spare bytes below which a walked buffer is not worth shrinking
-/// ([`RouteCode::shrink_walked`]).
-const SHRINK_SLACK: usize = 64;
 
 /// Columns and rows moved by each code (0 to 8; the rest are not steps).
 const DX: [i8; 16] = [-1, 0, 1, -1, 1, -1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0];
@@ -124,18 +121,6 @@ impl RouteCode {
         }
         self.first = first;
         self.steps = (cells.len() - 1) as u32;
-    }
-
-    /// Gives back the walked part of the buffer (the codes popped since the plan, which a walk
-    /// leaves as spare capacity) once it is most of the buffer, keeping an eighth to spare for
-    /// splices: in place, as the allocator shrinks a block. Called for every agent now and
-    /// then ([`super::AgentSet::shrink_routes`]), so that a long trip's buffer does not stay
-    /// whole until the next plan.
-    pub(crate) fn shrink_walked(&mut self) {
-        let used = self.codes.len();
-        if self.codes.capacity() > 2 * used + SHRINK_SLACK {
-            self.codes.shrink_to(used + used / 8 + SHRINK_SLACK / 4);
-        }
     }
 
     /// Drops the route and its buffer.
@@ -619,33 +604,6 @@ mod tests {
         assert_eq!((route.len(), route.first(), route.bytes()), (0, None, 0));
         route.push_front(9, 10);
         assert_eq!(cells(&route), [9]);
-    }
-
-    /// A walked buffer is given back once the walked part is most of it, and the rest of the
-    /// route, a splice and a step after it read back as before.
-    #[test]
-    fn a_walked_buffer_shrinks_to_what_is_left() {
-        let given: Vec<CellId> = (0..2_000).map(|i| 100_000 + i).collect();
-        let mut route = RouteCode::from_cells(&given, 1_000);
-        let full = route.bytes();
-        assert!(
-            (1_000..1_100).contains(&full),
-            "{full} bytes for 1,999 steps"
-        );
-        route.shrink_walked();
-        assert_eq!(route.bytes(), full, "nothing walked: nothing given back");
-        for &next in &given[1..1_500] {
-            assert!(route.advance_step(next));
-        }
-        let v = route.version();
-        route.shrink_walked();
-        assert!(route.bytes() < 400, "{} bytes for 500 steps", route.bytes());
-        assert_eq!(route.version(), v, "the route did not change");
-        assert_eq!(cells(&route), given[1_499..]);
-        route.push_front(given[1_498], 1_000);
-        assert!(route.advance_step(given[1_499]));
-        assert!(route.advance_step(given[1_500]));
-        assert_eq!(cells(&route), given[1_500..]);
     }
 
     /// A step popped without reading the buffer leaves the route `advance(1)` leaves, whatever

@@ -281,24 +281,12 @@ impl AgentSet {
         }
     }
 
-    /// Gives back the walked part of every route's buffer where it is most of it, on the pool
-    /// when `parallel`: the routes' memory then follows what is left of the trips rather than
-    /// their length when planned. Changes no route (only spare capacity), so no window.
-    pub(crate) fn shrink_routes(&mut self, parallel: bool) {
-        let shrink = |slot: &mut Slot| {
-            if let Some(a) = slot.agent.as_mut() {
-                a.shrink_route();
-            }
-        };
-        if parallel && self.slots.len() >= 4096 {
-            self.slots
-                .par_iter_mut()
-                .with_min_len(4096)
-                .for_each(shrink);
-        } else {
-            self.slots.iter_mut().for_each(shrink);
+    /// Hands the allocator's free pages back to the system for a large crowd (see
+    /// [`give_back_free_pages`]); called every few hundred ticks.
+    pub(crate) fn give_back_memory(&self) {
+        if self.len() >= TRIM_MIN_AGENTS {
+            give_back_free_pages();
         }
-        give_back_free_pages();
     }
 
     /// Live agents with their ids, in slot order.
@@ -367,12 +355,18 @@ impl AgentSet {
     }
 }
 
+/// From this many agents on, [`AgentSet::give_back_memory`] hands the allocator's free pages
+/// back to the system: a crowd whose routes take hundreds of megabytes. Below it, not worth a
+/// call that locks every heap of the process (an embedding program's too).
+const TRIM_MIN_AGENTS: usize = 65_536;
+
 /// Hands the allocator's free pages back to the system (glibc's `malloc_trim`): the route
-/// buffers given back by [`AgentSet::shrink_routes`], and those freed by replans, are free
-/// blocks scattered through the allocator's heaps, which it keeps resident and hands out
-/// again only to the thread whose heap holds them; without this a long run's resident memory
-/// grew by the heaps' fragmentation (crowd-1m: about 140 MiB over its run,
-/// `docs/performance.md`). A no-op on other systems and C libraries.
+/// buffers freed by replans (on whichever thread planned them) are free blocks scattered
+/// through the allocator's heaps, which keeps them resident; without this a
+/// long run's resident memory grew with the heaps' fragmentation (crowd-1m: 2,770 -> 2,907
+/// MiB after its planning, `docs/performance.md`). It trims the whole process's heaps, not
+/// only the simulation's. A no-op on other systems and C libraries, and under another
+/// allocator.
 fn give_back_free_pages() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     #[allow(unsafe_code)]

@@ -15,11 +15,10 @@ use crate::sim::move_context::MoveContext;
 use crate::sim::movement::Clock;
 use crate::sim::{AgentId, stuck};
 
-/// Ticks between the sweeps that give back the walked parts of the routes' buffers
-/// ([`crate::sim::agent::AgentSet::shrink_routes`]): a walk pops codes without freeing them,
-/// and a buffer is otherwise given back only at the next plan. Over 256 ticks a walking agent
-/// pops 256 codes (128 bytes), so a sweep more often would find little to give.
-const SHRINK_ROUTES_EVERY: u64 = 256;
+/// Ticks between the calls that hand the allocator's free pages back to the system for a large
+/// crowd ([`crate::sim::agent::AgentSet::give_back_memory`]): replans free route buffers
+/// steadily, a few hundred a tick at a million agents.
+const GIVE_BACK_MEMORY_EVERY: u64 = 256;
 
 /// The crowd after a tick, from one pass over the agents.
 pub(super) struct Crowd {
@@ -149,10 +148,10 @@ impl Simulation {
     }
 
     /// Phase 5: a lifelong run's next goals, then the watch for a stuck crowd; every
-    /// [`SHRINK_ROUTES_EVERY`] ticks, the walked parts of the routes' buffers given back.
+    /// [`GIVE_BACK_MEMORY_EVERY`] ticks, the allocator's free pages handed back.
     fn after_moves(&mut self) {
-        if self.tick % SHRINK_ROUTES_EVERY == SHRINK_ROUTES_EVERY - 1 {
-            self.agents.shrink_routes(self.config.parallel);
+        if self.tick % GIVE_BACK_MEMORY_EVERY == GIVE_BACK_MEMORY_EVERY - 1 {
+            self.agents.give_back_memory();
         }
         if self.config.lifelong {
             self.give_lifelong_goals();
