@@ -510,8 +510,6 @@ struct RouteGuide<'a> {
     goal_cells: &'a CellBits,
     /// Action model `rotate`: a cell off the way the agent faces costs the turns to face it.
     rotate: bool,
-    /// The step table of a grid without cell costs ([`MoveCosts::plain`]).
-    plain: Option<PlainSteps>,
 }
 
 /// The most cells [`RouteGuide::along_plain`] values at once: an agent's candidates and the
@@ -526,10 +524,8 @@ impl<'a> RouteGuide<'a> {
         goals: &'a [CellId],
         goal_cells: &'a CellBits,
     ) -> Self {
-        let costs = MoveCosts::new(grid);
         RouteGuide {
-            plain: costs.plain(),
-            costs,
+            costs: MoveCosts::new(grid),
             agents,
             settled_cells,
             goals,
@@ -558,7 +554,7 @@ impl<'a> RouteGuide<'a> {
         cells: &[CellId],
         out: &mut [i64],
     ) {
-        if let Some(plain) = &self.plain
+        if let Some(plain) = self.costs.plain()
             && cells.len() <= ALONG_CELLS
         {
             self.along_plain(plain, route, window, cells, out);

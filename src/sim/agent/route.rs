@@ -275,41 +275,35 @@ pub(crate) struct MoveCosts<'a> {
     /// On a grid without cell costs, each direction's cost (what the weighted sum gives with
     /// every cost 1), looked up instead of computed in floating point.
     unweighted: Option<[i64; 8]>,
+    /// The step table of a grid without cell costs at least 3 wide.
+    plain: Option<PlainSteps>,
 }
 
 impl<'a> MoveCosts<'a> {
     pub(crate) fn new(grid: &'a Grid) -> Self {
+        let unweighted = (!grid.is_weighted())
+            .then(|| std::array::from_fn(|d| (Direction::BASE_COST[d] * UNIT) as i64));
         MoveCosts {
             grid,
             offsets: grid.move_offsets(),
-            unweighted: (!grid.is_weighted())
-                .then(|| std::array::from_fn(|d| (Direction::BASE_COST[d] * UNIT) as i64)),
+            unweighted,
+            plain: unweighted.and_then(|costs| PlainSteps::new(costs, grid.width())),
         }
     }
 
     /// The step table for grids without cell costs at least 3 wide ([`PlainSteps`]); `None`
     /// for other grids.
-    pub(crate) fn plain(&self) -> Option<PlainSteps> {
-        let costs = self.unweighted?;
-        let width = i64::from(self.grid.width());
-        if width < 3 {
-            return None;
-        }
-        let mut steps = [(0u8, 0i64); 9];
-        for (row, dirs) in DIRECTIONS.iter().enumerate() {
-            for (col, dir) in dirs.iter().enumerate() {
-                if let Some(d) = dir {
-                    steps[row * 3 + col] = (1 << d.index(), costs[d.index()]);
-                }
-            }
-        }
-        Some(PlainSteps { width, steps })
+    #[inline]
+    pub(crate) fn plain(&self) -> Option<&PlainSteps> {
+        self.plain.as_ref()
     }
-
     /// The cost of the legal move `a -> b`, or `None` when `b` is not one legal move from `a`.
     #[inline]
     pub(crate) fn cost(&self, a: CellId, b: CellId) -> Option<i64> {
         let delta = i64::from(b) - i64::from(a);
+        if let Some(plain) = &self.plain {
+            return plain.step(delta, self.grid.moves(a));
+        }
         let width = i64::from(self.grid.width());
         let dir = if width >= 3 {
             // Row of `b` relative to `a` from the size of the jump (unambiguous when the grid
@@ -354,6 +348,26 @@ pub(crate) struct PlainSteps {
 }
 
 impl PlainSteps {
+    /// The table for direction costs `costs` on a grid `width` wide; `None` below 3 wide,
+    /// where a difference of cell ids does not tell the row.
+    fn new(costs: [i64; 8], width: u32) -> Option<PlainSteps> {
+        if width < 3 {
+            return None;
+        }
+        let mut steps = [(0u8, 0i64); 9];
+        for (row, dirs) in DIRECTIONS.iter().enumerate() {
+            for (col, dir) in dirs.iter().enumerate() {
+                if let Some(d) = dir {
+                    steps[row * 3 + col] = (1 << d.index(), costs[d.index()]);
+                }
+            }
+        }
+        Some(PlainSteps {
+            width: i64::from(width),
+            steps,
+        })
+    }
+
     /// The cost of the step `delta` (a difference of cell ids, not 0) from a cell whose legal
     /// moves are `moves`, or `None` when it is not one legal move: [`MoveCosts::cost`] with
     /// the cell's moves read already.
